@@ -1,0 +1,1 @@
+//! Integration tests of mcp-kit, one binary for the crate.

@@ -1,0 +1,1 @@
+//! Integration tests of the mcp-web binary and its Web pack, one binary for the crate.

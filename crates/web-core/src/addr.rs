@@ -1,0 +1,1 @@
+//! The IANA special-purpose address registries as data, and the classification of an address.

@@ -1,0 +1,1 @@
+//! Strict JSON configuration of the Web pack, turned into typed options for every module.

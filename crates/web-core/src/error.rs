@@ -1,0 +1,1139 @@
+//! The one error family of the web library.
+//!
+//! Every failure a tool can report is an [`Error`]. Its audience is a language model
+//! deciding what to do next, and the operator reading the log, so every variant
+//! carries as data
+//! - its [`ErrorKind`],
+//! - a stable rule id ([`Error::rule`]) naming the rule that said no, and
+//! - the configuration key that would change the answer ([`Error::config_key`]), or
+//!   `None` when no key would,
+//!
+//! and its `Display` is the teaching message: it names the rule in words, and says
+//! which key would permit the request or that none would. Messages never contain
+//! credentials: URLs are redacted by [`crate::url`] before they reach an error.
+//!
+//! Configuration problems are a separate type, [`ConfigError`], because they happen
+//! once at start-up, not per call.
+
+use std::fmt;
+use std::net::IpAddr;
+use std::time::Duration;
+
+/// The kind of an [`Error`], for matching without destructuring.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The URL was refused on its shape alone.
+    BadUrl,
+    /// The address behind the URL is one the floor does not connect to.
+    Blocked,
+    /// The redirect hop budget ran out.
+    TooManyRedirects,
+    /// A redirect came back to a URL already visited on this fetch.
+    RedirectLoop,
+    /// A time budget expired.
+    Deadline,
+    /// The connection itself failed: DNS, refused, reset, TLS.
+    Transport,
+    /// robots.txt disallows the URL for our user agent.
+    RobotsRefused,
+    /// The server answered with a status the tool cannot use.
+    Http,
+    /// The body is not text the tools can read.
+    Content,
+    /// The search provider failed.
+    Search,
+    /// The call was cancelled by the client.
+    Cancelled,
+}
+
+impl ErrorKind {
+    /// The kind's stable name, as it appears in a tool error's structured content.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::BadUrl => "bad_url",
+            ErrorKind::Blocked => "blocked",
+            ErrorKind::TooManyRedirects => "too_many_redirects",
+            ErrorKind::RedirectLoop => "redirect_loop",
+            ErrorKind::Deadline => "deadline",
+            ErrorKind::Transport => "transport",
+            ErrorKind::RobotsRefused => "robots_refused",
+            ErrorKind::Http => "http",
+            ErrorKind::Content => "content",
+            ErrorKind::Search => "search",
+            ErrorKind::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One failure of a web tool. See the module documentation for what every variant
+/// carries.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// The URL was refused on its shape; no configuration key rescues it.
+    BadUrl(BadUrl),
+    /// The address the URL leads to is refused by the policy.
+    Blocked(Blocked),
+    /// More redirects than the hop budget allows.
+    TooManyRedirects {
+        /// Every URL visited, in order, the first request included.
+        chain: Vec<String>,
+        /// The hop budget.
+        limit: usize,
+    },
+    /// A redirect led back to a URL already visited.
+    RedirectLoop {
+        /// Every URL visited, in order, ending with the repeated one.
+        chain: Vec<String>,
+    },
+    /// A time budget expired before anything usable arrived.
+    Deadline(Deadline),
+    /// The connection failed.
+    Transport(Transport),
+    /// robots.txt disallows the URL.
+    RobotsRefused(RobotsRefused),
+    /// The server answered with an error status.
+    Http(Http),
+    /// The body is not text.
+    Content(Content),
+    /// The search provider failed.
+    Search(Search),
+    /// The client cancelled the call.
+    Cancelled,
+}
+
+/// Why a URL was refused on its shape.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadUrlReason {
+    /// The text is not a URL at all; carries the parser's words.
+    Unparseable(String),
+    /// The scheme is not http or https.
+    Scheme(String),
+    /// The URL carries a user name or password.
+    Credentials,
+    /// The port is 0 or above 65535; carries the port as written.
+    Port(String),
+    /// An IPv4 host not written as four decimal octets (decimal, hex, octal, short).
+    ObfuscatedIpv4(String),
+    /// A host spelled so that the URL parser would silently rewrite it (full-width or
+    /// circled digits, `。`, soft hyphens, percent-encoding, a trailing dot).
+    ObfuscatedHost(String),
+    /// An IPv6 host with a zone id.
+    ZoneId,
+    /// A control character, whitespace or backslash in the URL.
+    ForbiddenCharacter(char),
+    /// The host is empty.
+    EmptyHost,
+    /// The host is the unspecified address (`0.0.0.0`, `[::]`).
+    Unspecified(String),
+    /// A redirect from https to http.
+    HttpsDowngrade {
+        /// The https URL that redirected.
+        from: String,
+    },
+}
+
+impl BadUrlReason {
+    /// The reason's stable rule id.
+    pub fn rule(&self) -> &'static str {
+        match self {
+            BadUrlReason::Unparseable(_) => "unparseable",
+            BadUrlReason::Scheme(_) => "scheme",
+            BadUrlReason::Credentials => "credentials",
+            BadUrlReason::Port(_) => "port-range",
+            BadUrlReason::ObfuscatedIpv4(_) => "obfuscated-ipv4",
+            BadUrlReason::ObfuscatedHost(_) => "obfuscated-host",
+            BadUrlReason::ZoneId => "ipv6-zone-id",
+            BadUrlReason::ForbiddenCharacter(_) => "forbidden-character",
+            BadUrlReason::EmptyHost => "empty-host",
+            BadUrlReason::Unspecified(_) => "unspecified-address",
+            BadUrlReason::HttpsDowngrade { .. } => "https-downgrade",
+        }
+    }
+}
+
+/// A URL refused on its shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadUrl {
+    /// The URL as given, redacted (credentials removed) and cut to a readable length.
+    pub url: String,
+    /// Why it was refused.
+    pub reason: BadUrlReason,
+}
+
+/// An address the policy refuses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blocked {
+    /// The host as written in the URL.
+    pub host: String,
+    /// The address refused: a resolved candidate, or the connected peer.
+    pub address: IpAddr,
+    /// The address class's stable id (`"private"`, `"loopback"`, `"cloud-metadata"`, …).
+    pub class: &'static str,
+    /// The class in words, as a refusal says it ("private address").
+    pub class_label: &'static str,
+    /// The registry entry's name ("Private-Use", "Loopback", …).
+    pub block_name: &'static str,
+    /// The block, as CIDR text ("10.0.0.0/8").
+    pub block: &'static str,
+    /// The RFC or source that defines the block ("RFC 1918").
+    pub rfc: &'static str,
+    /// The key that would permit it, or `None` when only an exact `allow-cidrs` entry
+    /// or an `allow-hosts` entry would (see [`Blocked::only_exact`]).
+    pub key: Option<&'static str>,
+    /// True for classes no broad switch unlocks (cloud metadata): only an
+    /// `allow-cidrs` entry covering the address or `allow-hosts` naming the host.
+    pub only_exact: bool,
+}
+
+/// The phase a deadline expired in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Opening the TCP connection (and TLS).
+    Connecting,
+    /// Waiting for the response headers.
+    ReadingHeaders,
+    /// Reading the body.
+    ReadingBody,
+}
+
+impl Phase {
+    /// The phase in words, as messages say it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Connecting => "connecting",
+            Phase::ReadingHeaders => "reading headers",
+            Phase::ReadingBody => "reading the body",
+        }
+    }
+}
+
+/// A time budget that expired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deadline {
+    /// The URL being fetched (redacted).
+    pub url: String,
+    /// Where the time ran out.
+    pub phase: Phase,
+    /// The key whose budget ran out (`connect-timeout`, `headers-timeout`, `timeout`,
+    /// `total-timeout`).
+    pub key: &'static str,
+    /// That budget.
+    pub limit: Duration,
+}
+
+/// What went wrong with a connection.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TransportFailure {
+    /// The name did not resolve.
+    Dns,
+    /// The peer refused the connection.
+    Refused,
+    /// The connection was reset or closed mid-exchange.
+    Reset,
+    /// The TLS handshake failed (certificate, protocol).
+    Tls,
+    /// The proxy refused or failed the tunnel.
+    Proxy,
+    /// The server spoke something that is not HTTP.
+    Protocol,
+    /// Anything else at the socket level.
+    Other,
+}
+
+impl TransportFailure {
+    /// The failure's stable rule id.
+    pub fn rule(self) -> &'static str {
+        match self {
+            TransportFailure::Dns => "dns",
+            TransportFailure::Refused => "connection-refused",
+            TransportFailure::Reset => "connection-reset",
+            TransportFailure::Tls => "tls",
+            TransportFailure::Proxy => "proxy",
+            TransportFailure::Protocol => "protocol",
+            TransportFailure::Other => "connection",
+        }
+    }
+}
+
+/// A connection failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transport {
+    /// The URL being fetched (redacted).
+    pub url: String,
+    /// What failed.
+    pub failure: TransportFailure,
+    /// The underlying error in words.
+    pub detail: String,
+}
+
+/// Why robots.txt refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RobotsReason {
+    /// A rule matched.
+    Rule {
+        /// The deciding line as written, e.g. `Disallow: /private`.
+        line: String,
+        /// Its 1-based line number in robots.txt.
+        line_no: usize,
+    },
+    /// robots.txt answered a server error, which RFC 9309 says means "disallow all".
+    Unavailable {
+        /// The status robots.txt answered.
+        status: u16,
+    },
+}
+
+/// A URL robots.txt disallows for our user agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RobotsRefused {
+    /// The URL refused (redacted).
+    pub url: String,
+    /// The product token matched against the groups.
+    pub agent: String,
+    /// What decided.
+    pub reason: RobotsReason,
+}
+
+/// An HTTP status the tool cannot use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Http {
+    /// The URL that answered (redacted).
+    pub url: String,
+    /// The status code.
+    pub status: u16,
+    /// The page's title or first line of text, if any, cut short.
+    pub excerpt: Option<String>,
+    /// The `Retry-After` header, when the status is 429 or 503 and it was present.
+    pub retry_after: Option<String>,
+}
+
+/// A body that is not text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Content {
+    /// The URL that answered (redacted).
+    pub url: String,
+    /// The declared media type.
+    pub content_type: String,
+    /// The declared size in bytes, when known.
+    pub bytes: Option<u64>,
+}
+
+/// A search provider's failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Search {
+    /// The provider's name.
+    pub provider: String,
+    /// The stable rule id (`"api-key"`, `"provider-status"`, `"provider-response"`).
+    pub rule: &'static str,
+    /// What went wrong, in words, without any key material.
+    pub detail: String,
+    /// The key that would fix it, if any.
+    pub key: Option<&'static str>,
+}
+
+impl Error {
+    /// This error's kind.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::BadUrl(_) => ErrorKind::BadUrl,
+            Error::Blocked(_) => ErrorKind::Blocked,
+            Error::TooManyRedirects { .. } => ErrorKind::TooManyRedirects,
+            Error::RedirectLoop { .. } => ErrorKind::RedirectLoop,
+            Error::Deadline(_) => ErrorKind::Deadline,
+            Error::Transport(_) => ErrorKind::Transport,
+            Error::RobotsRefused(_) => ErrorKind::RobotsRefused,
+            Error::Http(_) => ErrorKind::Http,
+            Error::Content(_) => ErrorKind::Content,
+            Error::Search(_) => ErrorKind::Search,
+            Error::Cancelled => ErrorKind::Cancelled,
+        }
+    }
+
+    /// The stable id of the rule that refused or failed.
+    pub fn rule(&self) -> &'static str {
+        match self {
+            Error::BadUrl(b) => b.reason.rule(),
+            Error::Blocked(b) => b.class,
+            Error::TooManyRedirects { .. } => "redirect-limit",
+            Error::RedirectLoop { .. } => "redirect-loop",
+            Error::Deadline(d) => d.key,
+            Error::Transport(t) => t.failure.rule(),
+            Error::RobotsRefused(r) => match r.reason {
+                RobotsReason::Rule { .. } => "robots-disallow",
+                RobotsReason::Unavailable { .. } => "robots-unavailable",
+            },
+            Error::Http(_) => "http-status",
+            Error::Content(_) => "content-type",
+            Error::Search(s) => s.rule,
+            Error::Cancelled => "cancelled",
+        }
+    }
+
+    /// The configuration key that would change the answer, or `None` when no key
+    /// would.
+    pub fn config_key(&self) -> Option<&'static str> {
+        match self {
+            Error::Blocked(b) if b.only_exact => Some("allow-cidrs"),
+            Error::Blocked(b) => b.key,
+            Error::Deadline(d) => Some(d.key),
+            Error::Transport(t) if t.failure == TransportFailure::Tls => Some("ca-file"),
+            Error::Transport(t) if t.failure == TransportFailure::Proxy => Some("proxy"),
+            Error::RobotsRefused(_) => Some("respect-robots"),
+            Error::Search(s) => s.key,
+            _ => None,
+        }
+    }
+
+    /// The URL the error is about, redacted, when there is one.
+    pub fn url(&self) -> Option<&str> {
+        match self {
+            Error::BadUrl(b) => Some(&b.url),
+            Error::Blocked(_) | Error::Search(_) | Error::Cancelled => None,
+            Error::TooManyRedirects { chain, .. } | Error::RedirectLoop { chain } => {
+                chain.last().map(String::as_str)
+            }
+            Error::Deadline(d) => Some(&d.url),
+            Error::Transport(t) => Some(&t.url),
+            Error::RobotsRefused(r) => Some(&r.url),
+            Error::Http(h) => Some(&h.url),
+            Error::Content(c) => Some(&c.url),
+        }
+    }
+}
+
+impl From<BadUrl> for Error {
+    fn from(e: BadUrl) -> Self {
+        Error::BadUrl(e)
+    }
+}
+
+impl From<Blocked> for Error {
+    fn from(e: Blocked) -> Self {
+        Error::Blocked(e)
+    }
+}
+
+impl From<Deadline> for Error {
+    fn from(e: Deadline) -> Self {
+        Error::Deadline(e)
+    }
+}
+
+impl From<Transport> for Error {
+    fn from(e: Transport) -> Self {
+        Error::Transport(e)
+    }
+}
+
+impl From<RobotsRefused> for Error {
+    fn from(e: RobotsRefused) -> Self {
+        Error::RobotsRefused(e)
+    }
+}
+
+impl From<Http> for Error {
+    fn from(e: Http) -> Self {
+        Error::Http(e)
+    }
+}
+
+impl From<Content> for Error {
+    fn from(e: Content) -> Self {
+        Error::Content(e)
+    }
+}
+
+impl From<Search> for Error {
+    fn from(e: Search) -> Self {
+        Error::Search(e)
+    }
+}
+
+/// Writes a number of seconds the way messages say it: `10 s`, `0.5 s`.
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s} s")
+    }
+}
+
+impl fmt::Display for BadUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let url = &self.url;
+        match &self.reason {
+            BadUrlReason::Unparseable(why) => write!(
+                f,
+                "refused {url:?}: not a valid URL ({why}). Give an absolute http:// or https:// URL. No configuration key changes this."
+            ),
+            BadUrlReason::Scheme(scheme) => write!(
+                f,
+                "refused {url}: the scheme '{scheme}' is not fetched; only http and https URLs are. No configuration key permits another scheme."
+            ),
+            BadUrlReason::Credentials => write!(
+                f,
+                "refused {url}: the URL carries a user name or password, which is never sent. Remove the credentials from the URL. No configuration key permits this."
+            ),
+            BadUrlReason::Port(port) => write!(
+                f,
+                "refused {url}: port out of range ({port}); a port must be 1 to 65535. No configuration key changes this."
+            ),
+            BadUrlReason::ObfuscatedIpv4(host) => write!(
+                f,
+                "refused {url}: the IPv4 host '{host}' is not written as four decimal numbers (a.b.c.d); decimal, hex, octal and shortened forms are how addresses are disguised. Write the address as a.b.c.d. No configuration key permits this spelling."
+            ),
+            BadUrlReason::ObfuscatedHost(host) => write!(
+                f,
+                "refused {url}: the host '{host}' is spelled in a way the URL parser would silently rewrite (look-alike or encoded characters, or a trailing dot). Write the host name plainly. No configuration key permits this spelling."
+            ),
+            BadUrlReason::ZoneId => write!(
+                f,
+                "refused {url}: IPv6 zone ids (the part after '%') name a local interface and are never fetched. No configuration key permits this."
+            ),
+            BadUrlReason::ForbiddenCharacter(c) => write!(
+                f,
+                "refused {url:?}: the URL contains {}, which a URL must not contain. Percent-encode it or remove it. No configuration key permits this.",
+                describe_char(*c)
+            ),
+            BadUrlReason::EmptyHost => write!(
+                f,
+                "refused {url}: the URL has no host. Give an absolute URL with a host name. No configuration key changes this."
+            ),
+            BadUrlReason::Unspecified(host) => write!(
+                f,
+                "refused {url}: '{host}' is the unspecified address, which reaches this machine itself. No configuration key permits it; use a real address."
+            ),
+            BadUrlReason::HttpsDowngrade { from } => write!(
+                f,
+                "refused the redirect from {from} to {url}: a redirect from https to http is never followed, because the page would travel readable and rewritable. Fetch the http URL directly if you mean it. No configuration key permits a downgrade."
+            ),
+        }
+    }
+}
+
+/// Names a character a URL may not contain, in words.
+fn describe_char(c: char) -> String {
+    match c {
+        ' ' => "a space".to_owned(),
+        '\\' => "a backslash".to_owned(),
+        '\t' => "a tab".to_owned(),
+        '\n' => "a line feed".to_owned(),
+        '\r' => "a carriage return".to_owned(),
+        c if c.is_control() => format!("the control character U+{:04X}", u32::from(c)),
+        c => format!("the whitespace character U+{:04X}", u32::from(c)),
+    }
+}
+
+impl fmt::Display for Blocked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Blocked {
+            host,
+            address,
+            class_label,
+            block_name,
+            block,
+            rfc,
+            key,
+            only_exact,
+            ..
+        } = self;
+        let whom = if host == &address.to_string() {
+            format!("{address}")
+        } else {
+            format!("{host} ({address})")
+        };
+        write!(
+            f,
+            "refused {whom}: {class_label} ({rfc}, {block_name} {block}); the server does not connect to it. "
+        )?;
+        if *only_exact {
+            write!(
+                f,
+                "allow-private does not permit it; only an \"allow-cidrs\" entry covering {address} or \"allow-hosts\" naming {host} would."
+            )
+        } else {
+            match key {
+                Some(key) => write!(
+                    f,
+                    "To permit it, set \"{key}\": true, or add an \"allow-cidrs\" entry covering {address}."
+                ),
+                None => write!(
+                    f,
+                    "Only an \"allow-cidrs\" entry covering {address} would permit it."
+                ),
+            }
+        }
+    }
+}
+
+impl fmt::Display for Deadline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "gave up on {} while {}: the {} of {} ran out. Raise \"{}\" if the server is slow rather than dead.",
+            self.url,
+            self.phase.as_str(),
+            self.key,
+            seconds(self.limit),
+            self.key
+        )
+    }
+}
+
+impl fmt::Display for Transport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Transport {
+            url,
+            failure,
+            detail,
+        } = self;
+        match failure {
+            TransportFailure::Dns => write!(
+                f,
+                "could not fetch {url}: the host name did not resolve ({detail}). Check the spelling. No configuration key changes this."
+            ),
+            TransportFailure::Refused => write!(
+                f,
+                "could not fetch {url}: the server refused the connection ({detail}). No configuration key changes this."
+            ),
+            TransportFailure::Reset => write!(
+                f,
+                "could not fetch {url}: the connection was closed before the answer was complete ({detail}). Trying again may work. No configuration key changes this."
+            ),
+            TransportFailure::Tls => write!(
+                f,
+                "could not fetch {url}: the TLS handshake failed ({detail}). If the server uses a private certificate authority, add its PEM to \"ca-file\"; verification is never skipped."
+            ),
+            TransportFailure::Proxy => write!(
+                f,
+                "could not fetch {url}: the proxy did not open a tunnel ({detail}). Check the \"proxy\" setting."
+            ),
+            TransportFailure::Protocol => write!(
+                f,
+                "could not fetch {url}: the server did not speak HTTP ({detail}). No configuration key changes this."
+            ),
+            TransportFailure::Other => write!(
+                f,
+                "could not fetch {url}: the connection failed ({detail}). No configuration key changes this."
+            ),
+        }
+    }
+}
+
+impl fmt::Display for RobotsRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let RobotsRefused { url, agent, reason } = self;
+        match reason {
+            RobotsReason::Rule { line, line_no } => write!(
+                f,
+                "skipped {url}: robots.txt {line} (line {line_no}) disallows it for user agent '{agent}'. web_fetch reads a single page regardless; set \"respect-robots\": false to crawl it anyway."
+            ),
+            RobotsReason::Unavailable { status } => write!(
+                f,
+                "skipped {url}: robots.txt answered {status}, a server error, which RFC 9309 says means the whole site is disallowed until it recovers. web_fetch reads a single page regardless; set \"respect-robots\": false to crawl it anyway."
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Http {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Http {
+            url,
+            status,
+            excerpt,
+            retry_after,
+        } = self;
+        write!(f, "{url} answered HTTP {status} {}", status_reason(*status))?;
+        if let Some(excerpt) = excerpt {
+            write!(f, ": \"{excerpt}\"")?;
+        }
+        f.write_str(".")?;
+        match (status, retry_after) {
+            (429 | 503, Some(after)) => write!(
+                f,
+                " The server asks to retry after {after}; try again then."
+            )?,
+            (429, None) => f.write_str(" The server is rate-limiting; try again later.")?,
+            (503, None) => f.write_str(" The server is unavailable; try again later.")?,
+            _ => {}
+        }
+        f.write_str(" No configuration key changes this.")
+    }
+}
+
+/// The reason phrase of common statuses, or "" for others.
+fn status_reason(status: u16) -> &'static str {
+    match status {
+        300 => "Multiple Choices",
+        301 => "Moved Permanently",
+        302 => "Found",
+        303 => "See Other",
+        304 => "Not Modified",
+        307 => "Temporary Redirect",
+        308 => "Permanent Redirect",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        406 => "Not Acceptable",
+        408 => "Request Timeout",
+        410 => "Gone",
+        429 => "Too Many Requests",
+        451 => "Unavailable For Legal Reasons",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "",
+    }
+}
+
+impl fmt::Display for Content {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} is {}", self.url, self.content_type)?;
+        if let Some(bytes) = self.bytes {
+            write!(f, " ({bytes} bytes)")?;
+        }
+        f.write_str(", not text; these tools read HTML, plain text, Markdown, JSON, XML and CSV. No configuration key changes this.")
+    }
+}
+
+impl fmt::Display for Search {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "web_search ({}) failed: {}", self.provider, self.detail)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::BadUrl(e) => e.fmt(f),
+            Error::Blocked(e) => e.fmt(f),
+            Error::TooManyRedirects { chain, limit } => {
+                write!(
+                    f,
+                    "gave up after {limit} redirects: {}. No configuration key raises the limit; fetch the last URL directly if it is the page you want.",
+                    chain.join(" -> ")
+                )
+            }
+            Error::RedirectLoop { chain } => write!(
+                f,
+                "redirect loop: {}. The server sends the request in a circle. No configuration key changes this.",
+                chain.join(" -> ")
+            ),
+            Error::Deadline(e) => e.fmt(f),
+            Error::Transport(e) => e.fmt(f),
+            Error::RobotsRefused(e) => e.fmt(f),
+            Error::Http(e) => e.fmt(f),
+            Error::Content(e) => e.fmt(f),
+            Error::Search(e) => e.fmt(f),
+            Error::Cancelled => f.write_str("cancelled by the client."),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// A configuration that cannot be used. Raised once, at construction.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigError {
+    /// Keys that are not configuration keys.
+    UnknownKeys {
+        /// What the configuration is for, as the message names it (`MCP::Web`, …).
+        owner: String,
+        /// The unknown keys, sorted.
+        unknown: Vec<String>,
+        /// Every valid key, sorted.
+        valid: Vec<&'static str>,
+    },
+    /// A key with a value of the wrong JSON type.
+    Type {
+        /// The key.
+        key: String,
+        /// What it takes, in words ("a boolean", "a list of strings").
+        expected: &'static str,
+    },
+    /// A key with a value its rule refuses.
+    Value {
+        /// The key.
+        key: String,
+        /// The rule, in words ("must be at least 4096").
+        rule: String,
+    },
+    /// The configuration text is not valid JSON, or not an object.
+    Syntax {
+        /// Where it came from (a file name, `--tool Web`).
+        source: String,
+        /// The parser's words.
+        detail: String,
+    },
+}
+
+impl ConfigError {
+    /// The key the error is about, when there is one.
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            ConfigError::Type { key, .. } | ConfigError::Value { key, .. } => Some(key),
+            ConfigError::UnknownKeys { .. } | ConfigError::Syntax { .. } => None,
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::UnknownKeys {
+                owner,
+                unknown,
+                valid,
+            } => write!(
+                f,
+                "Unknown config key(s) for {owner}: {}.\nValid keys: {}",
+                unknown.join(", "),
+                valid.join(", ")
+            ),
+            ConfigError::Type { key, expected } => {
+                write!(f, "config key \"{key}\" takes {expected}.")
+            }
+            ConfigError::Value { key, rule } => write!(f, "config key \"{key}\" {rule}."),
+            ConfigError::Syntax { source, detail } => {
+                write!(
+                    f,
+                    "the configuration in {source} is not a JSON object: {detail}."
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocked(class: &'static str, only_exact: bool, key: Option<&'static str>) -> Blocked {
+        Blocked {
+            host: "intranet.example".into(),
+            address: "10.1.2.3".parse().unwrap(),
+            class,
+            class_label: "private address",
+            block_name: "Private-Use",
+            block: "10.0.0.0/8",
+            rfc: "RFC 1918",
+            key,
+            only_exact,
+        }
+    }
+
+    /// Every message of the family, pinned to the letter.
+    #[test]
+    fn golden_messages() {
+        let d = |phase, key, secs| {
+            Error::Deadline(Deadline {
+                url: "https://slow.example/".into(),
+                phase,
+                key,
+                limit: Duration::from_secs_f64(secs),
+            })
+        };
+        let t = |failure| {
+            Error::Transport(Transport {
+                url: "https://x.example/".into(),
+                failure,
+                detail: "os error 111".into(),
+            })
+        };
+        let bad = |reason| {
+            Error::BadUrl(BadUrl {
+                url: "http://x.example/".into(),
+                reason,
+            })
+        };
+        let cases: Vec<(Error, &str)> = vec![
+            (
+                bad(BadUrlReason::Unparseable(
+                    "relative URL without a base".into(),
+                )),
+                r#"refused "http://x.example/": not a valid URL (relative URL without a base). Give an absolute http:// or https:// URL. No configuration key changes this."#,
+            ),
+            (
+                bad(BadUrlReason::Scheme("file".into())),
+                "refused http://x.example/: the scheme 'file' is not fetched; only http and https URLs are. No configuration key permits another scheme.",
+            ),
+            (
+                bad(BadUrlReason::Credentials),
+                "refused http://x.example/: the URL carries a user name or password, which is never sent. Remove the credentials from the URL. No configuration key permits this.",
+            ),
+            (
+                bad(BadUrlReason::Port("0".into())),
+                "refused http://x.example/: port out of range (0); a port must be 1 to 65535. No configuration key changes this.",
+            ),
+            (
+                bad(BadUrlReason::ObfuscatedIpv4("2130706433".into())),
+                "refused http://x.example/: the IPv4 host '2130706433' is not written as four decimal numbers (a.b.c.d); decimal, hex, octal and shortened forms are how addresses are disguised. Write the address as a.b.c.d. No configuration key permits this spelling.",
+            ),
+            (
+                bad(BadUrlReason::ObfuscatedHost("ｅxample.com".into())),
+                "refused http://x.example/: the host 'ｅxample.com' is spelled in a way the URL parser would silently rewrite (look-alike or encoded characters, or a trailing dot). Write the host name plainly. No configuration key permits this spelling.",
+            ),
+            (
+                bad(BadUrlReason::ZoneId),
+                "refused http://x.example/: IPv6 zone ids (the part after '%') name a local interface and are never fetched. No configuration key permits this.",
+            ),
+            (
+                bad(BadUrlReason::ForbiddenCharacter('\\')),
+                r#"refused "http://x.example/": the URL contains a backslash, which a URL must not contain. Percent-encode it or remove it. No configuration key permits this."#,
+            ),
+            (
+                bad(BadUrlReason::ForbiddenCharacter('\u{7}')),
+                r#"refused "http://x.example/": the URL contains the control character U+0007, which a URL must not contain. Percent-encode it or remove it. No configuration key permits this."#,
+            ),
+            (
+                bad(BadUrlReason::EmptyHost),
+                "refused http://x.example/: the URL has no host. Give an absolute URL with a host name. No configuration key changes this.",
+            ),
+            (
+                bad(BadUrlReason::Unspecified("0.0.0.0".into())),
+                "refused http://x.example/: '0.0.0.0' is the unspecified address, which reaches this machine itself. No configuration key permits it; use a real address.",
+            ),
+            (
+                bad(BadUrlReason::HttpsDowngrade {
+                    from: "https://a.example/".into(),
+                }),
+                "refused the redirect from https://a.example/ to http://x.example/: a redirect from https to http is never followed, because the page would travel readable and rewritable. Fetch the http URL directly if you mean it. No configuration key permits a downgrade.",
+            ),
+            (
+                Error::Blocked(blocked("private", false, Some("allow-private"))),
+                r#"refused intranet.example (10.1.2.3): private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. To permit it, set "allow-private": true, or add an "allow-cidrs" entry covering 10.1.2.3."#,
+            ),
+            (
+                Error::Blocked(Blocked {
+                    host: "10.1.2.3".into(),
+                    ..blocked("private", false, None)
+                }),
+                r#"refused 10.1.2.3: private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. Only an "allow-cidrs" entry covering 10.1.2.3 would permit it."#,
+            ),
+            (
+                Error::Blocked(blocked("cloud-metadata", true, None)),
+                r#"refused intranet.example (10.1.2.3): private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. allow-private does not permit it; only an "allow-cidrs" entry covering 10.1.2.3 or "allow-hosts" naming intranet.example would."#,
+            ),
+            (
+                Error::TooManyRedirects {
+                    chain: vec!["http://a/".into(), "http://b/".into()],
+                    limit: 10,
+                },
+                "gave up after 10 redirects: http://a/ -> http://b/. No configuration key raises the limit; fetch the last URL directly if it is the page you want.",
+            ),
+            (
+                Error::RedirectLoop {
+                    chain: vec!["http://a/".into(), "http://b/".into(), "http://a/".into()],
+                },
+                "redirect loop: http://a/ -> http://b/ -> http://a/. The server sends the request in a circle. No configuration key changes this.",
+            ),
+            (
+                d(Phase::Connecting, "connect-timeout", 10.0),
+                r#"gave up on https://slow.example/ while connecting: the connect-timeout of 10 s ran out. Raise "connect-timeout" if the server is slow rather than dead."#,
+            ),
+            (
+                d(Phase::ReadingHeaders, "headers-timeout", 0.5),
+                r#"gave up on https://slow.example/ while reading headers: the headers-timeout of 0.5 s ran out. Raise "headers-timeout" if the server is slow rather than dead."#,
+            ),
+            (
+                d(Phase::ReadingBody, "timeout", 30.0),
+                r#"gave up on https://slow.example/ while reading the body: the timeout of 30 s ran out. Raise "timeout" if the server is slow rather than dead."#,
+            ),
+            (
+                t(TransportFailure::Dns),
+                "could not fetch https://x.example/: the host name did not resolve (os error 111). Check the spelling. No configuration key changes this.",
+            ),
+            (
+                t(TransportFailure::Refused),
+                "could not fetch https://x.example/: the server refused the connection (os error 111). No configuration key changes this.",
+            ),
+            (
+                t(TransportFailure::Reset),
+                "could not fetch https://x.example/: the connection was closed before the answer was complete (os error 111). Trying again may work. No configuration key changes this.",
+            ),
+            (
+                t(TransportFailure::Tls),
+                r#"could not fetch https://x.example/: the TLS handshake failed (os error 111). If the server uses a private certificate authority, add its PEM to "ca-file"; verification is never skipped."#,
+            ),
+            (
+                t(TransportFailure::Proxy),
+                r#"could not fetch https://x.example/: the proxy did not open a tunnel (os error 111). Check the "proxy" setting."#,
+            ),
+            (
+                t(TransportFailure::Protocol),
+                "could not fetch https://x.example/: the server did not speak HTTP (os error 111). No configuration key changes this.",
+            ),
+            (
+                t(TransportFailure::Other),
+                "could not fetch https://x.example/: the connection failed (os error 111). No configuration key changes this.",
+            ),
+            (
+                Error::RobotsRefused(RobotsRefused {
+                    url: "https://x.example/private/a".into(),
+                    agent: "mcp-web".into(),
+                    reason: RobotsReason::Rule {
+                        line: "Disallow: /private".into(),
+                        line_no: 3,
+                    },
+                }),
+                r#"skipped https://x.example/private/a: robots.txt Disallow: /private (line 3) disallows it for user agent 'mcp-web'. web_fetch reads a single page regardless; set "respect-robots": false to crawl it anyway."#,
+            ),
+            (
+                Error::RobotsRefused(RobotsRefused {
+                    url: "https://x.example/a".into(),
+                    agent: "mcp-web".into(),
+                    reason: RobotsReason::Unavailable { status: 503 },
+                }),
+                r#"skipped https://x.example/a: robots.txt answered 503, a server error, which RFC 9309 says means the whole site is disallowed until it recovers. web_fetch reads a single page regardless; set "respect-robots": false to crawl it anyway."#,
+            ),
+            (
+                Error::Http(Http {
+                    url: "https://x.example/a".into(),
+                    status: 404,
+                    excerpt: Some("Page not found".into()),
+                    retry_after: None,
+                }),
+                r#"https://x.example/a answered HTTP 404 Not Found: "Page not found". No configuration key changes this."#,
+            ),
+            (
+                Error::Http(Http {
+                    url: "https://x.example/a".into(),
+                    status: 429,
+                    excerpt: None,
+                    retry_after: Some("120 seconds".into()),
+                }),
+                "https://x.example/a answered HTTP 429 Too Many Requests. The server asks to retry after 120 seconds; try again then. No configuration key changes this.",
+            ),
+            (
+                Error::Http(Http {
+                    url: "https://x.example/a".into(),
+                    status: 503,
+                    excerpt: None,
+                    retry_after: None,
+                }),
+                "https://x.example/a answered HTTP 503 Service Unavailable. The server is unavailable; try again later. No configuration key changes this.",
+            ),
+            (
+                Error::Content(Content {
+                    url: "https://x.example/a.png".into(),
+                    content_type: "image/png".into(),
+                    bytes: Some(5120),
+                }),
+                "https://x.example/a.png is image/png (5120 bytes), not text; these tools read HTML, plain text, Markdown, JSON, XML and CSV. No configuration key changes this.",
+            ),
+            (
+                Error::Search(Search {
+                    provider: "brave".into(),
+                    rule: "api-key",
+                    detail: "needs a key".into(),
+                    key: Some("api-key-env"),
+                }),
+                "web_search (brave) failed: needs a key",
+            ),
+            (Error::Cancelled, "cancelled by the client."),
+        ];
+        for (error, want) in cases {
+            assert_eq!(error.to_string(), want, "{error:?}");
+        }
+    }
+
+    #[test]
+    fn config_messages() {
+        let unknown = ConfigError::UnknownKeys {
+            owner: "the Web pack".into(),
+            unknown: vec!["providr".into()],
+            valid: vec!["allow-cidrs", "allow-hosts"],
+        };
+        assert_eq!(
+            unknown.to_string(),
+            "Unknown config key(s) for the Web pack: providr.\nValid keys: allow-cidrs, allow-hosts"
+        );
+        let ty = ConfigError::Type {
+            key: "allow-private".into(),
+            expected: "a boolean",
+        };
+        assert_eq!(
+            ty.to_string(),
+            r#"config key "allow-private" takes a boolean."#
+        );
+        assert_eq!(ty.key(), Some("allow-private"));
+        let value = ConfigError::Value {
+            key: "max-bytes".into(),
+            rule: "must be at least 4096 (below that a page cannot hold a document)".into(),
+        };
+        assert_eq!(
+            value.to_string(),
+            r#"config key "max-bytes" must be at least 4096 (below that a page cannot hold a document)."#
+        );
+        let syntax = ConfigError::Syntax {
+            source: "--tool Web".into(),
+            detail: "expected value at line 1 column 1".into(),
+        };
+        assert_eq!(
+            syntax.to_string(),
+            "the configuration in --tool Web is not a JSON object: expected value at line 1 column 1."
+        );
+    }
+
+    #[test]
+    fn kinds_rules_and_keys_are_data() {
+        let e = Error::Blocked(blocked("private", false, Some("allow-private")));
+        assert_eq!(
+            (e.kind(), e.rule(), e.config_key()),
+            (ErrorKind::Blocked, "private", Some("allow-private"))
+        );
+        let e = Error::Blocked(blocked("cloud-metadata", true, None));
+        assert_eq!(
+            (e.rule(), e.config_key()),
+            ("cloud-metadata", Some("allow-cidrs"))
+        );
+        let e = Error::BadUrl(BadUrl {
+            url: "file:///etc/passwd".into(),
+            reason: BadUrlReason::Scheme("file".into()),
+        });
+        assert_eq!(
+            (e.kind(), e.rule(), e.config_key()),
+            (ErrorKind::BadUrl, "scheme", None)
+        );
+        assert_eq!(e.url(), Some("file:///etc/passwd"));
+        let e = Error::Deadline(Deadline {
+            url: "http://a/".into(),
+            phase: Phase::ReadingHeaders,
+            key: "headers-timeout",
+            limit: Duration::from_secs(15),
+        });
+        assert_eq!(
+            (e.rule(), e.config_key()),
+            ("headers-timeout", Some("headers-timeout"))
+        );
+        assert_eq!(ErrorKind::TooManyRedirects.as_str(), "too_many_redirects");
+    }
+
+    /// The error travels through every call; it stays small.
+    #[test]
+    fn error_size_is_pinned() {
+        assert!(
+            std::mem::size_of::<Error>() <= 144,
+            "{}",
+            std::mem::size_of::<Error>()
+        );
+    }
+}

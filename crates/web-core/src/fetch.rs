@@ -1,0 +1,1 @@
+//! One guarded GET: redirects hop by hop, deadlines, byte caps, decoding and charset.

@@ -1,0 +1,1 @@
+//! The address policy and its one ordered decision function.

@@ -1,0 +1,27 @@
+//! The web library behind mcp-web: the SSRF floor (address table, URL shape, guard,
+//! transport), the guarded fetch, extraction, robots.txt and configuration.
+//!
+//! Modules form layers; a module imports only from the layers above it
+//! (see `ARCHITECTURE.md`):
+//!
+//! | layer | modules |
+//! |---|---|
+//! | 0 pure | [`error`], [`addr`], [`url`], [`extract`], [`robots`] (parser) |
+//! | 1 policy | [`guard`] |
+//! | 2 I/O | [`transport`], [`fetch`] |
+//! | 3 | `robots::cache` |
+//! | 4 | [`config`] |
+//!
+//! Nothing in this crate knows about MCP.
+
+pub mod addr;
+pub mod config;
+pub mod error;
+pub mod extract;
+pub mod fetch;
+pub mod guard;
+pub mod robots;
+pub mod transport;
+pub mod url;
+
+pub use error::{Error, ErrorKind};

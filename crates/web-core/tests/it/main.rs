@@ -1,0 +1,1 @@
+//! Integration tests of mcp-web-core, one binary for the crate.
