@@ -20,7 +20,7 @@ fn sources() -> Vec<(String, String)> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let entries = fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         for entry in entries {
-            let path = entry.unwrap().path();
+            let path = entry.expect("a directory entry").path();
             if path.is_dir() {
                 if path.file_name().is_some_and(|n| n == "target") {
                     continue;
@@ -41,7 +41,7 @@ fn sources() -> Vec<(String, String)> {
             let text = fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             let rel = p
                 .strip_prefix(&root)
-                .unwrap()
+                .expect("a path under the root")
                 .to_string_lossy()
                 .replace('\\', "/");
             (rel, text)
