@@ -1,7 +1,11 @@
 //! One module per subcommand: each is a clap `Args` struct plus an `exec` that calls
-//! the same library functions the MCP tools call.
+//! the same library functions the MCP tools call. [`options`] is the configuration
+//! surface every subcommand flattens in; [`output`] is the one path to stdout.
 
 use std::process::ExitCode;
+
+pub mod options;
+pub mod output;
 
 /// The subcommands of `mcp-web`.
 #[derive(Debug, clap::Subcommand)]
