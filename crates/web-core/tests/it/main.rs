@@ -1,1 +1,3 @@
 //! Integration tests of mcp-web-core, one binary for the crate.
+
+mod tidy;
