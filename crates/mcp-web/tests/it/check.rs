@@ -31,7 +31,7 @@ fn run_check(args: &[&str]) -> (i32, String, String) {
 }
 
 fn ip(s: &str) -> IpAddr {
-    s.parse().unwrap()
+    s.parse().expect("an IP address")
 }
 
 /// Each refused by default, each naming its rule, its RFC (for addresses) and what
@@ -196,9 +196,10 @@ fn help_says_fetching_checks_the_connected_peer() {
     let out = mcp_web(&["check", "--help"]);
     assert_eq!(out.status.code(), Some(0));
     let help = String::from_utf8(out.stdout).unwrap();
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        help.contains(
-            "fetching checks the address of\nthe socket actually connected, not this resolution"
+        flat.contains(
+            "fetching checks the address of the socket actually connected, not this resolution"
         ),
         "{help}"
     );
