@@ -20,6 +20,7 @@ use ipnet::IpNet;
 use serde_json::{Map, Value};
 
 use crate::error::ConfigError;
+use crate::guard::Policy;
 use crate::url::CheckedUrl;
 
 /// What an unknown-key error names as the configuration's owner.
@@ -264,6 +265,19 @@ impl Default for Settings {
             search_country: None,
             search_lang: None,
             ask_permission: false,
+        }
+    }
+}
+
+impl Settings {
+    /// The address policy of the floor: `allow-private`, `allow-loopback`,
+    /// `allow-hosts` and `allow-cidrs`.
+    pub fn policy(&self) -> Policy {
+        Policy {
+            allow_private: self.allow_private,
+            allow_loopback: self.allow_loopback,
+            allow_hosts: self.allow_hosts.clone(),
+            allow_cidrs: self.allow_cidrs.clone(),
         }
     }
 }
@@ -1092,6 +1106,28 @@ mod tests {
             !format!("{s:?}").contains("sekrit"),
             "Debug shows the API key"
         );
+    }
+
+    #[test]
+    fn policy_carries_the_four_switches() {
+        assert_eq!(Settings::default().policy(), Policy::default());
+        let s = parse(json!({
+            "allow-private": true,
+            "allow-loopback": true,
+            "allow-hosts": ["Wiki.Corp"],
+            "allow-cidrs": ["10.0.0.0/8"],
+        }))
+        .unwrap();
+        let p = s.policy();
+        assert!(p.allow_private && p.allow_loopback);
+        assert_eq!(p.allow_hosts, ["wiki.corp"]);
+        assert_eq!(p.allow_cidrs, ["10.0.0.0/8".parse::<IpNet>().unwrap()]);
+        let ten = "10.1.2.3".parse().unwrap();
+        assert!(Policy::default().decide("10.1.2.3", ten).is_err());
+        let only_cidr = parse(json!({"allow-cidrs": ["10.0.0.0/8"]}))
+            .unwrap()
+            .policy();
+        assert!(only_cidr.decide("10.1.2.3", ten).is_ok());
     }
 
     #[test]
