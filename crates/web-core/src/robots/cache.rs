@@ -11,7 +11,7 @@
 //! | 4xx | none apply: everything allowed | [`FRESH_FOR`] |
 //! | 5xx | everything disallowed ([`Reason::ServerError`], names `respect-robots`) | [`RETRY_AFTER`] |
 //! | no connection, a deadline, the floor refusing, more redirects, not text | none apply | [`RETRY_AFTER`] |
-//! | the caller cancelled | nothing: [`Error::Cancelled`] | not kept |
+//! | the caller cancelled | none: the call fails with [`Error::Cancelled`] | not kept |
 //!
 //! One fetch at a time per origin: callers asking for an origin whose robots.txt is
 //! being fetched wait for that fetch and share its answer. Each origin has its own
@@ -201,7 +201,9 @@ impl RobotsCache {
             Ok(robots_url) => self.source.get(&robots_url, cancel).await,
             Err(bad) => Err(Error::BadUrl(bad)),
         };
-        let (rules, fresh) = rules_of(outcome)?;
+        let Some((rules, fresh)) = rules_of(outcome) else {
+            return Err(Error::Cancelled);
+        };
         let rules = Arc::new(rules);
         let keep = if fresh {
             self.fresh_for
@@ -222,9 +224,10 @@ fn path_and_query(url: &CheckedUrl) -> &str {
 }
 
 /// The rules a fetch outcome gives, and whether they are kept for the long period
-/// ([`FRESH_FOR`]) rather than retried soon. Fails only with [`Error::Cancelled`].
-pub fn rules_of(outcome: Result<Body, Error>) -> Result<(Rules, bool), Error> {
-    let unreachable = |detail: String| Ok((Rules::Fixed(Reason::Unreachable { detail }), false));
+/// ([`FRESH_FOR`]) rather than retried soon; `None` when the fetch was cancelled and
+/// there is nothing to keep.
+pub fn rules_of(outcome: Result<Body, Error>) -> Option<(Rules, bool)> {
+    let unreachable = |detail: String| Some((Rules::Fixed(Reason::Unreachable { detail }), false));
     match outcome {
         Ok(body) if body.redirects > MAX_REDIRECTS => unreachable(format!(
             "it redirected {} times; at most {MAX_REDIRECTS} are followed",
@@ -238,16 +241,16 @@ pub fn rules_of(outcome: Result<Body, Error>) -> Result<(Rules, bool), Error> {
             } else {
                 &body.text[..]
             };
-            Ok((Rules::Parsed(Robots::parse(text.as_bytes())), true))
+            Some((Rules::Parsed(Robots::parse(text.as_bytes())), true))
         }
-        Err(Error::Cancelled) => Err(Error::Cancelled),
-        Err(Error::Http(http)) if (400..500).contains(&http.status) => Ok((
+        Err(Error::Cancelled) => None,
+        Err(Error::Http(http)) if (400..500).contains(&http.status) => Some((
             Rules::Fixed(Reason::ClientError {
                 status: http.status,
             }),
             true,
         )),
-        Err(Error::Http(http)) if (500..600).contains(&http.status) => Ok((
+        Err(Error::Http(http)) if (500..600).contains(&http.status) => Some((
             Rules::Fixed(Reason::ServerError {
                 status: http.status,
             }),
