@@ -1,98 +1,11 @@
-//! Stand-ins for `url::CheckedUrl` and `guard::Policy` until those modules land; the
-//! signatures match their contracts so swapping the imports is the whole change.
+//! A stand-in for `guard::Policy` until that module lands; the signature matches its
+//! contract so swapping the import is the whole change.
 
-use std::fmt;
 use std::net::IpAddr;
 
 use ipnet::IpNet;
 
-use crate::error::{BadUrl, BadUrlReason, Blocked};
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Origin(String, String, u16);
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct CheckedUrl(url::Url);
-
-impl CheckedUrl {
-    pub fn parse(s: &str) -> Result<CheckedUrl, BadUrl> {
-        let bad = |reason| BadUrl {
-            url: redact(s),
-            reason,
-        };
-        let u = url::Url::parse(s).map_err(|e| bad(BadUrlReason::Unparseable(e.to_string())))?;
-        Self::check(u).map_err(bad)
-    }
-    fn check(mut u: url::Url) -> Result<CheckedUrl, BadUrlReason> {
-        if u.scheme() != "http" && u.scheme() != "https" {
-            return Err(BadUrlReason::Scheme(u.scheme().to_owned()));
-        }
-        if !u.username().is_empty() || u.password().is_some() {
-            return Err(BadUrlReason::Credentials);
-        }
-        if u.host_str().is_none_or(str::is_empty) {
-            return Err(BadUrlReason::EmptyHost);
-        }
-        u.set_fragment(None);
-        Ok(CheckedUrl(u))
-    }
-    pub fn join(&self, location: &str) -> Result<CheckedUrl, BadUrl> {
-        let bad = |reason| BadUrl {
-            url: redact(location),
-            reason,
-        };
-        let u = self
-            .0
-            .join(location)
-            .map_err(|e| bad(BadUrlReason::Unparseable(e.to_string())))?;
-        let shown = redact(u.as_str());
-        Self::check(u).map_err(|reason| BadUrl { url: shown, reason })
-    }
-    pub fn as_str(&self) -> &str {
-        self.0.as_str()
-    }
-    pub fn url(&self) -> &url::Url {
-        &self.0
-    }
-    pub fn is_https(&self) -> bool {
-        self.0.scheme() == "https"
-    }
-    pub fn host(&self) -> &str {
-        let h = self.0.host_str().unwrap_or("");
-        h.strip_prefix('[')
-            .and_then(|h| h.strip_suffix(']'))
-            .unwrap_or(h)
-    }
-    pub fn ip(&self) -> Option<IpAddr> {
-        self.host().parse().ok()
-    }
-    pub fn port(&self) -> u16 {
-        self.0.port_or_known_default().unwrap_or(80)
-    }
-    pub fn origin(&self) -> Origin {
-        Origin(
-            self.0.scheme().to_owned(),
-            self.host().to_owned(),
-            self.port(),
-        )
-    }
-    pub fn authority(&self) -> String {
-        match self.ip() {
-            Some(IpAddr::V6(_)) => format!("[{}]:{}", self.host(), self.port()),
-            _ => format!("{}:{}", self.host(), self.port()),
-        }
-    }
-}
-
-impl fmt::Display for CheckedUrl {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&redact(self.as_str()))
-    }
-}
-
-pub fn redact(s: &str) -> String {
-    s.chars().take(300).collect()
-}
+use crate::error::Blocked;
 
 #[derive(Debug, Clone, Default)]
 pub struct Policy {

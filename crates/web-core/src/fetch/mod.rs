@@ -6,7 +6,8 @@
 //! # async fn demo() -> Result<(), mcp_web_core::Error> {
 //! use std::sync::Arc;
 //! use mcp_web_core::fetch::{FetchOptions, Fetcher, render};
-//! use mcp_web_core::pending::{CheckedUrl, Policy};
+//! use mcp_web_core::pending::Policy;
+//! use mcp_web_core::url::CheckedUrl;
 //! use mcp_web_core::transport::SystemResolver;
 //! use tokio_util::sync::CancellationToken;
 //!
@@ -62,7 +63,8 @@ use crate::error::{
     BadUrl, BadUrlReason, ConfigError, Content, Deadline, Error, Http, Phase,
     Transport as TransportError, TransportFailure,
 };
-use crate::pending::{CheckedUrl, Policy};
+use crate::pending::Policy;
+use crate::url::CheckedUrl;
 use crate::transport::{CheckedPeer, ConnectError, ProxyUrl, Resolve, Transport, TransportOptions};
 
 pub use redirect::{Hop, MAX_REDIRECTS, next_hop};
@@ -158,7 +160,7 @@ pub struct Page {
 impl Page {
     /// True when a redirect moved the page away from the URL asked for.
     pub fn redirected(&self) -> bool {
-        self.final_url.as_str() != self.url.as_str()
+        !redirect::same_resource(&self.final_url, &self.url)
     }
 
     /// The page's title: the HTML `<title>`, or `None`.
@@ -281,7 +283,8 @@ impl Fetcher {
 
     /// Sends one GET and waits for its response headers.
     async fn request(&self, url: &CheckedUrl, total_deadline: Instant) -> Result<Answer, Error> {
-        let uri: http::Uri = url.as_str().parse().map_err(|e: http::uri::InvalidUri| {
+        let target = url.as_str().split_once('#').map_or(url.as_str(), |(before, _)| before);
+        let uri: http::Uri = target.parse().map_err(|e: http::uri::InvalidUri| {
             Error::BadUrl(BadUrl {
                 url: url.to_string(),
                 reason: BadUrlReason::Unparseable(e.to_string()),

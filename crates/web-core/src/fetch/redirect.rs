@@ -1,7 +1,7 @@
 //! The next-hop decision: a pure function of the answer and the chain so far.
 
 use crate::error::{BadUrl, BadUrlReason, Error};
-use crate::pending::CheckedUrl;
+use crate::url::CheckedUrl;
 
 /// The most redirects one fetch follows.
 pub const MAX_REDIRECTS: usize = 10;
@@ -56,7 +56,7 @@ pub fn next_hop(
             .chain(std::iter::once(next.to_string()))
             .collect::<Vec<_>>()
     };
-    if chain.iter().any(|seen| seen.as_str() == next.as_str()) {
+    if chain.iter().any(|seen| same_resource(seen, &next)) {
         return Err(Error::RedirectLoop { chain: shown() });
     }
     // `chain` holds the first request and every redirect followed so far.
@@ -67,6 +67,15 @@ pub fn next_hop(
         });
     }
     Ok(Hop::Follow(next))
+}
+
+/// Two URLs name the same resource when they differ at most in the fragment.
+pub(crate) fn same_resource(a: &CheckedUrl, b: &CheckedUrl) -> bool {
+    let without = |u: &CheckedUrl| {
+        let s = u.as_str();
+        s.split_once('#').map_or(s, |(before, _)| before).to_owned()
+    };
+    without(a) == without(b)
 }
 
 #[cfg(test)]

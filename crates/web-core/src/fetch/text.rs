@@ -92,13 +92,13 @@ pub fn excerpt(body: &str, kind: Option<Kind>) -> Option<String> {
     Some(cut)
 }
 
-/// The minimal HTML-to-text: drops comments and the contents of `head`, `script`,
+/// The minimal HTML-to-text: drops comments and the contents of `head`, `title`, `script`,
 /// `style`, `noscript`, `template`, `svg`, `nav`; block elements and `<br>` end
 /// lines; entities are decoded; whitespace inside a line is collapsed and empty lines
 /// are squeezed to one. The extractor replaces it.
 pub fn html_to_text(html: &str) -> String {
     const SKIP: &[&str] = &[
-        "head", "script", "style", "noscript", "template", "svg", "nav",
+        "head", "title", "script", "style", "noscript", "template", "svg", "nav",
     ];
     const BLOCK: &[&str] = &[
         "p",
@@ -130,7 +130,6 @@ pub fn html_to_text(html: &str) -> String {
         "form",
         "figure",
         "figcaption",
-        "title",
         "body",
         "html",
     ];

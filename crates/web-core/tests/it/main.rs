@@ -1,1 +1,5 @@
 //! Integration tests of mcp-web-core, one binary for the crate.
+
+mod fetch;
+mod floor;
+mod support;
