@@ -20,8 +20,6 @@ pub mod error;
 pub mod extract;
 pub mod fetch;
 pub mod guard;
-#[doc(hidden)]
-pub mod pending;
 pub mod robots;
 pub mod transport;
 pub mod url;

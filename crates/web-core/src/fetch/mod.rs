@@ -6,7 +6,7 @@
 //! # async fn demo() -> Result<(), mcp_web_core::Error> {
 //! use std::sync::Arc;
 //! use mcp_web_core::fetch::{FetchOptions, Fetcher, render};
-//! use mcp_web_core::pending::Policy;
+//! use mcp_web_core::guard::Policy;
 //! use mcp_web_core::url::CheckedUrl;
 //! use mcp_web_core::transport::SystemResolver;
 //! use tokio_util::sync::CancellationToken;
@@ -63,9 +63,9 @@ use crate::error::{
     BadUrl, BadUrlReason, ConfigError, Content, Deadline, Error, Http, Phase,
     Transport as TransportError, TransportFailure,
 };
-use crate::pending::Policy;
-use crate::url::CheckedUrl;
+use crate::guard::Policy;
 use crate::transport::{CheckedPeer, ConnectError, ProxyUrl, Resolve, Transport, TransportOptions};
+use crate::url::CheckedUrl;
 
 pub use redirect::{Hop, MAX_REDIRECTS, next_hop};
 pub use text::Kind;
@@ -283,7 +283,10 @@ impl Fetcher {
 
     /// Sends one GET and waits for its response headers.
     async fn request(&self, url: &CheckedUrl, total_deadline: Instant) -> Result<Answer, Error> {
-        let target = url.as_str().split_once('#').map_or(url.as_str(), |(before, _)| before);
+        let target = url
+            .as_str()
+            .split_once('#')
+            .map_or(url.as_str(), |(before, _)| before);
         let uri: http::Uri = target.parse().map_err(|e: http::uri::InvalidUri| {
             Error::BadUrl(BadUrl {
                 url: url.to_string(),

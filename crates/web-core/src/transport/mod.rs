@@ -53,7 +53,7 @@ use tokio_rustls::client::TlsStream;
 use crate::error::{
     ConfigError, Deadline, Error, Phase, Transport as TransportError, TransportFailure,
 };
-use crate::pending::Policy;
+use crate::guard::Policy;
 
 pub use proxy::ProxyUrl;
 pub use resolve::{Resolve, Resolving, StaticResolver, SystemResolver};
@@ -201,6 +201,10 @@ impl Transport {
     }
 
     /// Classifies every candidate: the allowed ones in order, or the first refusal.
+    #[expect(
+        clippy::result_large_err,
+        reason = "a refusal ends the request as this very Error; boxing it here buys nothing"
+    )]
     fn vetted(&self, host: &str, candidates: Vec<IpAddr>) -> Result<Vec<IpAddr>, Error> {
         let mut allowed = Vec::new();
         let mut first_refusal = None;

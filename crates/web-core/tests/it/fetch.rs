@@ -76,14 +76,20 @@ async fn dns_rebinding_cannot_retarget_a_pooled_connection_nor_a_new_one() {
         let page = get(&fetcher, &u).await.unwrap();
         assert_eq!(page.peer.addr(), server.addr);
     }
-    assert_eq!(resolver.lookups(), 1, "the pooled connection is reused without resolving");
+    assert_eq!(
+        resolver.lookups(),
+        1,
+        "the pooled connection is reused without resolving"
+    );
     assert_eq!(server.connections(), 1);
     assert_eq!(server.hits(), 3);
 
     // A new pool resolves again, gets the refused address, and never connects.
     let fresh = fetcher_with(permit_127_0_0_2(), resolver.clone(), quick_options());
     let err = get(&fresh, &u).await.unwrap_err();
-    let Error::Blocked(blocked) = &err else { panic!("{err}") };
+    let Error::Blocked(blocked) = &err else {
+        panic!("{err}")
+    };
     assert_eq!(blocked.address, REFUSED);
     assert_eq!(blocked.host, "rebind.test");
     assert_eq!(resolver.lookups(), 2);
@@ -96,16 +102,22 @@ async fn a_name_with_refused_and_permitted_addresses_uses_the_permitted_one() {
     let raw = RawListener::start_at(REFUSED, server.port()).await;
     let resolver = Arc::new(StaticResolver::new().with("mixed.test", [REFUSED, PERMITTED]));
     let fetcher = fetcher_with(permit_127_0_0_2(), resolver, quick_options());
-    let page = get(&fetcher, &format!("http://mixed.test:{}/", server.port())).await.unwrap();
+    let page = get(&fetcher, &format!("http://mixed.test:{}/", server.port()))
+        .await
+        .unwrap();
     assert_eq!(page.peer.addr().ip(), PERMITTED);
     if let Some(raw) = raw {
         assert_eq!(raw.connections(), 0);
     }
     // Only refused addresses: the error names the first refusal.
-    let resolver = Arc::new(StaticResolver::new().with("bad.test", [REFUSED, std::net::Ipv6Addr::LOCALHOST.into()]));
+    let resolver = Arc::new(
+        StaticResolver::new().with("bad.test", [REFUSED, std::net::Ipv6Addr::LOCALHOST.into()]),
+    );
     let fetcher = fetcher_with(permit_127_0_0_2(), resolver, quick_options());
     let err = get(&fetcher, "http://bad.test:1/").await.unwrap_err();
-    let Error::Blocked(blocked) = &err else { panic!("{err}") };
+    let Error::Blocked(blocked) = &err else {
+        panic!("{err}")
+    };
     assert_eq!(blocked.address, REFUSED);
 }
 
@@ -113,7 +125,8 @@ async fn a_name_with_refused_and_permitted_addresses_uses_the_permitted_one() {
 async fn proxy_is_asked_for_the_vetted_address_never_the_name() {
     let cert = TestCert::new(&["site.test"]);
     let server = Server::start(PERMITTED, html("<title>via proxy</title>tunnelled")).await;
-    let server_tls = Server::start_tls(PERMITTED, &cert, html("<title>tls via proxy</title>x")).await;
+    let server_tls =
+        Server::start_tls(PERMITTED, &cert, html("<title>tls via proxy</title>x")).await;
     let proxy = Proxy::start().await;
     let resolver = Arc::new(
         StaticResolver::new()
@@ -127,14 +140,24 @@ async fn proxy_is_asked_for_the_vetted_address_never_the_name() {
     };
     let fetcher = fetcher_with(permit_127_0_0_2(), resolver, options);
 
-    let page = get(&fetcher, &format!("http://site.test:{}/a", server.port())).await.unwrap();
+    let page = get(&fetcher, &format!("http://site.test:{}/a", server.port()))
+        .await
+        .unwrap();
     assert_eq!(page.title().as_deref(), Some("via proxy"));
     assert!(page.peer.via_proxy());
     assert_eq!(page.peer.addr(), server.addr);
-    assert_eq!(server.requests()[0].header("host"), Some(format!("site.test:{}", server.port()).as_str()));
+    assert_eq!(
+        server.requests()[0].header("host"),
+        Some(format!("site.test:{}", server.port()).as_str())
+    );
 
     // TLS through the tunnel: SNI and certificate checks use the name.
-    let page = get(&fetcher, &format!("https://site.test:{}/", server_tls.port())).await.unwrap();
+    let page = get(
+        &fetcher,
+        &format!("https://site.test:{}/", server_tls.port()),
+    )
+    .await
+    .unwrap();
     assert_eq!(page.title().as_deref(), Some("tls via proxy"));
 
     assert_eq!(
@@ -161,8 +184,15 @@ async fn headers_deadline_names_its_phase_and_key() {
         headers_timeout: Duration::from_millis(300),
         ..quick_options()
     };
-    let err = get(&site_fetcher(options), &format!("http://site.test:{}/", server.port())).await.unwrap_err();
-    let Error::Deadline(d) = &err else { panic!("{err}") };
+    let err = get(
+        &site_fetcher(options),
+        &format!("http://site.test:{}/", server.port()),
+    )
+    .await
+    .unwrap_err();
+    let Error::Deadline(d) = &err else {
+        panic!("{err}")
+    };
     assert_eq!((d.phase, d.key), (Phase::ReadingHeaders, "headers-timeout"));
     assert!(err.to_string().contains("while reading headers"), "{err}");
     assert_eq!(err.config_key(), Some("headers-timeout"));
@@ -190,7 +220,12 @@ async fn body_deadline_keeps_the_head_and_says_so() {
         timeout: Duration::from_millis(1000),
         ..quick_options()
     };
-    let page = get(&site_fetcher(options), &format!("http://site.test:{}/", server.port())).await.unwrap();
+    let page = get(
+        &site_fetcher(options),
+        &format!("http://site.test:{}/", server.port()),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         page.truncated,
         Some(Truncation::Deadline {
@@ -207,7 +242,9 @@ async fn connect_deadline_names_its_phase_and_key() {
     // A listener whose accept queue is full: the kernel drops further SYNs, so the
     // connect hangs. Everything on 127.0.0.2.
     let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
-    socket.bind(&std::net::SocketAddr::new(PERMITTED, 0).into()).unwrap();
+    socket
+        .bind(&std::net::SocketAddr::new(PERMITTED, 0).into())
+        .unwrap();
     socket.listen(0).unwrap();
     let addr = socket.local_addr().unwrap().as_socket().unwrap();
     let mut fillers = Vec::new();
@@ -222,11 +259,21 @@ async fn connect_deadline_names_its_phase_and_key() {
         connect_timeout: Duration::from_millis(300),
         ..quick_options()
     };
-    let err = get(&site_fetcher(options), &format!("http://site.test:{}/", addr.port())).await.unwrap_err();
-    let Error::Deadline(d) = &err else { panic!("{err}") };
+    let err = get(
+        &site_fetcher(options),
+        &format!("http://site.test:{}/", addr.port()),
+    )
+    .await
+    .unwrap_err();
+    let Error::Deadline(d) = &err else {
+        panic!("{err}")
+    };
     assert_eq!((d.phase, d.key), (Phase::Connecting, "connect-timeout"));
     assert!(err.to_string().contains("while connecting"), "{err}");
-    assert_eq!(err.url(), Some(format!("http://site.test:{}/", addr.port()).as_str()));
+    assert_eq!(
+        err.url(),
+        Some(format!("http://site.test:{}/", addr.port()).as_str())
+    );
     drop(socket);
 }
 
@@ -237,7 +284,12 @@ async fn total_deadline_covers_the_whole_fetch() {
         total_timeout: Duration::from_millis(300),
         ..quick_options()
     };
-    let err = get(&site_fetcher(options), &format!("http://site.test:{}/", server.port())).await.unwrap_err();
+    let err = get(
+        &site_fetcher(options),
+        &format!("http://site.test:{}/", server.port()),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(err.config_key(), Some("total-timeout"), "{err}");
 }
 
@@ -253,7 +305,10 @@ async fn cancellation_stops_at_once() {
     });
     let started = std::time::Instant::now();
     let err = fetcher
-        .fetch(&url(&format!("http://site.test:{}/", server.port())), &cancel)
+        .fetch(
+            &url(&format!("http://site.test:{}/", server.port())),
+            &cancel,
+        )
         .await
         .unwrap_err();
     assert_eq!(err, Error::Cancelled);
@@ -269,10 +324,26 @@ fn hop_server_handler() -> Handler {
         }
         match path {
             "/loop/a" => redirect(301, "/loop/b"),
-            "/loop/b" => redirect(307, "http://site.test:PORT/loop/a".replace("PORT", req.header("host").unwrap().rsplit(':').next().unwrap()).as_str()),
-            "/noloc" => vec![Step::Write(response(302, &[("content-type", "text/html")], b"<title>Moved somewhere</title>"))],
+            "/loop/b" => redirect(
+                307,
+                "http://site.test:PORT/loop/a"
+                    .replace(
+                        "PORT",
+                        req.header("host").unwrap().rsplit(':').next().unwrap(),
+                    )
+                    .as_str(),
+            ),
+            "/noloc" => vec![Step::Write(response(
+                302,
+                &[("content-type", "text/html")],
+                b"<title>Moved somewhere</title>",
+            ))],
             "/start" => redirect(303, "/final"),
-            _ => vec![Step::Write(response(200, &[("content-type", "text/html")], b"<title>Final</title><p>arrived</p>"))],
+            _ => vec![Step::Write(response(
+                200,
+                &[("content-type", "text/html")],
+                b"<title>Final</title><p>arrived</p>",
+            ))],
         }
     })
 }
@@ -286,7 +357,9 @@ async fn redirects_chain_loop_and_missing_location() {
     // Ten hops are followed; the eleventh is refused with the whole chain.
     let page = get(&fetcher, &format!("{base}/hop/1")).await;
     let err = page.unwrap_err();
-    let Error::TooManyRedirects { chain, limit } = &err else { panic!("{err}") };
+    let Error::TooManyRedirects { chain, limit } = &err else {
+        panic!("{err}")
+    };
     assert_eq!(*limit, 10);
     assert_eq!(chain.len(), 12);
     assert_eq!(chain[0], format!("{base}/hop/1"));
@@ -297,13 +370,22 @@ async fn redirects_chain_loop_and_missing_location() {
     assert_eq!(
         err,
         Error::RedirectLoop {
-            chain: vec![format!("{base}/loop/a"), format!("{base}/loop/b"), format!("{base}/loop/a")]
+            chain: vec![
+                format!("{base}/loop/a"),
+                format!("{base}/loop/b"),
+                format!("{base}/loop/a")
+            ]
         }
     );
 
     let err = get(&fetcher, &format!("{base}/noloc")).await.unwrap_err();
-    let Error::Http(h) = &err else { panic!("{err}") };
-    assert_eq!((h.status, h.excerpt.as_deref()), (302, Some("Moved somewhere")));
+    let Error::Http(h) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        (h.status, h.excerpt.as_deref()),
+        (302, Some("Moved somewhere"))
+    );
 
     let page = get(&fetcher, &format!("{base}/start")).await.unwrap();
     assert!(page.redirected());
@@ -331,7 +413,10 @@ async fn compressed_bodies_are_decoded() {
             assert!(req.header("accept-encoding").unwrap().contains(enc));
             vec![Step::Write(response(
                 200,
-                &[("content-type", "text/plain; charset=utf-8"), ("content-encoding", enc)],
+                &[
+                    ("content-type", "text/plain; charset=utf-8"),
+                    ("content-encoding", enc),
+                ],
                 body,
             ))]
         }),
@@ -339,7 +424,12 @@ async fn compressed_bodies_are_decoded() {
     .await;
     let fetcher = site_fetcher(quick_options());
     for (enc, _) in bodies.iter() {
-        let page = get(&fetcher, &format!("http://site.test:{}/{enc}", server.port())).await.unwrap();
+        let page = get(
+            &fetcher,
+            &format!("http://site.test:{}/{enc}", server.port()),
+        )
+        .await
+        .unwrap();
         assert_eq!(page.text, text, "{enc}");
         assert_eq!(page.truncated, None);
     }
@@ -374,7 +464,12 @@ async fn a_gzip_bomb_stops_at_max_bytes() {
         ..quick_options()
     };
     let started = std::time::Instant::now();
-    let page = get(&site_fetcher(options), &format!("http://site.test:{}/", server.port())).await.unwrap();
+    let page = get(
+        &site_fetcher(options),
+        &format!("http://site.test:{}/", server.port()),
+    )
+    .await
+    .unwrap();
     assert_eq!(page.bytes, 3 << 20);
     assert_eq!(page.truncated, Some(Truncation::ByteCap { limit: 3 << 20 }));
     assert!(started.elapsed() < Duration::from_secs(10));
@@ -395,19 +490,40 @@ async fn charsets_declared_only_in_meta() {
     let server = Server::start(
         PERMITTED,
         Arc::new(move |req: &Req| {
-            let body = if req.path == "/cyr" { &cyr_bytes } else { &sjis_bytes };
-            vec![Step::Write(response(200, &[("content-type", "text/html")], body))]
+            let body = if req.path == "/cyr" {
+                &cyr_bytes
+            } else {
+                &sjis_bytes
+            };
+            vec![Step::Write(response(
+                200,
+                &[("content-type", "text/html")],
+                body,
+            ))]
         }),
     )
     .await;
     let fetcher = site_fetcher(quick_options());
-    let page = get(&fetcher, &format!("http://site.test:{}/cyr", server.port())).await.unwrap();
+    let page = get(&fetcher, &format!("http://site.test:{}/cyr", server.port()))
+        .await
+        .unwrap();
     assert_eq!(page.charset, "windows-1251");
     assert_eq!(page.kind, Kind::Html);
-    assert_eq!(render(&page, 40_000), "# Проверка\n\nСъешь же ещё этих мягких французских булок");
-    let page = get(&fetcher, &format!("http://site.test:{}/sjis", server.port())).await.unwrap();
+    assert_eq!(
+        render(&page, 40_000),
+        "# Проверка\n\nСъешь же ещё этих мягких французских булок"
+    );
+    let page = get(
+        &fetcher,
+        &format!("http://site.test:{}/sjis", server.port()),
+    )
+    .await
+    .unwrap();
     assert_eq!(page.charset, "Shift_JIS");
-    assert_eq!(render(&page, 40_000), "# 日本語\n\nいろはにほへと ちりぬるを");
+    assert_eq!(
+        render(&page, 40_000),
+        "# 日本語\n\nいろはにほへと ちりぬるを"
+    );
 }
 
 #[tokio::test]
@@ -418,19 +534,30 @@ async fn a_utf8_page_cut_inside_a_character_keeps_whole_characters_and_lines() {
     assert!(!body.is_char_boundary(cap));
     let server = Server::start(
         PERMITTED,
-        always(response(200, &[("content-type", "text/plain; charset=utf-8")], body.as_bytes())),
+        always(response(
+            200,
+            &[("content-type", "text/plain; charset=utf-8")],
+            body.as_bytes(),
+        )),
     )
     .await;
     let options = FetchOptions {
         max_bytes: cap,
         ..quick_options()
     };
-    let page = get(&site_fetcher(options), &format!("http://site.test:{}/", server.port())).await.unwrap();
+    let page = get(
+        &site_fetcher(options),
+        &format!("http://site.test:{}/", server.port()),
+    )
+    .await
+    .unwrap();
     assert_eq!(page.bytes, cap);
     assert!(!page.text.contains('\u{fffd}'));
     let answer = render(&page, 40_000);
     let (text, notice) = answer.rsplit_once("\n\n").unwrap();
-    let kept = text.strip_prefix(&format!("# http://site.test:{}/\n\n", server.port())).unwrap();
+    let kept = text
+        .strip_prefix(&format!("# http://site.test:{}/\n\n", server.port()))
+        .unwrap();
     assert!(kept.lines().all(|l| format!("{l}\n") == line), "{kept}");
     assert_eq!(
         notice,
@@ -444,13 +571,34 @@ async fn a_utf8_page_cut_inside_a_character_keeps_whole_characters_and_lines() {
 #[tokio::test]
 async fn max_chars_cuts_the_answer_and_points_to_web_grep() {
     let body: String = (0..500).map(|i| format!("line {i}\n")).collect();
-    let server = Server::start(PERMITTED, always(response(200, &[("content-type", "text/plain")], body.as_bytes()))).await;
-    let page = get(&site_fetcher(quick_options()), &format!("http://site.test:{}/", server.port())).await.unwrap();
+    let server = Server::start(
+        PERMITTED,
+        always(response(
+            200,
+            &[("content-type", "text/plain")],
+            body.as_bytes(),
+        )),
+    )
+    .await;
+    let page = get(
+        &site_fetcher(quick_options()),
+        &format!("http://site.test:{}/", server.port()),
+    )
+    .await
+    .unwrap();
     assert_eq!(page.truncated, None);
     let answer = render(&page, 1000);
     let notice = answer.lines().last().unwrap();
-    assert!(notice.starts_with("[truncated: kept the first "), "{notice}");
-    assert!(notice.contains("answer cap of 1000 characters") && notice.contains("web_grep") && notice.contains("max-chars"), "{notice}");
+    assert!(
+        notice.starts_with("[truncated: kept the first "),
+        "{notice}"
+    );
+    assert!(
+        notice.contains("answer cap of 1000 characters")
+            && notice.contains("web_grep")
+            && notice.contains("max-chars"),
+        "{notice}"
+    );
     let kept = answer.split("\n\n").nth(1).unwrap();
     // The longest run of whole lines within 1000 characters.
     let mut want = String::new();
@@ -462,7 +610,13 @@ async fn max_chars_cuts_the_answer_and_points_to_web_grep() {
         want.push('\n');
     }
     assert_eq!(kept, want.trim_end());
-    assert!(notice.contains(&format!("kept the first {} characters", kept.chars().count())), "{notice}");
+    assert!(
+        notice.contains(&format!(
+            "kept the first {} characters",
+            kept.chars().count()
+        )),
+        "{notice}"
+    );
 }
 
 #[tokio::test]
@@ -471,13 +625,29 @@ async fn error_statuses_and_non_text_bodies() {
         PERMITTED,
         Arc::new(|req: &Req| {
             let r = match req.path.as_str() {
-                "/404" => response(404, &[("content-type", "text/html")], b"<html><title>Page not found</title>gone</html>"),
-                "/500" => response(500, &[("content-type", "text/plain")], b"\n\n  database is down  \nstack"),
+                "/404" => response(
+                    404,
+                    &[("content-type", "text/html")],
+                    b"<html><title>Page not found</title>gone</html>",
+                ),
+                "/500" => response(
+                    500,
+                    &[("content-type", "text/plain")],
+                    b"\n\n  database is down  \nstack",
+                ),
                 "/429" => response(429, &[("retry-after", "120")], b""),
-                "/503" => response(503, &[("retry-after", "Wed, 21 Oct 2026 07:28:00 GMT")], b""),
+                "/503" => response(
+                    503,
+                    &[("retry-after", "Wed, 21 Oct 2026 07:28:00 GMT")],
+                    b"",
+                ),
                 "/png" => response(200, &[("content-type", "image/png")], b"\x89PNG\r\n\x1a\n"),
                 "/bin" => response(200, &[], b"\x00\x01\x02binary"),
-                "/json" => response(200, &[("content-type", "application/json")], "{\"a\":\"é\"}".as_bytes()),
+                "/json" => response(
+                    200,
+                    &[("content-type", "application/json")],
+                    "{\"a\":\"é\"}".as_bytes(),
+                ),
                 _ => response(200, &[], b"<!doctype html><title>sniffed</title>"),
             };
             vec![Step::Write(r)]
@@ -491,19 +661,38 @@ async fn error_statuses_and_non_text_bodies() {
         other => panic!("{other}"),
     };
     let h = http(get(&fetcher, &format!("{base}/404")).await.unwrap_err());
-    assert_eq!((h.status, h.excerpt.as_deref()), (404, Some("Page not found")));
+    assert_eq!(
+        (h.status, h.excerpt.as_deref()),
+        (404, Some("Page not found"))
+    );
     let h = http(get(&fetcher, &format!("{base}/500")).await.unwrap_err());
-    assert_eq!((h.status, h.excerpt.as_deref()), (500, Some("database is down")));
+    assert_eq!(
+        (h.status, h.excerpt.as_deref()),
+        (500, Some("database is down"))
+    );
     let e = get(&fetcher, &format!("{base}/429")).await.unwrap_err();
     assert!(e.to_string().contains("retry after 120 seconds"), "{e}");
     let e = get(&fetcher, &format!("{base}/503")).await.unwrap_err();
-    assert!(e.to_string().contains("retry after Wed, 21 Oct 2026 07:28:00 GMT"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("retry after Wed, 21 Oct 2026 07:28:00 GMT"),
+        "{e}"
+    );
     let e = get(&fetcher, &format!("{base}/png")).await.unwrap_err();
     let Error::Content(c) = &e else { panic!("{e}") };
     assert_eq!((c.content_type.as_str(), c.bytes), ("image/png", Some(8)));
-    assert_eq!(get(&fetcher, &format!("{base}/bin")).await.unwrap_err().kind(), ErrorKind::Content);
+    assert_eq!(
+        get(&fetcher, &format!("{base}/bin"))
+            .await
+            .unwrap_err()
+            .kind(),
+        ErrorKind::Content
+    );
     let page = get(&fetcher, &format!("{base}/json")).await.unwrap();
-    assert_eq!((page.kind, page.charset, page.text.as_str()), (Kind::Json, "UTF-8", "{\"a\":\"é\"}"));
+    assert_eq!(
+        (page.kind, page.charset, page.text.as_str()),
+        (Kind::Json, "UTF-8", "{\"a\":\"é\"}")
+    );
     let page = get(&fetcher, &format!("{base}/sniff")).await.unwrap();
     assert_eq!(page.title().as_deref(), Some("sniffed"));
 }

@@ -100,7 +100,10 @@ async fn default_policy_refuses_loopback_before_any_packet() {
         let Ok(checked) = CheckedUrl::parse(&url) else {
             continue; // refused on shape: nothing could be sent
         };
-        let err = fetcher.fetch(&checked, &CancellationToken::new()).await.unwrap_err();
+        let err = fetcher
+            .fetch(&checked, &CancellationToken::new())
+            .await
+            .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Blocked, "{url}: {err}");
         assert!(err.to_string().contains("allow-loopback"), "{url}: {err}");
         targets.assert_untouched(&url);
@@ -112,13 +115,16 @@ async fn default_policy_refuses_loopback_before_any_packet() {
 #[tokio::test]
 async fn the_canary_answers_when_loopback_is_allowed() {
     let targets = Targets::start().await;
-    let policy = mcp_web_core::pending::Policy {
+    let policy = mcp_web_core::guard::Policy {
         allow_loopback: true,
         ..default_policy()
     };
     let fetcher = fetcher_with(policy, resolver(), quick_options());
     let url = CheckedUrl::parse(&format!("http://loop.test:{}/", targets.canary.port())).unwrap();
-    let page = fetcher.fetch(&url, &CancellationToken::new()).await.unwrap();
+    let page = fetcher
+        .fetch(&url, &CancellationToken::new())
+        .await
+        .unwrap();
     assert_eq!(page.title().as_deref(), Some("canary"));
     assert_eq!(page.peer.addr(), targets.canary.addr);
     assert_eq!(targets.canary.hits(), 1);
@@ -137,7 +143,11 @@ async fn redirects_from_a_permitted_origin_are_rechecked_every_hop() {
             let index = req.path.trim_start_matches("/r/").parse::<usize>().ok();
             match index.and_then(|i| table.get(i)) {
                 Some(location) => redirect(302, location),
-                None => vec![Step::Write(response(200, &[("content-type", "text/plain")], b"landed"))],
+                None => vec![Step::Write(response(
+                    200,
+                    &[("content-type", "text/plain")],
+                    b"landed",
+                ))],
             }
         })
     };
@@ -156,7 +166,10 @@ async fn redirects_from_a_permitted_origin_are_rechecked_every_hop() {
         format!("https://site.test:{}", origin_tls.port()),
     ] {
         let page = fetcher
-            .fetch(&CheckedUrl::parse(&format!("{base}/plain")).unwrap(), &cancel)
+            .fetch(
+                &CheckedUrl::parse(&format!("{base}/plain")).unwrap(),
+                &cancel,
+            )
             .await
             .unwrap();
         assert_eq!(page.text, "landed");
@@ -191,7 +204,8 @@ async fn redirects_from_a_permitted_origin_are_rechecked_every_hop() {
     // https → http is refused even to the permitted origin itself.
     let downgrade = Arc::new(format!("http://site.test:{}/landing", origin.port()));
     let d = downgrade.clone();
-    let origin_tls2 = Server::start_tls(PERMITTED, &cert, Arc::new(move |_: &Req| redirect(301, &d))).await;
+    let origin_tls2 =
+        Server::start_tls(PERMITTED, &cert, Arc::new(move |_: &Req| redirect(301, &d))).await;
     let before = origin.hits();
     let err = fetcher
         .fetch(

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_web_core::fetch::{FetchOptions, Fetcher};
-use mcp_web_core::pending::Policy;
+use mcp_web_core::guard::Policy;
 use mcp_web_core::transport::Resolve;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -69,12 +69,20 @@ pub fn always(bytes: Vec<u8>) -> Handler {
 
 /// A 200 text/html page.
 pub fn html(body: &str) -> Handler {
-    always(response(200, &[("content-type", "text/html; charset=utf-8")], body.as_bytes()))
+    always(response(
+        200,
+        &[("content-type", "text/html; charset=utf-8")],
+        body.as_bytes(),
+    ))
 }
 
 /// A redirect.
 pub fn redirect(status: u16, location: &str) -> Vec<Step> {
-    vec![Step::Write(response(status, &[("location", location)], b""))]
+    vec![Step::Write(response(
+        status,
+        &[("location", location)],
+        b"",
+    ))]
 }
 
 /// A scripted HTTP/1.1 server with keep-alive, counting connections and requests.
@@ -96,13 +104,21 @@ impl Server {
         Self::start_inner(ip, handler, Some(cert.acceptor())).await
     }
 
-    async fn start_inner(ip: IpAddr, handler: Handler, tls: Option<tokio_rustls::TlsAcceptor>) -> Server {
+    async fn start_inner(
+        ip: IpAddr,
+        handler: Handler,
+        tls: Option<tokio_rustls::TlsAcceptor>,
+    ) -> Server {
         let listener = TcpListener::bind(SocketAddr::new(ip, 0)).await.unwrap();
         Self::serve(listener, handler, tls)
     }
 
     /// Serves on an already bound listener.
-    pub fn serve(listener: TcpListener, handler: Handler, tls: Option<tokio_rustls::TlsAcceptor>) -> Server {
+    pub fn serve(
+        listener: TcpListener,
+        handler: Handler,
+        tls: Option<tokio_rustls::TlsAcceptor>,
+    ) -> Server {
         let addr = listener.local_addr().unwrap();
         let connections = Arc::new(AtomicUsize::new(0));
         let requests = Arc::new(Mutex::new(Vec::new()));
@@ -151,7 +167,11 @@ impl Server {
     }
 }
 
-async fn converse<S: AsyncRead + AsyncWrite + Unpin>(mut stream: S, handler: Handler, requests: Arc<Mutex<Vec<Req>>>) {
+async fn converse<S: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: S,
+    handler: Handler,
+    requests: Arc<Mutex<Vec<Req>>>,
+) {
     let mut buf = Vec::new();
     loop {
         let head_end = loop {
@@ -212,7 +232,10 @@ impl RawListener {
 
     /// Listens on `ip` at `port` (used to sit on the same port as another server).
     pub async fn start_at(ip: IpAddr, port: u16) -> Option<RawListener> {
-        TcpListener::bind(SocketAddr::new(ip, port)).await.ok().map(Self::on)
+        TcpListener::bind(SocketAddr::new(ip, port))
+            .await
+            .ok()
+            .map(Self::on)
     }
 
     fn on(listener: TcpListener) -> RawListener {
@@ -300,13 +323,18 @@ impl Proxy {
                         let _ = client.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n").await;
                         return;
                     };
-                    #[expect(clippy::disallowed_methods, reason = "the test proxy dials a loopback address")]
+                    #[expect(
+                        clippy::disallowed_methods,
+                        reason = "the test proxy dials a loopback address"
+                    )]
                     let upstream = TcpStream::connect(target).await;
                     let Ok(mut upstream) = upstream else {
                         let _ = client.write_all(b"HTTP/1.1 502 Bad Gateway\r\n\r\n").await;
                         return;
                     };
-                    let _ = client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n").await;
+                    let _ = client
+                        .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                        .await;
                     let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
                 });
             }
