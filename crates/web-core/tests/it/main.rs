@@ -3,3 +3,4 @@
 mod fetch;
 mod floor;
 mod support;
+mod tidy;
