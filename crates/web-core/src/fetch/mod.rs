@@ -28,7 +28,7 @@
 //! Deadlines: `connect-timeout` per connection (in the transport), `headers-timeout`
 //! from sending a request until its response headers, `timeout` per request (headers
 //! and body), `total-timeout` for the whole fetch with its redirects. A deadline that
-//! expires before the headers is a [`Deadline`](crate::error::Deadline) error naming
+//! expires before the headers is a [`Deadline`] error naming
 //! its phase and key; one that expires while reading the body keeps the head and
 //! marks the page [`Truncation::Deadline`], as the byte cap marks it
 //! [`Truncation::ByteCap`].

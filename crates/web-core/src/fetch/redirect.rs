@@ -146,7 +146,14 @@ mod tests {
     #[test]
     fn downgrade_names_both_urls() {
         let here = u("https://a.example/");
-        let err = next_hop(&here, 301, Some("http://a.example/"), &[here.clone()], 10).unwrap_err();
+        let err = next_hop(
+            &here,
+            301,
+            Some("http://a.example/"),
+            std::slice::from_ref(&here),
+            10,
+        )
+        .unwrap_err();
         let Error::BadUrl(bad) = &err else {
             panic!("{err:?}")
         };
@@ -160,7 +167,7 @@ mod tests {
                 &plain,
                 301,
                 Some("https://a.example/"),
-                &[plain.clone()],
+                std::slice::from_ref(&plain),
                 10
             )
             .unwrap(),

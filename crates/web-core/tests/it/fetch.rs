@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::support::*;
 
 fn url(s: &str) -> CheckedUrl {
-    CheckedUrl::parse(s).unwrap()
+    CheckedUrl::parse(s).expect("a valid test URL")
 }
 
 fn site_resolver() -> Arc<StaticResolver> {
@@ -37,23 +37,23 @@ async fn compress(kind: &str, data: &[u8]) -> Vec<u8> {
     match kind {
         "gzip" => {
             let mut e = GzipEncoder::new(&mut out);
-            e.write_all(data).await.unwrap();
-            e.shutdown().await.unwrap();
+            e.write_all(data).await.expect("in-memory compression");
+            e.shutdown().await.expect("in-memory compression");
         }
         "br" => {
             let mut e = BrotliEncoder::new(&mut out);
-            e.write_all(data).await.unwrap();
-            e.shutdown().await.unwrap();
+            e.write_all(data).await.expect("in-memory compression");
+            e.shutdown().await.expect("in-memory compression");
         }
         "deflate" => {
             let mut e = ZlibEncoder::new(&mut out);
-            e.write_all(data).await.unwrap();
-            e.shutdown().await.unwrap();
+            e.write_all(data).await.expect("in-memory compression");
+            e.shutdown().await.expect("in-memory compression");
         }
         "zstd" => {
             let mut e = ZstdEncoder::new(&mut out);
-            e.write_all(data).await.unwrap();
-            e.shutdown().await.unwrap();
+            e.write_all(data).await.expect("in-memory compression");
+            e.shutdown().await.expect("in-memory compression");
         }
         other => panic!("{other}"),
     }
@@ -319,7 +319,7 @@ fn hop_server_handler() -> Handler {
     Arc::new(|req: &Req| {
         let path = req.path.as_str();
         if let Some(n) = path.strip_prefix("/hop/") {
-            let n: usize = n.parse().unwrap();
+            let n: usize = n.parse().expect("hop number");
             return redirect(302, &format!("/hop/{}", n + 1));
         }
         match path {
@@ -329,7 +329,11 @@ fn hop_server_handler() -> Handler {
                 "http://site.test:PORT/loop/a"
                     .replace(
                         "PORT",
-                        req.header("host").unwrap().rsplit(':').next().unwrap(),
+                        req.header("host")
+                            .expect("host header")
+                            .rsplit(':')
+                            .next()
+                            .expect("host header"),
                     )
                     .as_str(),
             ),

@@ -109,7 +109,9 @@ impl Server {
         handler: Handler,
         tls: Option<tokio_rustls::TlsAcceptor>,
     ) -> Server {
-        let listener = TcpListener::bind(SocketAddr::new(ip, 0)).await.unwrap();
+        let listener = TcpListener::bind(SocketAddr::new(ip, 0))
+            .await
+            .expect("test rig");
         Self::serve(listener, handler, tls)
     }
 
@@ -119,7 +121,7 @@ impl Server {
         handler: Handler,
         tls: Option<tokio_rustls::TlsAcceptor>,
     ) -> Server {
-        let addr = listener.local_addr().unwrap();
+        let addr = listener.local_addr().expect("test rig");
         let connections = Arc::new(AtomicUsize::new(0));
         let requests = Arc::new(Mutex::new(Vec::new()));
         let (c, r) = (connections.clone(), requests.clone());
@@ -158,12 +160,12 @@ impl Server {
 
     /// How many requests arrived.
     pub fn hits(&self) -> usize {
-        self.requests.lock().unwrap().len()
+        self.requests.lock().expect("test rig").len()
     }
 
     /// The requests that arrived.
     pub fn requests(&self) -> Vec<Req> {
-        self.requests.lock().unwrap().clone()
+        self.requests.lock().expect("test rig").clone()
     }
 }
 
@@ -197,7 +199,7 @@ async fn converse<S: AsyncRead + AsyncWrite + Unpin>(
             .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
             .collect();
         let req = Req { path, headers };
-        requests.lock().unwrap().push(req.clone());
+        requests.lock().expect("test rig").push(req.clone());
         for step in handler(&req) {
             match step {
                 Step::Write(bytes) => {
@@ -227,7 +229,11 @@ pub struct RawListener {
 impl RawListener {
     /// Listens on `ip`, port 0.
     pub async fn start(ip: IpAddr) -> RawListener {
-        Self::on(TcpListener::bind(SocketAddr::new(ip, 0)).await.unwrap())
+        Self::on(
+            TcpListener::bind(SocketAddr::new(ip, 0))
+                .await
+                .expect("test rig"),
+        )
     }
 
     /// Listens on `ip` at `port` (used to sit on the same port as another server).
@@ -239,7 +245,7 @@ impl RawListener {
     }
 
     fn on(listener: TcpListener) -> RawListener {
-        let addr = listener.local_addr().unwrap();
+        let addr = listener.local_addr().expect("test rig");
         let connections = Arc::new(AtomicUsize::new(0));
         let bytes = Arc::new(AtomicUsize::new(0));
         let (c, b) = (connections.clone(), bytes.clone());
@@ -293,8 +299,8 @@ pub struct Proxy {
 impl Proxy {
     /// Starts the proxy.
     pub async fn start() -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("test rig");
+        let addr = listener.local_addr().expect("test rig");
         let lines = Arc::new(Mutex::new(Vec::new()));
         let connections = Arc::new(AtomicUsize::new(0));
         let (l, c) = (lines.clone(), connections.clone());
@@ -313,7 +319,7 @@ impl Proxy {
                     }
                     let text = String::from_utf8_lossy(&head).into_owned();
                     let line = text.lines().next().unwrap_or_default().to_owned();
-                    l.lock().unwrap().push(line.clone());
+                    l.lock().expect("test rig").push(line.clone());
                     let target: Option<SocketAddr> = line
                         .strip_prefix("CONNECT ")
                         .and_then(|rest| rest.split_whitespace().next())
@@ -348,7 +354,7 @@ impl Proxy {
 
     /// The request lines received.
     pub fn lines(&self) -> Vec<String> {
-        self.lines.lock().unwrap().clone()
+        self.lines.lock().expect("test rig").clone()
     }
 
     /// Connections accepted.
@@ -370,14 +376,14 @@ impl TestCert {
     /// A certificate for these names and addresses.
     pub fn new(names: &[&str]) -> TestCert {
         let names: Vec<String> = names.iter().map(|s| (*s).to_owned()).collect();
-        let certified = rcgen::generate_simple_self_signed(names).unwrap();
+        let certified = rcgen::generate_simple_self_signed(names).expect("test rig");
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let pem_path = std::env::temp_dir().join(format!(
             "mcp-web-test-ca-{}-{}.pem",
             std::process::id(),
             COUNTER.fetch_add(1, Ordering::SeqCst)
         ));
-        std::fs::write(&pem_path, certified.cert.pem()).unwrap();
+        std::fs::write(&pem_path, certified.cert.pem()).expect("test rig");
         TestCert {
             cert_der: certified.cert.der().to_vec(),
             key_der: certified.signing_key.serialize_der(),
@@ -390,13 +396,13 @@ impl TestCert {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
-            .unwrap()
+            .expect("test rig")
             .with_no_client_auth()
             .with_single_cert(
                 vec![CertificateDer::from(self.cert_der.clone())],
                 PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.key_der.clone())),
             )
-            .unwrap();
+            .expect("test rig");
         tokio_rustls::TlsAcceptor::from(Arc::new(config))
     }
 }
@@ -415,7 +421,7 @@ pub fn default_policy() -> Policy {
 /// A policy permitting 127.0.0.2 only (`allow-cidrs: ["127.0.0.2/32"]`).
 pub fn permit_127_0_0_2() -> Policy {
     Policy {
-        allow_cidrs: vec!["127.0.0.2/32".parse().unwrap()],
+        allow_cidrs: vec!["127.0.0.2/32".parse().expect("test rig")],
         ..Policy::default()
     }
 }
@@ -433,5 +439,5 @@ pub fn quick_options() -> FetchOptions {
 
 /// A fetcher over `resolver` with `policy` and `options`.
 pub fn fetcher_with(policy: Policy, resolver: Arc<dyn Resolve>, options: FetchOptions) -> Fetcher {
-    Fetcher::new(options, policy, resolver).unwrap()
+    Fetcher::new(options, policy, resolver).expect("test rig")
 }
