@@ -271,6 +271,19 @@ impl Default for Settings {
     }
 }
 
+impl Settings {
+    /// The address policy of the floor: `allow-private`, `allow-loopback`,
+    /// `allow-hosts` and `allow-cidrs`.
+    pub fn policy(&self) -> Policy {
+        Policy {
+            allow_private: self.allow_private,
+            allow_loopback: self.allow_loopback,
+            allow_hosts: self.allow_hosts.clone(),
+            allow_cidrs: self.allow_cidrs.clone(),
+        }
+    }
+}
+
 /// Reads the Web pack's configuration object into [`Settings`], refusing unknown
 /// keys, values of the wrong type and values a rule refuses.
 pub fn parse_web_config(value: &Value) -> Result<Settings, ConfigError> {
@@ -758,16 +771,6 @@ fn code(key: &str, text: String) -> Result<String, ConfigError> {
 }
 
 impl Settings {
-    /// The guard policy these settings describe.
-    pub fn policy(&self) -> Policy {
-        Policy {
-            allow_private: self.allow_private,
-            allow_loopback: self.allow_loopback,
-            allow_hosts: self.allow_hosts.clone(),
-            allow_cidrs: self.allow_cidrs.clone(),
-        }
-    }
-
     /// The options of a [`Fetcher`](crate::fetch::Fetcher) built from these settings.
     pub fn fetch_options(&self) -> Result<FetchOptions, ConfigError> {
         let proxy = match &self.proxy {
@@ -1125,6 +1128,28 @@ mod tests {
             !format!("{s:?}").contains("sekrit"),
             "Debug shows the API key"
         );
+    }
+
+    #[test]
+    fn policy_carries_the_four_switches() {
+        assert_eq!(Settings::default().policy(), Policy::default());
+        let s = parse(json!({
+            "allow-private": true,
+            "allow-loopback": true,
+            "allow-hosts": ["Wiki.Corp"],
+            "allow-cidrs": ["10.0.0.0/8"],
+        }))
+        .unwrap();
+        let p = s.policy();
+        assert!(p.allow_private && p.allow_loopback);
+        assert_eq!(p.allow_hosts, ["wiki.corp"]);
+        assert_eq!(p.allow_cidrs, ["10.0.0.0/8".parse::<IpNet>().unwrap()]);
+        let ten = "10.1.2.3".parse().unwrap();
+        assert!(Policy::default().decide("10.1.2.3", ten).is_err());
+        let only_cidr = parse(json!({"allow-cidrs": ["10.0.0.0/8"]}))
+            .unwrap()
+            .policy();
+        assert!(only_cidr.decide("10.1.2.3", ten).is_ok());
     }
 
     #[test]
