@@ -20,7 +20,9 @@ use ipnet::IpNet;
 use serde_json::{Map, Value};
 
 use crate::error::ConfigError;
+use crate::fetch::FetchOptions;
 use crate::guard::Policy;
+use crate::transport::ProxyUrl;
 use crate::url::CheckedUrl;
 
 /// What an unknown-key error names as the configuration's owner.
@@ -766,6 +768,26 @@ fn code(key: &str, text: String) -> Result<String, ConfigError> {
         ));
     }
     Ok(text)
+}
+
+impl Settings {
+    /// The options of a [`Fetcher`](crate::fetch::Fetcher) built from these settings.
+    pub fn fetch_options(&self) -> Result<FetchOptions, ConfigError> {
+        let proxy = match &self.proxy {
+            Some(url) => Some(ProxyUrl::parse(url.as_str())?),
+            None => None,
+        };
+        Ok(FetchOptions {
+            max_bytes: usize::try_from(self.max_bytes).unwrap_or(usize::MAX),
+            connect_timeout: self.connect_timeout,
+            headers_timeout: self.headers_timeout,
+            timeout: self.timeout,
+            total_timeout: self.total_timeout,
+            user_agent: self.user_agent.clone(),
+            proxy,
+            ca_file: self.ca_file.clone(),
+        })
+    }
 }
 
 #[cfg(test)]

@@ -1,3 +1,6 @@
 //! Integration tests of mcp-web-core, one binary for the crate.
 
+mod fetch;
+mod floor;
+mod support;
 mod tidy;
