@@ -4,7 +4,7 @@
 //! [`Robots::check`] answers, for one product token and one path, whether the path may
 //! be crawled and which line decided, as a [`Verdict`]. Nothing here touches the
 //! network: the per-origin cache that fetches robots.txt through the floor lives in
-//! `robots::cache`.
+//! [`cache`].
 //!
 //! ```
 //! use mcp_web_core::robots::{product_token, Robots};
@@ -42,6 +42,7 @@
 //! - Only the first [`PARSE_LIMIT`] bytes are parsed (§2.5); a line cut by the limit
 //!   is dropped rather than read half.
 
+pub mod cache;
 mod parse;
 mod pattern;
 
@@ -297,7 +298,8 @@ pub enum Reason {
         /// The status.
         status: u16,
     },
-    /// robots.txt could not be fetched at all: no rules apply.
+    /// robots.txt could not be fetched or read (no connection, a deadline, the floor
+    /// refusing, too many redirects, not text): no rules apply.
     Unreachable {
         /// Why, in words.
         detail: String,
@@ -329,7 +331,7 @@ impl fmt::Display for Reason {
             ),
             Reason::Unreachable { detail } => write!(
                 f,
-                "robots.txt could not be fetched ({detail}), so no rules apply"
+                "robots.txt could not be read ({detail}), so no rules apply"
             ),
         }
     }

@@ -1024,7 +1024,7 @@ fn reasons_read_well() {
             Reason::Unreachable {
                 detail: "connection refused".into(),
             },
-            "allowed: robots.txt could not be fetched (connection refused), so no rules apply",
+            "allowed: robots.txt could not be read (connection refused), so no rules apply",
         ),
     ];
     for (reason, want) in cases {
