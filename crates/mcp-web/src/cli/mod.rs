@@ -8,6 +8,7 @@ pub mod check;
 pub mod fetch;
 pub mod options;
 pub mod output;
+pub mod serve;
 
 /// The subcommands of `mcp-web`.
 #[derive(Debug, clap::Subcommand)]
@@ -18,6 +19,8 @@ pub enum Command {
     /// Fetch one page through the floor and print what web_fetch answers.
     #[command(about = fetch::ABOUT, long_about = fetch::LONG_ABOUT)]
     Fetch(fetch::FetchArgs),
+    /// Serve the Web pack over MCP: stdio by default, Streamable HTTP with --http.
+    Serve(serve::ServeArgs),
 }
 
 /// Runs one subcommand to completion and returns the process exit status.
@@ -25,5 +28,6 @@ pub fn run(command: Command) -> ExitCode {
     match command {
         Command::Check(args) => check::exec(&args),
         Command::Fetch(args) => fetch::exec(&args),
+        Command::Serve(args) => serve::exec(&args),
     }
 }
