@@ -814,6 +814,21 @@ mod tests {
         }
     }
 
+    /// The README's configuration table names every key, and no key that is not one.
+    #[test]
+    fn every_key_is_documented_in_the_readme() {
+        let readme = include_str!("../../../README.md");
+        let rows: Vec<&str> = readme
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `"))
+            .filter_map(|l| l.split_once('`').map(|(key, _)| key))
+            .collect();
+        assert_eq!(rows.len(), VALID_KEYS.len(), "{rows:?}");
+        for key in VALID_KEYS {
+            assert!(rows.contains(key), "README does not document {key}");
+        }
+    }
+
     #[test]
     fn empty_object_gives_the_defaults() {
         let s = parse(json!({})).unwrap();
