@@ -18,7 +18,7 @@
 //! lock, so a slow origin delays only its own callers; the map of origins has another,
 //! held only to find an origin's slot.
 //!
-//! robots.txt goes through the same `fetch::Fetcher` as any page, so the floor applies to
+//! robots.txt goes through the same [`Fetcher`] as any page, so the floor applies to
 //! it and to every redirect it takes, hop by hop.
 
 use std::collections::HashMap;
@@ -30,8 +30,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use url::Position;
 
-use super::{Reason, Robots, Verdict, product_token};
+use super::{PARSE_LIMIT, Reason, Robots, Verdict, product_token};
 use crate::error::Error;
+use crate::fetch::Fetcher;
 use crate::url::{CheckedUrl, Origin};
 
 /// The most redirects a robots.txt fetch follows (RFC 9309 §2.3.1.2 asks for at least
@@ -56,7 +57,7 @@ pub struct Body {
     pub truncated: bool,
 }
 
-/// Where robots.txt comes from: the guarded `fetch::Fetcher` in production.
+/// Where robots.txt comes from: the guarded [`Fetcher`] in production.
 pub trait Source: Send + Sync {
     /// GETs `url` (an origin's `/robots.txt`), following redirects.
     fn get<'a>(
@@ -64,6 +65,23 @@ pub trait Source: Send + Sync {
         url: &'a CheckedUrl,
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<Body, Error>>;
+}
+
+impl Source for Fetcher {
+    fn get<'a>(
+        &'a self,
+        url: &'a CheckedUrl,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<Body, Error>> {
+        Box::pin(async move {
+            let page = self.fetch(url, cancel).await?;
+            Ok(Body {
+                redirects: page.chain.len().saturating_sub(1),
+                truncated: page.truncated.is_some(),
+                text: page.text,
+            })
+        })
+    }
 }
 
 /// The rules of one origin.
@@ -124,6 +142,15 @@ impl std::fmt::Debug for RobotsCache {
 }
 
 impl RobotsCache {
+    /// A cache fetching through `fetcher` (its pool, its floor, its deadlines), for the
+    /// product token of its `user-agent`. robots.txt is read up to [`PARSE_LIMIT`]
+    /// bytes whatever `max-bytes` says, one byte more to tell a complete last line.
+    pub fn new(fetcher: &Fetcher) -> RobotsCache {
+        let user_agent = fetcher.options().user_agent.clone();
+        let fetcher = fetcher.with_max_bytes(PARSE_LIMIT + 1);
+        RobotsCache::with_source(Arc::new(fetcher), &user_agent)
+    }
+
     /// A cache fetching from `source`, for the product token of `user_agent`.
     pub fn with_source(source: Arc<dyn Source>, user_agent: &str) -> RobotsCache {
         RobotsCache {
