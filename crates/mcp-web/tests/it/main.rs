@@ -4,3 +4,4 @@ mod check;
 mod conformance;
 mod fetch;
 mod protocol;
+mod robots;

@@ -28,9 +28,8 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
-use url::Position;
 
-use super::{PARSE_LIMIT, Reason, Robots, Verdict, product_token};
+use super::{PARSE_LIMIT, Reason, Robots, Verdict, path_and_query, product_token};
 use crate::error::Error;
 use crate::fetch::Fetcher;
 use crate::url::{CheckedUrl, Origin};
@@ -243,11 +242,6 @@ impl RobotsCache {
         });
         Ok(rules)
     }
-}
-
-/// A URL's path and query, as robots.txt rules match them.
-fn path_and_query(url: &CheckedUrl) -> &str {
-    &url.url()[Position::BeforePath..Position::AfterQuery]
 }
 
 /// The rules a fetch outcome gives, and whether they are kept for the long period
