@@ -447,7 +447,14 @@ fn agent_is_the_product_token() {
 /// Past its size, the cache drops expired origins (and only those) before adding one.
 #[tokio::test(start_paused = true)]
 async fn expired_origins_are_pruned() {
-    let answers = (0..6).map(|_| http(404)).collect();
+    let answers = vec![
+        http(404),
+        http(404),
+        http(404),
+        http(404),
+        http(404),
+        http(404),
+    ];
     let source = Scripted::new(answers, Duration::ZERO);
     let mut cache = RobotsCache::with_source(source.clone(), "mcp-web")
         .keep_for(Duration::from_secs(10), Duration::from_secs(1));
