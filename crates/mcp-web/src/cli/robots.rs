@@ -70,6 +70,11 @@ pub fn exec(args: &RobotsArgs) -> ExitCode {
         }
     };
     let agent = product_token(&settings.user_agent).to_owned();
+    if !settings.respect_robots {
+        output::problem(
+            "note: respect-robots is false, so web_crawl and web_grep do not consult robots.txt; these verdicts are what it would say",
+        );
+    }
     let mut out = output::stdout();
     let result = match &args.robots_file {
         Some(path) => {

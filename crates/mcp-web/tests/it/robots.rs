@@ -106,6 +106,23 @@ fn offline_one_line_per_url_with_the_deciding_line() {
         "disallowed https://a.example/private/other  robots.txt Disallow: /private (line 3)\n"
     );
     assert_eq!(code, 1);
+
+    // With respect-robots off the verdicts are the same, with a note on stderr.
+    let (code, out, err) = robots(&[
+        "--robots-file",
+        file.path(),
+        "--respect-robots=false",
+        "https://a.example/mine",
+    ]);
+    assert_eq!(
+        out,
+        "disallowed https://a.example/mine  robots.txt Disallow: /mine (line 7)\n"
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "mcp-web: note: respect-robots is false, so web_crawl and web_grep do not consult robots.txt; these verdicts are what it would say\n"
+    );
 }
 
 #[test]
