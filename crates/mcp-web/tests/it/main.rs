@@ -2,3 +2,4 @@
 
 mod check;
 mod fetch;
+mod robots;

@@ -245,6 +245,19 @@ impl Fetcher {
         &self.transport
     }
 
+    /// This fetcher with another cap on decoded body bytes, sharing its pool of
+    /// vetted connections (robots.txt is read to its own limit, not `max-bytes`).
+    pub fn with_max_bytes(&self, max_bytes: usize) -> Fetcher {
+        Fetcher {
+            client: self.client.clone(),
+            transport: self.transport.clone(),
+            options: Arc::new(FetchOptions {
+                max_bytes,
+                ..(*self.options).clone()
+            }),
+        }
+    }
+
     /// Fetches one page with a GET, following redirects hop by hop. Stops at once
     /// with [`Error::Cancelled`] when `cancel` fires.
     pub async fn fetch(&self, url: &CheckedUrl, cancel: &CancellationToken) -> Result<Page, Error> {

@@ -18,7 +18,7 @@
 //! lock, so a slow origin delays only its own callers; the map of origins has another,
 //! held only to find an origin's slot.
 //!
-//! robots.txt goes through the same `fetch::Fetcher` as any page, so the floor applies to
+//! robots.txt goes through the same [`Fetcher`] as any page, so the floor applies to
 //! it and to every redirect it takes, hop by hop.
 
 use std::collections::HashMap;
@@ -28,10 +28,10 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
-use url::Position;
 
-use super::{Reason, Robots, Verdict, product_token};
+use super::{PARSE_LIMIT, Reason, Robots, Verdict, path_and_query, product_token};
 use crate::error::Error;
+use crate::fetch::Fetcher;
 use crate::url::{CheckedUrl, Origin};
 
 /// The most redirects a robots.txt fetch follows (RFC 9309 §2.3.1.2 asks for at least
@@ -45,6 +45,10 @@ pub const FRESH_FOR: Duration = Duration::from_secs(24 * 60 * 60);
 /// again: an outage is not remembered for a day.
 pub const RETRY_AFTER: Duration = Duration::from_secs(5 * 60);
 
+/// How many origins the cache holds before it drops expired ones: a long-running
+/// server crawling many sites does not grow without bound.
+pub const PRUNE_ABOVE: usize = 4096;
+
 /// What fetching robots.txt produced, when it produced a body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Body {
@@ -56,7 +60,7 @@ pub struct Body {
     pub truncated: bool,
 }
 
-/// Where robots.txt comes from: the guarded `fetch::Fetcher` in production.
+/// Where robots.txt comes from: the guarded [`Fetcher`] in production.
 pub trait Source: Send + Sync {
     /// GETs `url` (an origin's `/robots.txt`), following redirects.
     fn get<'a>(
@@ -64,6 +68,23 @@ pub trait Source: Send + Sync {
         url: &'a CheckedUrl,
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<Body, Error>>;
+}
+
+impl Source for Fetcher {
+    fn get<'a>(
+        &'a self,
+        url: &'a CheckedUrl,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<Body, Error>> {
+        Box::pin(async move {
+            let page = self.fetch(url, cancel).await?;
+            Ok(Body {
+                redirects: page.chain.len().saturating_sub(1),
+                truncated: page.truncated.is_some(),
+                text: page.text,
+            })
+        })
+    }
 }
 
 /// The rules of one origin.
@@ -109,6 +130,8 @@ pub struct RobotsCache {
     source: Arc<dyn Source>,
     agent: String,
     slots: Mutex<HashMap<Origin, Slot>>,
+    /// Above this many origins, expired ones are dropped before another is added.
+    prune_above: usize,
     fresh_for: Duration,
     retry_after: Duration,
 }
@@ -124,12 +147,22 @@ impl std::fmt::Debug for RobotsCache {
 }
 
 impl RobotsCache {
+    /// A cache fetching through `fetcher` (its pool, its floor, its deadlines), for the
+    /// product token of its `user-agent`. robots.txt is read up to [`PARSE_LIMIT`]
+    /// bytes whatever `max-bytes` says, one byte more to tell a complete last line.
+    pub fn new(fetcher: &Fetcher) -> RobotsCache {
+        let user_agent = fetcher.options().user_agent.clone();
+        let fetcher = fetcher.with_max_bytes(PARSE_LIMIT + 1);
+        RobotsCache::with_source(Arc::new(fetcher), &user_agent)
+    }
+
     /// A cache fetching from `source`, for the product token of `user_agent`.
     pub fn with_source(source: Arc<dyn Source>, user_agent: &str) -> RobotsCache {
         RobotsCache {
             source,
             agent: product_token(user_agent).to_owned(),
             slots: Mutex::new(HashMap::new()),
+            prune_above: PRUNE_ABOVE,
             fresh_for: FRESH_FOR,
             retry_after: RETRY_AFTER,
         }
@@ -185,7 +218,11 @@ impl RobotsCache {
     ) -> Result<Arc<Rules>, Error> {
         let slot = {
             let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-            Arc::clone(slots.entry(url.origin()).or_default())
+            let origin = url.origin();
+            if slots.len() >= self.prune_above && !slots.contains_key(&origin) {
+                prune(&mut slots);
+            }
+            Arc::clone(slots.entry(origin).or_default())
         };
         let mut entry = tokio::select! {
             biased;
@@ -218,9 +255,14 @@ impl RobotsCache {
     }
 }
 
-/// A URL's path and query, as robots.txt rules match them.
-fn path_and_query(url: &CheckedUrl) -> &str {
-    &url.url()[Position::BeforePath..Position::AfterQuery]
+/// Drops the origins whose rules have expired or were never fetched, keeping those
+/// being fetched right now (their lock is held).
+fn prune(slots: &mut HashMap<Origin, Slot>) {
+    let now = Instant::now();
+    slots.retain(|_, slot| match slot.try_lock() {
+        Ok(entry) => entry.as_ref().is_some_and(|e| e.expires > now),
+        Err(_) => true,
+    });
 }
 
 /// The rules a fetch outcome gives, and whether they are kept for the long period

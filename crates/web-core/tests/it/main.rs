@@ -2,5 +2,6 @@
 
 mod fetch;
 mod floor;
+mod robots_cache;
 mod support;
 mod tidy;
