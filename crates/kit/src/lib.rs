@@ -1,2 +1,27 @@
 //! An MCP server framework: toolkit packs, the Request object, both protocol eras
 //! over stdio and Streamable HTTP. It knows nothing of the web.
+//!
+//! A pack implements [`Toolkit`] (and [`FromConfig`] to be built by name); a
+//! [`Server`] plugs packs in and serves them with [`Server::serve_stdio`] or
+//! [`HttpListener::serve`]. Each tool call reaches its pack as a [`Request`], which
+//! the pack answers exactly once. The MCP SDK underneath is an implementation detail:
+//! no type of it appears in this crate's API.
+//!
+//! ```compile_fail
+//! // Answering consumes the request, so a second answer does not compile.
+//! fn twice(request: mcp_kit::Request) {
+//!     request.text("one");
+//!     request.text("two");
+//! }
+//! ```
+
+pub mod http;
+pub mod request;
+pub mod server;
+pub mod stdio;
+pub mod toolkit;
+
+pub use http::{AuthToken, HttpError, HttpListener, HttpOptions, check_bind};
+pub use request::{Peer, Request};
+pub use server::{Server, ServerConfigError};
+pub use toolkit::{Annotations, CallFuture, FromConfig, Registry, ToolSpec, Toolkit};

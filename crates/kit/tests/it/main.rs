@@ -1,1 +1,11 @@
-//! Integration tests of mcp-kit, one binary for the crate.
+//! Integration tests of mcp-kit, one binary for the crate: a test toolkit served over
+//! in-memory stdio and over HTTP on loopback, spoken to as real clients do.
+
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers fail the test by panicking"
+)]
+
+mod harness;
+mod http;
+mod stdio;

@@ -1,1 +1,4 @@
 //! Integration tests of the mcp-web binary and its Web pack, one binary for the crate.
+
+mod check;
+mod fetch;

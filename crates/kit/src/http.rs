@@ -1,0 +1,342 @@
+//! The Streamable HTTP transport at `/mcp`: loopback by default, `Host` and `Origin`
+//! validated (403 for foreign ones), and a bearer token required — and then demanded
+//! on every request (401 without it) — before anything but loopback may be bound.
+
+use std::convert::Infallible;
+use std::fmt;
+use std::io;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tower_service::Service as _;
+
+use crate::server::Server;
+
+/// The endpoint path.
+pub const ENDPOINT: &str = "/mcp";
+
+/// The host names a loopback server answers to.
+const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// A bearer token clients must present. Its `Debug` never shows the secret.
+#[derive(Clone, PartialEq, Eq)]
+pub struct AuthToken(String);
+
+impl fmt::Debug for AuthToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AuthToken(<redacted>)")
+    }
+}
+
+impl AuthToken {
+    /// A token from its text; surrounding whitespace is trimmed, and an empty token is
+    /// refused.
+    pub fn new(token: &str) -> Result<Self, HttpError> {
+        let token = token.trim();
+        if token.is_empty() {
+            return Err(HttpError::new(
+                "the bearer token is empty; set a non-empty token",
+            ));
+        }
+        Ok(Self(token.to_owned()))
+    }
+
+    /// The token held by the environment variable `var`.
+    pub fn from_env(var: &str) -> Result<Self, HttpError> {
+        match std::env::var(var) {
+            Ok(value) => Self::new(&value).map_err(|_| {
+                HttpError::new(format!(
+                    "the environment variable {var} (--auth-token-env) is empty"
+                ))
+            }),
+            Err(_) => Err(HttpError::new(format!(
+                "the environment variable {var} (--auth-token-env) is not set"
+            ))),
+        }
+    }
+
+    /// The token held by the file at `path` (its whole content, trimmed).
+    pub fn from_file(path: &Path) -> Result<Self, HttpError> {
+        match std::fs::read_to_string(path) {
+            Ok(value) => Self::new(&value).map_err(|_| {
+                HttpError::new(format!(
+                    "the token file {} (--auth-token-file) is empty",
+                    path.display()
+                ))
+            }),
+            Err(error) => Err(HttpError::new(format!(
+                "cannot read the token file {} (--auth-token-file): {error}",
+                path.display()
+            ))),
+        }
+    }
+
+    /// Whether an `Authorization` header value presents this token, compared in
+    /// constant time.
+    fn accepts(&self, header: Option<&[u8]>) -> bool {
+        let Some(header) = header else {
+            return false;
+        };
+        let Some(presented) = header
+            .strip_prefix(b"Bearer ")
+            .or_else(|| header.strip_prefix(b"bearer "))
+        else {
+            return false;
+        };
+        let expected = self.0.as_bytes();
+        if presented.len() != expected.len() {
+            return false;
+        }
+        presented
+            .iter()
+            .zip(expected)
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+    }
+}
+
+/// How the HTTP transport is exposed.
+#[derive(Debug, Clone, Default)]
+pub struct HttpOptions {
+    /// The bearer token every request must present. Required to bind anything but a
+    /// loopback address.
+    pub auth_token: Option<AuthToken>,
+    /// Host names (or `host:port`) accepted in `Host` besides the loopback names and
+    /// the bound address.
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins (`scheme://host:port`) accepted in `Origin` besides the
+    /// server's own loopback origins.
+    pub allowed_origins: Vec<String>,
+}
+
+/// The HTTP transport cannot start: the message says why and what would change it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpError {
+    message: String,
+}
+
+impl HttpError {
+    fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for HttpError {}
+
+/// Decides whether `addr` may be bound: loopback always; anything else only with a
+/// bearer token configured.
+pub fn check_bind(addr: SocketAddr, options: &HttpOptions) -> Result<(), HttpError> {
+    if addr.ip().is_loopback() || options.auth_token.is_some() {
+        return Ok(());
+    }
+    Err(HttpError::new(format!(
+        "refusing to listen on {addr}: it is not a loopback address, so anyone who can reach \
+         it could call the tools. Configure a bearer token with --auth-token-env VAR or \
+         --auth-token-file FILE, or bind 127.0.0.1"
+    )))
+}
+
+/// A bound, not yet serving, HTTP transport.
+#[derive(Debug)]
+pub struct HttpListener {
+    listener: TcpListener,
+    options: HttpOptions,
+}
+
+impl HttpListener {
+    /// Binds `addr` after [`check_bind`] allowed it.
+    pub async fn bind(addr: SocketAddr, options: HttpOptions) -> Result<Self, io::Error> {
+        check_bind(addr, &options)
+            .map_err(|e| io::Error::new(io::ErrorKind::PermissionDenied, e))?;
+        let listener = TcpListener::bind(addr).await?;
+        Ok(Self { listener, options })
+    }
+
+    /// The address actually bound (its port when port 0 was asked for).
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Serves `server` at [`ENDPOINT`] until `shutdown` is cancelled.
+    pub async fn serve(self, server: Server, shutdown: CancellationToken) -> io::Result<()> {
+        let local = self.listener.local_addr()?;
+        let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect();
+        if !local.ip().is_unspecified() && !local.ip().is_loopback() {
+            hosts.push(local.ip().to_string());
+        }
+        hosts.extend(self.options.allowed_hosts.iter().cloned());
+        let mut origins: Vec<String> = Vec::new();
+        for host in LOOPBACK_HOSTS {
+            let host = if host.contains(':') {
+                format!("[{host}]")
+            } else {
+                host.to_owned()
+            };
+            for scheme in ["http", "https"] {
+                origins.push(format!("{scheme}://{host}:{}", local.port()));
+            }
+        }
+        origins.extend(self.options.allowed_origins.iter().cloned());
+
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(hosts)
+            .with_allowed_origins(origins)
+            .enforce_origin_validation()
+            .with_cancellation_token(shutdown.child_token());
+        let handler = server.handler("http");
+        let service = StreamableHttpService::new(
+            move || Ok(handler.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        let token = self.options.auth_token.clone().map(Arc::new);
+
+        loop {
+            let (stream, peer) = tokio::select! {
+                accepted = self.listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(error) => {
+                        tracing::warn!(%error, "accept failed");
+                        continue;
+                    }
+                },
+                () = shutdown.cancelled() => return Ok(()),
+            };
+            let service = service.clone();
+            let token = token.clone();
+            let connection_shutdown = shutdown.clone();
+            tokio::spawn(async move {
+                let handle = hyper::service::service_fn(move |request: http::Request<Incoming>| {
+                    let mut service = service.clone();
+                    let token = token.clone();
+                    async move {
+                        if request.uri().path() != ENDPOINT {
+                            return Ok::<_, Infallible>(plain(
+                                http::StatusCode::NOT_FOUND,
+                                format!("not found; the MCP endpoint is {ENDPOINT}"),
+                            ));
+                        }
+                        if let Some(token) = &token {
+                            let header = request
+                                .headers()
+                                .get(http::header::AUTHORIZATION)
+                                .map(http::HeaderValue::as_bytes);
+                            if !token.accepts(header) {
+                                let mut response = plain(
+                                    http::StatusCode::UNAUTHORIZED,
+                                    "missing or wrong bearer token".to_owned(),
+                                );
+                                response.headers_mut().insert(
+                                    http::header::WWW_AUTHENTICATE,
+                                    http::HeaderValue::from_static("Bearer"),
+                                );
+                                return Ok(response);
+                            }
+                        }
+                        service.call(request).await
+                    }
+                });
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), handle);
+                tokio::pin!(connection);
+                tokio::select! {
+                    result = connection.as_mut() => {
+                        if let Err(error) = result {
+                            tracing::debug!(%error, %peer, "connection ended with an error");
+                        }
+                    }
+                    () = connection_shutdown.cancelled() => {
+                        connection.as_mut().graceful_shutdown();
+                        let _ = connection.await;
+                    }
+                }
+            });
+        }
+    }
+}
+
+/// A plain-text response.
+fn plain(status: http::StatusCode, message: String) -> http::Response<BoxBody<Bytes, Infallible>> {
+    let mut response = http::Response::new(Full::new(Bytes::from(message)).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_token() -> HttpOptions {
+        HttpOptions {
+            auth_token: Some(AuthToken::new("s3cret").unwrap()),
+            ..HttpOptions::default()
+        }
+    }
+
+    #[test]
+    fn loopback_binds_without_a_token() {
+        assert!(check_bind("127.0.0.1:0".parse().unwrap(), &HttpOptions::default()).is_ok());
+        assert!(check_bind("[::1]:0".parse().unwrap(), &HttpOptions::default()).is_ok());
+    }
+
+    #[test]
+    fn non_loopback_binds_are_refused_without_a_token() {
+        for addr in [
+            "0.0.0.0:8787",
+            "[::]:8787",
+            "192.168.1.10:8787",
+            "10.0.0.1:80",
+        ] {
+            let error = check_bind(addr.parse().unwrap(), &HttpOptions::default()).unwrap_err();
+            let message = error.to_string();
+            assert!(message.contains("--auth-token-env"), "{message}");
+            assert!(message.contains("--auth-token-file"), "{message}");
+        }
+    }
+
+    #[test]
+    fn non_loopback_binds_are_allowed_with_a_token() {
+        assert!(check_bind("0.0.0.0:8787".parse().unwrap(), &with_token()).is_ok());
+    }
+
+    #[test]
+    fn the_token_must_match_exactly() {
+        let token = AuthToken::new("s3cret").unwrap();
+        assert!(token.accepts(Some(b"Bearer s3cret")));
+        assert!(!token.accepts(Some(b"Bearer s3cre")));
+        assert!(!token.accepts(Some(b"Bearer s3cretx")));
+        assert!(!token.accepts(Some(b"Basic s3cret")));
+        assert!(!token.accepts(Some(b"s3cret")));
+        assert!(!token.accepts(None));
+    }
+
+    #[test]
+    fn an_empty_token_is_refused() {
+        assert!(AuthToken::new("  \n").is_err());
+        assert_eq!(
+            format!("{:?}", AuthToken::new("x").unwrap()),
+            "AuthToken(<redacted>)"
+        );
+    }
+}

@@ -1,0 +1,235 @@
+//! A test toolkit (an echo, a slow tool that reports progress and honours
+//! cancellation, a tool that forgets to answer, a tool that answers from a spawned
+//! task) and a line-oriented client over in-memory pipes.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use mcp_kit::{Annotations, CallFuture, FromConfig, Request, Server, ToolSpec, Toolkit};
+use serde_json::{Value, json};
+use tokio::io::{
+    AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
+};
+use tokio::task::JoinHandle;
+
+/// The test pack.
+#[derive(Default)]
+pub struct TestKit {
+    /// How many slow calls saw their cancellation.
+    pub cancelled: Arc<AtomicUsize>,
+}
+
+fn schema(properties: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
+}
+
+impl Toolkit for TestKit {
+    fn name(&self) -> &str {
+        "Test"
+    }
+
+    fn tools(&self) -> Vec<ToolSpec> {
+        let read_only = Annotations {
+            read_only: Some(true),
+            idempotent: Some(true),
+            ..Annotations::default()
+        };
+        vec![
+            ToolSpec {
+                name: "echo".into(),
+                description: "Echoes its text.".into(),
+                input_schema: schema(json!({"text": {"type": "string"}}), &["text"]),
+                annotations: read_only,
+            },
+            ToolSpec {
+                name: "slow".into(),
+                description: "Counts to n, one step per 100 ms, reporting progress.".into(),
+                input_schema: schema(json!({"n": {"type": "integer", "default": 3}}), &[]),
+                annotations: read_only,
+            },
+            ToolSpec {
+                name: "forgetful".into(),
+                description: "Returns without answering.".into(),
+                input_schema: schema(json!({}), &[]),
+                annotations: Annotations::default(),
+            },
+            ToolSpec {
+                name: "later".into(),
+                description: "Answers from a spawned task.".into(),
+                input_schema: schema(json!({}), &[]),
+                annotations: Annotations::default(),
+            },
+            ToolSpec {
+                name: "fail".into(),
+                description: "Always fails as a tool error.".into(),
+                input_schema: schema(json!({}), &[]),
+                annotations: Annotations::default(),
+            },
+        ]
+    }
+
+    fn call(&self, request: Request) -> CallFuture {
+        let cancelled = Arc::clone(&self.cancelled);
+        Box::pin(async move {
+            match request.tool.as_str() {
+                "echo" => {
+                    let text = request
+                        .args
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned();
+                    request.text(text);
+                }
+                "slow" => {
+                    let n = request.args.get("n").and_then(Value::as_u64).unwrap_or(3);
+                    let token = request.cancellation_token();
+                    request.on_cancel(move |_| {
+                        cancelled.fetch_add(1, Ordering::SeqCst);
+                    });
+                    for step in 1..=n {
+                        tokio::select! {
+                            () = tokio::time::sleep(Duration::from_millis(100)) => {}
+                            () = token.cancelled() => return,
+                        }
+                        let message = format!("step {step}/{n}");
+                        request.progress(step as f64, Some(n as f64), Some(&message));
+                    }
+                    let mut data = serde_json::Map::new();
+                    data.insert("counted".into(), json!(n));
+                    request.result(data);
+                }
+                "forgetful" => drop(request),
+                "later" => {
+                    tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        request.text("answered later");
+                    });
+                }
+                _ => request.error("this tool always fails"),
+            }
+        })
+    }
+}
+
+impl FromConfig for TestKit {
+    const NAME: &'static str = "Test";
+
+    fn from_config(config: &Value) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        match config.as_object() {
+            Some(object) if object.is_empty() => Ok(TestKit::default()),
+            Some(object) => Err(format!(
+                "unknown config key(s): {}. Valid keys: (none)",
+                object.keys().cloned().collect::<Vec<_>>().join(", ")
+            )
+            .into()),
+            None => Err("the config must be an object".into()),
+        }
+    }
+}
+
+/// The test server.
+pub fn server(kit: TestKit) -> Server {
+    Server::new("kit-test", "1.2.3")
+        .instructions("Test tools.")
+        .plug(kit)
+}
+
+/// A client speaking newline-delimited JSON-RPC to an in-process server.
+pub struct Client {
+    write: WriteHalf<DuplexStream>,
+    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
+    /// The serving task; it ends when the client closes its output.
+    pub served: JoinHandle<std::io::Result<()>>,
+}
+
+impl Client {
+    /// Starts `server` on in-memory pipes.
+    pub fn start(server: Server) -> Self {
+        let (client_end, server_end) = tokio::io::duplex(1 << 16);
+        let (server_read, server_write) = tokio::io::split(server_end);
+        let served = tokio::spawn(server.serve_io(server_read, server_write));
+        let (read, write) = tokio::io::split(client_end);
+        Self {
+            write,
+            lines: BufReader::new(read).lines(),
+            served,
+        }
+    }
+
+    /// Sends one raw line.
+    pub async fn send_raw(&mut self, line: &str) {
+        self.write.write_all(line.as_bytes()).await.unwrap();
+        self.write.write_all(b"\n").await.unwrap();
+    }
+
+    /// Sends one message.
+    pub async fn send(&mut self, message: Value) {
+        self.send_raw(&message.to_string()).await;
+    }
+
+    /// The next message from the server, within five seconds.
+    pub async fn recv(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(5), self.lines.next_line())
+            .await
+            .expect("the server answered within 5 s")
+            .unwrap()
+            .expect("the server's output is open");
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("server wrote non-JSON {line:?}: {e}"))
+    }
+
+    /// Whether the server stays silent for `millis`.
+    pub async fn silent_for(&mut self, millis: u64) -> Option<Value> {
+        match tokio::time::timeout(Duration::from_millis(millis), self.lines.next_line()).await {
+            Err(_) => None,
+            Ok(line) => Some(
+                serde_json::from_str(&line.unwrap().unwrap_or_default()).unwrap_or(Value::Null),
+            ),
+        }
+    }
+
+    /// Closes the client's output: the server's end of input.
+    pub async fn close(mut self) -> std::io::Result<()> {
+        self.write.shutdown().await.unwrap();
+        drop(self.write);
+        tokio::time::timeout(Duration::from_secs(10), self.served)
+            .await
+            .expect("the server exits after end of input")
+            .unwrap()
+    }
+
+    /// Performs the legacy handshake at `version`.
+    pub async fn initialize(&mut self, version: &str) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}}))
+            .await;
+        let answer = self.recv().await;
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        answer
+    }
+}
+
+/// The 2026-07-28 per-request envelope, plus `extra` keys.
+pub fn envelope(extra: Value) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "it", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    if let (Some(meta), Some(extra)) = (meta.as_object_mut(), extra.as_object()) {
+        meta.extend(extra.clone());
+    }
+    meta
+}
+
+/// A `tools/call` message; `meta` is its `_meta` (or none).
+pub fn call(id: i64, tool: &str, arguments: Value, meta: Option<Value>) -> Value {
+    let mut params = json!({"name": tool, "arguments": arguments});
+    if let Some(meta) = meta {
+        params["_meta"] = meta;
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+}

@@ -1,0 +1,121 @@
+//! `mcp-web fetch URL`: fetches one page through the floor and prints exactly what
+//! the `web_fetch` tool answers — the same [`Fetcher`] and the same [`render`].
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use mcp_web_core::config::Settings;
+use mcp_web_core::error::{ConfigError, Error};
+use mcp_web_core::fetch::{Fetcher, render};
+use mcp_web_core::transport::{Resolve, SystemResolver};
+use mcp_web_core::url::CheckedUrl;
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::options::ConfigArgs;
+use crate::cli::output;
+
+/// The one-line help.
+pub const ABOUT: &str = "Fetch one page through the floor and print exactly what web_fetch answers";
+
+/// The long help.
+pub const LONG_ABOUT: &str = "\
+Fetch one page through the floor and print exactly what web_fetch answers: a '# Title'
+line, 'Retrieved from <final url>' when a redirect moved the page, then the text. A page
+cut short by max-bytes, max-chars or a deadline ends with a '[truncated: …]' line.
+
+Every hop is checked as web_fetch checks it: the URL's shape, then the address of the
+socket actually connected, before a byte is written to it. The environment's proxy
+variables are never read; only the proxy key is used.
+
+Exit status: 0 with the page on stdout; 1 when the fetch is refused or fails (the
+teaching message on stderr); 2 on a usage or configuration error.";
+
+/// Arguments of `mcp-web fetch`.
+#[derive(Debug, clap::Args)]
+pub struct FetchArgs {
+    /// The http or https URL to fetch.
+    #[arg(value_name = "URL")]
+    pub url: String,
+
+    /// The configuration of the floor and the fetch.
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// Runs `mcp-web fetch` with the system resolver, writing the answer to stdout.
+pub fn exec(args: &FetchArgs) -> ExitCode {
+    let settings = match args.config.settings() {
+        Ok(settings) => settings,
+        Err(e) => {
+            output::problem(e);
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            output::problem(format!("cannot start the async runtime: {e}"));
+            return ExitCode::from(2);
+        }
+    };
+    let cancel = CancellationToken::new();
+    let answer = runtime.block_on(async {
+        let on_interrupt = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_interrupt.cancel();
+            }
+        });
+        fetch(&args.url, &settings, Arc::new(SystemResolver), &cancel).await
+    });
+    match answer {
+        Ok(text) => {
+            let mut out = output::stdout();
+            match writeln!(out, "{text}").and_then(|()| out.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(1),
+                Err(e) => {
+                    output::problem(format!("cannot write the page: {e}"));
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Err(Failure::Config(e)) => {
+            output::problem(e);
+            ExitCode::from(2)
+        }
+        Err(Failure::Fetch(e)) => {
+            output::problem(e);
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Why `fetch` produced no page.
+#[derive(Debug)]
+pub enum Failure {
+    /// The configuration cannot build a fetcher (an unreadable `ca-file`, a bad `proxy`).
+    Config(ConfigError),
+    /// The fetch was refused or failed.
+    Fetch(Error),
+}
+
+/// Fetches `raw` with a fetcher built from `settings` and renders the page as
+/// `web_fetch` answers it, `max-chars` applied.
+pub async fn fetch(
+    raw: &str,
+    settings: &Settings,
+    resolver: Arc<dyn Resolve>,
+    cancel: &CancellationToken,
+) -> Result<String, Failure> {
+    let url = CheckedUrl::parse(raw).map_err(|e| Failure::Fetch(e.into()))?;
+    let options = settings.fetch_options().map_err(Failure::Config)?;
+    let fetcher = Fetcher::new(options, settings.policy(), resolver).map_err(Failure::Config)?;
+    let page = fetcher.fetch(&url, cancel).await.map_err(Failure::Fetch)?;
+    let max_chars = usize::try_from(settings.max_chars).unwrap_or(usize::MAX);
+    Ok(render(&page, max_chars))
+}

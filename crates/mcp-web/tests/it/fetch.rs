@@ -1,0 +1,217 @@
+//! `mcp-web fetch`: the real binary against a server this test starts on loopback
+//! (port 0), permitted explicitly; and the same refused by default.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener};
+use std::process::{Command, Output};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// A loopback HTTP server answering each request with `answer(path)`; counts
+/// connections and bytes received.
+struct Server {
+    addr: SocketAddr,
+    connections: Arc<AtomicUsize>,
+    bytes: Arc<AtomicUsize>,
+}
+
+impl Server {
+    fn start(answer: fn(&str) -> Vec<u8>) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let addr = listener.local_addr().expect("local address");
+        let connections = Arc::new(AtomicUsize::new(0));
+        let bytes = Arc::new(AtomicUsize::new(0));
+        let (c, b) = (connections.clone(), bytes.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                c.fetch_add(1, Ordering::SeqCst);
+                let b = b.clone();
+                std::thread::spawn(move || {
+                    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                    let mut head = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    loop {
+                        match stream.read(&mut buf) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => {
+                                b.fetch_add(n, Ordering::SeqCst);
+                                head.extend_from_slice(&buf[..n]);
+                            }
+                        }
+                        if let Some(end) = head.windows(4).position(|w| w == b"\r\n\r\n") {
+                            let text = String::from_utf8_lossy(&head[..end]).into_owned();
+                            head.drain(..end + 4);
+                            let path = text.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                            if stream.write_all(&answer(&path)).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        Server {
+            addr,
+            connections,
+            bytes,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+}
+
+fn response(status: u16, headers: &str, body: &str) -> Vec<u8> {
+    format!(
+        "HTTP/1.1 {status} X\r\ncontent-length: {}\r\n{headers}\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn site(path: &str) -> Vec<u8> {
+    match path {
+        "/old" => response(301, "location: /new\r\n", ""),
+        "/long" => {
+            let body: String = (0..400).map(|i| format!("line number {i}\n")).collect();
+            response(200, "content-type: text/plain\r\n", &body)
+        }
+        "/missing" => response(
+            404,
+            "content-type: text/html\r\n",
+            "<title>No such page</title>",
+        ),
+        _ => response(
+            200,
+            "content-type: text/html; charset=utf-8\r\n",
+            "<html><head><title>Grammars</title></head><body><nav>menu</nav><h1>Grammars</h1><p>Grammars are a powerful tool.</p><script>x()</script></body></html>",
+        ),
+    }
+}
+
+/// Runs `mcp-web fetch ARGS…` with the proxy variables pointed at `proxy_env`.
+fn run(args: &[&str], proxy_env: Option<&str>) -> (i32, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-web"));
+    command.arg("fetch").args(args);
+    for var in [
+        "HTTP_PROXY",
+        "http_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+    ] {
+        match proxy_env {
+            Some(value) => command.env(var, value),
+            None => command.env_remove(var),
+        };
+    }
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = command.output().expect("the mcp-web binary runs");
+    (
+        status.code().expect("an exit code"),
+        String::from_utf8(stdout).expect("utf-8 stdout"),
+        String::from_utf8(stderr).expect("utf-8 stderr"),
+    )
+}
+
+#[test]
+fn prints_what_web_fetch_answers() {
+    let server = Server::start(site);
+    let (code, out, err) = run(&[&server.url("/"), "--allow-loopback"], None);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(
+        out,
+        "# Grammars\n\nGrammars\nGrammars are a powerful tool.\n"
+    );
+}
+
+#[test]
+fn a_redirect_says_where_the_page_came_from() {
+    let server = Server::start(site);
+    let (code, out, _) = run(
+        &[&server.url("/old"), "--allow-cidrs", "127.0.0.1/32"],
+        None,
+    );
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with(&format!(
+            "# Grammars\nRetrieved from {}\n\n",
+            server.url("/new")
+        )),
+        "{out}"
+    );
+}
+
+#[test]
+fn refused_by_default_with_the_teaching_message() {
+    let server = Server::start(site);
+    let (code, out, err) = run(&[&server.url("/")], None);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(
+        err.contains("loopback address") && err.contains("\"allow-loopback\": true"),
+        "{err}"
+    );
+    assert_eq!(server.connections.load(Ordering::SeqCst), 0);
+    let (code, _, err) = run(&["file:///etc/passwd"], None);
+    assert_eq!(code, 1);
+    assert!(err.contains("the scheme 'file' is not fetched"), "{err}");
+}
+
+#[test]
+fn http_errors_and_caps() {
+    let server = Server::start(site);
+    let (code, _, err) = run(&[&server.url("/missing"), "--allow-loopback"], None);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("answered HTTP 404 Not Found: \"No such page\""),
+        "{err}"
+    );
+    let (code, out, _) = run(
+        &[
+            &server.url("/long"),
+            "--allow-loopback",
+            "--max-chars",
+            "1000",
+        ],
+        None,
+    );
+    assert_eq!(code, 0);
+    let last = out.trim_end().lines().last().expect("a last line");
+    assert!(
+        last.starts_with("[truncated: kept the first ") && last.contains("raise max-chars"),
+        "{last}"
+    );
+}
+
+#[test]
+fn configuration_errors_exit_2() {
+    let (code, _, err) = run(&["http://example.com/", "--max-bytes", "10"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("max-bytes"), "{err}");
+    let (code, _, err) = run(
+        &["http://example.com/", "--ca-file", "/nonexistent/ca.pem"],
+        None,
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("ca-file"), "{err}");
+}
+
+#[test]
+fn the_environment_proxy_variables_are_never_read() {
+    // Every proxy variable names a listener that would see any request routed to it.
+    let trap = Server::start(|_| response(200, "content-type: text/plain\r\n", "trapped"));
+    let server = Server::start(site);
+    let proxy = format!("http://{}", trap.addr);
+    let (code, out, err) = run(&[&server.url("/"), "--allow-loopback"], Some(&proxy));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("# Grammars"), "{out}");
+    assert_eq!(trap.connections.load(Ordering::SeqCst), 0);
+    assert_eq!(trap.bytes.load(Ordering::SeqCst), 0);
+}

@@ -1,1 +1,0 @@
-//! One guarded GET: redirects hop by hop, deadlines, byte caps, decoding and charset.

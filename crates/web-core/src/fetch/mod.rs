@@ -1,0 +1,717 @@
+//! One guarded GET: redirects hop by hop, deadlines, byte caps, decoding and charset.
+//!
+//! [`Fetcher`] is the library entry point the tools and the crawler call:
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), mcp_web_core::Error> {
+//! use std::sync::Arc;
+//! use mcp_web_core::fetch::{FetchOptions, Fetcher, render};
+//! use mcp_web_core::guard::Policy;
+//! use mcp_web_core::url::CheckedUrl;
+//! use mcp_web_core::transport::SystemResolver;
+//! use tokio_util::sync::CancellationToken;
+//!
+//! let fetcher = Fetcher::new(FetchOptions::default(), Policy::default(), Arc::new(SystemResolver))
+//!     .expect("no ca-file to read");
+//! let url = CheckedUrl::parse("https://example.com/")?;
+//! let page = fetcher.fetch(&url, &CancellationToken::new()).await?;
+//! let answer = render(&page, 40_000); // exactly what web_fetch answers
+//! # Ok(()) }
+//! ```
+//!
+//! A fetch is a loop of single requests. Each request goes through the guarded
+//! [`Transport`] (a new connection is checked before any byte is written to it; a
+//! pooled one was checked when it was opened). A redirect is not followed by the
+//! HTTP client but decided by the pure [`next_hop`] function, and the next hop is a
+//! fresh request, re-checked for shape and peer exactly as a first request.
+//!
+//! Deadlines: `connect-timeout` per connection (in the transport), `headers-timeout`
+//! from sending a request until its response headers, `timeout` per request (headers
+//! and body), `total-timeout` for the whole fetch with its redirects. A deadline that
+//! expires before the headers is a [`Deadline`] error naming
+//! its phase and key; one that expires while reading the body keeps the head and
+//! marks the page [`Truncation::Deadline`], as the byte cap marks it
+//! [`Truncation::ByteCap`].
+//!
+//! Bodies are decoded as a stream (gzip, deflate, br, zstd) and `max-bytes` caps the
+//! decoded bytes, so a compression bomb stops at the cap. Text is decoded to UTF-8
+//! as a browser would choose the encoding (see [`charset`]).
+
+pub mod charset;
+mod redirect;
+mod text;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::TryStreamExt;
+use http::header;
+use http_body_util::{BodyExt, Empty};
+use hyper::body::Incoming;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt};
+use tokio::time::{Instant, timeout_at};
+use tokio_util::io::StreamReader;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{
+    BadUrl, BadUrlReason, ConfigError, Content, Deadline, Error, Http, Phase,
+    Transport as TransportError, TransportFailure,
+};
+use crate::guard::Policy;
+use crate::transport::{CheckedPeer, ConnectError, ProxyUrl, Resolve, Transport, TransportOptions};
+use crate::url::CheckedUrl;
+
+pub use redirect::{Hop, MAX_REDIRECTS, next_hop};
+pub use text::Kind;
+
+/// The limits and identity of a fetch (the fetch-related config keys).
+#[derive(Debug, Clone)]
+pub struct FetchOptions {
+    /// Cap on decoded body bytes read (`max-bytes`).
+    pub max_bytes: usize,
+    /// Budget for one connection, TLS included (`connect-timeout`).
+    pub connect_timeout: Duration,
+    /// Budget from sending a request until its response headers (`headers-timeout`).
+    pub headers_timeout: Duration,
+    /// Budget for one request, headers and body (`timeout`).
+    pub timeout: Duration,
+    /// Budget for one fetch, every redirect included (`total-timeout`).
+    pub total_timeout: Duration,
+    /// The `User-Agent` header (`user-agent`).
+    pub user_agent: String,
+    /// The operator's HTTP proxy (`proxy`).
+    pub proxy: Option<ProxyUrl>,
+    /// Extra PEM roots (`ca-file`).
+    pub ca_file: Option<PathBuf>,
+}
+
+impl Default for FetchOptions {
+    fn default() -> Self {
+        FetchOptions {
+            max_bytes: 2 * 1024 * 1024,
+            connect_timeout: Duration::from_secs(10),
+            headers_timeout: Duration::from_secs(15),
+            timeout: Duration::from_secs(30),
+            total_timeout: Duration::from_secs(90),
+            user_agent: concat!(
+                "mcp-web/",
+                env!("CARGO_PKG_VERSION"),
+                " (+",
+                env!("CARGO_PKG_REPOSITORY"),
+                ")"
+            )
+            .to_owned(),
+            proxy: None,
+            ca_file: None,
+        }
+    }
+}
+
+/// Why a page's text stops before the end of the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Truncation {
+    /// `max-bytes` decoded bytes were read and more remained.
+    ByteCap {
+        /// The cap, in bytes.
+        limit: usize,
+    },
+    /// A deadline expired while the body was being read.
+    Deadline {
+        /// The key whose budget ran out (`timeout` or `total-timeout`).
+        key: &'static str,
+        /// That budget.
+        limit: Duration,
+    },
+}
+
+/// One fetched page: its decoded text and what is known about it.
+#[derive(Debug, Clone)]
+pub struct Page {
+    /// The URL asked for.
+    pub url: CheckedUrl,
+    /// The URL that answered, after redirects.
+    pub final_url: CheckedUrl,
+    /// Every URL requested, in order, the first and the final included.
+    pub chain: Vec<CheckedUrl>,
+    /// The final status (2xx).
+    pub status: u16,
+    /// The declared Content-Type, or `""` when there was none.
+    pub content_type: String,
+    /// What the body is.
+    pub kind: Kind,
+    /// The name of the encoding the body was decoded from (`"UTF-8"`, `"Shift_JIS"` …).
+    pub charset: &'static str,
+    /// The vetted peer the final response came from.
+    pub peer: CheckedPeer,
+    /// The decoded body as UTF-8 (HTML is still markup here; [`render`] extracts it).
+    pub text: String,
+    /// How many decoded body bytes were read.
+    pub bytes: usize,
+    /// Why the body stops early, if it does.
+    pub truncated: Option<Truncation>,
+}
+
+impl Page {
+    /// True when a redirect moved the page away from the URL asked for.
+    pub fn redirected(&self) -> bool {
+        !redirect::same_resource(&self.final_url, &self.url)
+    }
+
+    /// The page's title: the HTML `<title>`, or `None`.
+    pub fn title(&self) -> Option<String> {
+        match self.kind {
+            Kind::Html => text::html_title(&self.text),
+            _ => None,
+        }
+    }
+
+    /// The readable text of the page: HTML with its markup, scripts and navigation
+    /// removed; other kinds as they are.
+    pub fn readable_text(&self) -> String {
+        match self.kind {
+            Kind::Html => text::html_to_text(&self.text),
+            _ => self.text.clone(),
+        }
+    }
+}
+
+/// The guarded fetcher: one pool of vetted connections for one guard policy. Clones
+/// share the pool; build another `Fetcher` for another policy.
+#[derive(Clone)]
+pub struct Fetcher {
+    client: Client<Transport, Empty<Bytes>>,
+    transport: Transport,
+    options: Arc<FetchOptions>,
+}
+
+impl fmt::Debug for Fetcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Fetcher")
+            .field("transport", &self.transport)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What answered one request, before its body is read.
+struct Answer {
+    response: http::Response<Incoming>,
+    /// When this request's `timeout` runs out.
+    request_deadline: Instant,
+}
+
+impl Fetcher {
+    /// A fetcher for `policy`, resolving names with `resolver`. Fails only when
+    /// `ca-file` cannot be read.
+    pub fn new(
+        options: FetchOptions,
+        policy: Policy,
+        resolver: Arc<dyn Resolve>,
+    ) -> Result<Fetcher, ConfigError> {
+        let transport = Transport::new(
+            policy,
+            resolver,
+            TransportOptions {
+                connect_timeout: options.connect_timeout,
+                proxy: options.proxy.clone(),
+                ca_file: options.ca_file.clone(),
+            },
+        )?;
+        let client = Client::builder(TokioExecutor::new())
+            .pool_timer(TokioTimer::new())
+            .pool_idle_timeout(Duration::from_secs(90))
+            .pool_max_idle_per_host(8)
+            .build(transport.clone());
+        Ok(Fetcher {
+            client,
+            transport,
+            options: Arc::new(options),
+        })
+    }
+
+    /// The options this fetcher was built with.
+    pub fn options(&self) -> &FetchOptions {
+        &self.options
+    }
+
+    /// The guarded transport under this fetcher.
+    pub fn transport(&self) -> &Transport {
+        &self.transport
+    }
+
+    /// This fetcher with another cap on decoded body bytes, sharing its pool of
+    /// vetted connections (robots.txt is read to its own limit, not `max-bytes`).
+    pub fn with_max_bytes(&self, max_bytes: usize) -> Fetcher {
+        Fetcher {
+            client: self.client.clone(),
+            transport: self.transport.clone(),
+            options: Arc::new(FetchOptions {
+                max_bytes,
+                ..(*self.options).clone()
+            }),
+        }
+    }
+
+    /// Fetches one page with a GET, following redirects hop by hop. Stops at once
+    /// with [`Error::Cancelled`] when `cancel` fires.
+    pub async fn fetch(&self, url: &CheckedUrl, cancel: &CancellationToken) -> Result<Page, Error> {
+        let total_deadline = Instant::now() + self.options.total_timeout;
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => Err(Error::Cancelled),
+            page = self.fetch_chain(url, total_deadline) => page,
+        }
+    }
+
+    async fn fetch_chain(&self, url: &CheckedUrl, total_deadline: Instant) -> Result<Page, Error> {
+        let mut chain = vec![url.clone()];
+        let mut current = url.clone();
+        loop {
+            let answer = self.request(&current, total_deadline).await?;
+            let status = answer.response.status().as_u16();
+            let location = answer
+                .response
+                .headers()
+                .get(header::LOCATION)
+                .and_then(|v| v.to_str().ok());
+            match next_hop(&current, status, location, &chain, MAX_REDIRECTS)? {
+                Hop::Follow(next) => {
+                    chain.push(next.clone());
+                    current = next;
+                }
+                Hop::Done => {
+                    return self
+                        .read_page(url, current, chain, answer, total_deadline)
+                        .await;
+                }
+            }
+        }
+    }
+
+    /// Sends one GET and waits for its response headers.
+    async fn request(&self, url: &CheckedUrl, total_deadline: Instant) -> Result<Answer, Error> {
+        let target = url
+            .as_str()
+            .split_once('#')
+            .map_or(url.as_str(), |(before, _)| before);
+        let uri: http::Uri = target.parse().map_err(|e: http::uri::InvalidUri| {
+            Error::BadUrl(BadUrl {
+                url: url.to_string(),
+                reason: BadUrlReason::Unparseable(e.to_string()),
+            })
+        })?;
+        let request = http::Request::get(uri)
+            .header(header::USER_AGENT, self.options.user_agent.as_str())
+            .header(
+                header::ACCEPT,
+                "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5",
+            )
+            .header(header::ACCEPT_ENCODING, "gzip, deflate, br, zstd")
+            .body(Empty::new())
+            .map_err(|e| transport_error(url, TransportFailure::Other, &e))?;
+        let started = Instant::now();
+        let request_deadline = started + self.options.timeout;
+        let (deadline, key, limit) = earliest(&[
+            (
+                started + self.options.headers_timeout,
+                "headers-timeout",
+                self.options.headers_timeout,
+            ),
+            (request_deadline, "timeout", self.options.timeout),
+            (total_deadline, "total-timeout", self.options.total_timeout),
+        ]);
+        match timeout_at(deadline, self.client.request(request)).await {
+            Err(_) => Err(Error::Deadline(Deadline {
+                url: url.to_string(),
+                phase: Phase::ReadingHeaders,
+                key,
+                limit,
+            })),
+            Ok(Err(e)) => Err(client_error(url, &e)),
+            Ok(Ok(response)) => Ok(Answer {
+                response,
+                request_deadline,
+            }),
+        }
+    }
+
+    /// Reads the final answer's body and turns it into a page or an error.
+    async fn read_page(
+        &self,
+        asked: &CheckedUrl,
+        url: CheckedUrl,
+        chain: Vec<CheckedUrl>,
+        answer: Answer,
+        total_deadline: Instant,
+    ) -> Result<Page, Error> {
+        let Answer {
+            response,
+            request_deadline,
+        } = answer;
+        let (parts, body) = response.into_parts();
+        let status = parts.status.as_u16();
+        let peer = parts
+            .extensions
+            .get::<CheckedPeer>()
+            .copied()
+            .ok_or_else(|| {
+                transport_error(
+                    &url,
+                    TransportFailure::Other,
+                    &"the connection carried no vetted peer",
+                )
+            })?;
+        let header = |name: header::HeaderName| {
+            parts
+                .headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::trim)
+                .map(str::to_owned)
+        };
+        let content_type = header(header::CONTENT_TYPE).unwrap_or_default();
+        let declared_len = header(header::CONTENT_LENGTH).and_then(|l| l.parse::<u64>().ok());
+        let encoding = header(header::CONTENT_ENCODING)
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let (deadline, key, limit) = earliest(&[
+            (request_deadline, "timeout", self.options.timeout),
+            (total_deadline, "total-timeout", self.options.total_timeout),
+        ]);
+        let declared_kind = (!content_type.is_empty()).then(|| text::kind_of(&content_type));
+        let header_charset = charset::charset_param(&content_type).map(str::to_owned);
+
+        if !(200..300).contains(&status) {
+            // An error page: read a little of it for its title or first line.
+            let (bytes, cut) = read_body(&url, body, &encoding, 64 * 1024, deadline, key, limit)
+                .await
+                .unwrap_or_default();
+            let kind = declared_kind.flatten().or_else(|| text::sniff(&bytes));
+            let html = kind == Some(Kind::Html);
+            let (decoded, _, _) = charset::decode(
+                &bytes,
+                header_charset.as_deref(),
+                html,
+                kind == Some(Kind::Json),
+                cut.is_some(),
+            );
+            let retry_after = match status {
+                429 | 503 => header(header::RETRY_AFTER).map(|v| {
+                    if v.bytes().all(|b| b.is_ascii_digit()) {
+                        format!("{v} seconds")
+                    } else {
+                        v
+                    }
+                }),
+                _ => None,
+            };
+            return Err(Error::Http(Http {
+                url: url.to_string(),
+                status,
+                excerpt: text::excerpt(&decoded, kind),
+                retry_after,
+            }));
+        }
+
+        if declared_kind == Some(None) {
+            return Err(Error::Content(Content {
+                url: url.to_string(),
+                content_type: content_type
+                    .split(';')
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_owned(),
+                bytes: declared_len,
+            }));
+        }
+        let (bytes, truncated) = read_body(
+            &url,
+            body,
+            &encoding,
+            self.options.max_bytes,
+            deadline,
+            key,
+            limit,
+        )
+        .await?;
+        let Some(kind) = declared_kind.flatten().or_else(|| text::sniff(&bytes)) else {
+            return Err(Error::Content(Content {
+                url: url.to_string(),
+                content_type: "application/octet-stream (undeclared)".to_owned(),
+                bytes: Some(bytes.len() as u64),
+            }));
+        };
+        let (decoded, encoding_used, _) = charset::decode(
+            &bytes,
+            header_charset.as_deref(),
+            kind == Kind::Html,
+            kind == Kind::Json,
+            truncated.is_some(),
+        );
+        Ok(Page {
+            url: asked.clone(),
+            final_url: url,
+            chain,
+            status,
+            content_type,
+            kind,
+            charset: encoding_used.name(),
+            peer,
+            text: decoded,
+            bytes: bytes.len(),
+            truncated,
+        })
+    }
+}
+
+/// The earliest of several deadlines, with its key and budget.
+fn earliest(deadlines: &[(Instant, &'static str, Duration)]) -> (Instant, &'static str, Duration) {
+    let mut best = deadlines[0];
+    for &d in &deadlines[1..] {
+        if d.0 < best.0 {
+            best = d;
+        }
+    }
+    best
+}
+
+/// Reads a body, decoding its Content-Encoding as a stream, up to `cap` decoded
+/// bytes or the deadline; says which one cut it, if any.
+async fn read_body(
+    url: &CheckedUrl,
+    body: Incoming,
+    encoding: &str,
+    cap: usize,
+    deadline: Instant,
+    key: &'static str,
+    limit: Duration,
+) -> Result<(Vec<u8>, Option<Truncation>), Error> {
+    let stream = body
+        .into_data_stream()
+        .map_err(|e| std::io::Error::other(Box::new(e)));
+    let mut raw = StreamReader::new(stream);
+    let mut reader: Pin<Box<dyn AsyncRead + Send>> = match encoding {
+        "" | "identity" => Box::pin(raw),
+        "gzip" | "x-gzip" => {
+            let mut d = async_compression::tokio::bufread::GzipDecoder::new(raw);
+            d.multiple_members(true);
+            Box::pin(d)
+        }
+        "deflate" => {
+            // Servers send zlib-wrapped deflate (the standard) or raw deflate; look.
+            let zlib = match timeout_at(deadline, raw.fill_buf()).await {
+                Ok(Ok(head)) => {
+                    head.len() < 2
+                        || (head[0] & 0x0f == 8
+                            && (u16::from(head[0]) << 8 | u16::from(head[1])) % 31 == 0)
+                }
+                _ => true,
+            };
+            if zlib {
+                Box::pin(async_compression::tokio::bufread::ZlibDecoder::new(raw))
+            } else {
+                Box::pin(async_compression::tokio::bufread::DeflateDecoder::new(raw))
+            }
+        }
+        "br" => Box::pin(async_compression::tokio::bufread::BrotliDecoder::new(raw)),
+        "zstd" => Box::pin(async_compression::tokio::bufread::ZstdDecoder::new(raw)),
+        other => {
+            return Err(transport_error(
+                url,
+                TransportFailure::Protocol,
+                &format!("unsupported Content-Encoding '{other}'"),
+            ));
+        }
+    };
+    let mut out = Vec::new();
+    let mut chunk = vec![0u8; 32 * 1024];
+    loop {
+        let n = match timeout_at(deadline, reader.read(&mut chunk)).await {
+            Err(_) => return Ok((out, Some(Truncation::Deadline { key, limit }))),
+            Ok(Err(e)) => {
+                let (failure, what) = if e.kind() == std::io::ErrorKind::InvalidData
+                    || e.kind() == std::io::ErrorKind::UnexpectedEof && !encoding.is_empty()
+                {
+                    (
+                        TransportFailure::Protocol,
+                        format!("the {encoding} body could not be decoded: {e}"),
+                    )
+                } else {
+                    (TransportFailure::Reset, io_detail(&e))
+                };
+                return Err(transport_error(url, failure, &what));
+            }
+            Ok(Ok(0)) => return Ok((out, None)),
+            Ok(Ok(n)) => n,
+        };
+        let room = cap.saturating_sub(out.len());
+        if n > room {
+            out.extend_from_slice(&chunk[..room]);
+            return Ok((out, Some(Truncation::ByteCap { limit: cap })));
+        }
+        out.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// The innermost message of an error chain.
+fn io_detail(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut last: &(dyn std::error::Error + 'static) = e;
+    while let Some(next) = last.source() {
+        last = next;
+    }
+    last.to_string()
+}
+
+fn transport_error(url: &CheckedUrl, failure: TransportFailure, e: &dyn fmt::Display) -> Error {
+    Error::Transport(TransportError {
+        url: url.to_string(),
+        failure,
+        detail: e.to_string(),
+    })
+}
+
+/// Maps the HTTP client's error: a connection failure carries our own [`Error`]
+/// (with the request's URL put in); anything else is a transport failure.
+fn client_error(url: &CheckedUrl, e: &hyper_util::client::legacy::Error) -> Error {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    let mut hyper_error = None;
+    while let Some(err) = source {
+        if let Some(ConnectError(inner)) = err.downcast_ref::<ConnectError>() {
+            return with_url(inner.as_ref().clone(), url);
+        }
+        if let Some(h) = err.downcast_ref::<hyper::Error>() {
+            hyper_error.get_or_insert(h);
+        }
+        source = err.source();
+    }
+    let failure = match hyper_error {
+        Some(h) if h.is_parse() || h.is_parse_status() => TransportFailure::Protocol,
+        Some(h) if h.is_incomplete_message() || h.is_canceled() || h.is_closed() => {
+            TransportFailure::Reset
+        }
+        _ => TransportFailure::Other,
+    };
+    transport_error(url, failure, &io_detail(e))
+}
+
+/// Puts the request's URL into a connection error made without it.
+fn with_url(error: Error, url: &CheckedUrl) -> Error {
+    match error {
+        Error::Deadline(d) => Error::Deadline(Deadline {
+            url: url.to_string(),
+            ..d
+        }),
+        Error::Transport(t) => Error::Transport(TransportError {
+            url: url.to_string(),
+            ..t
+        }),
+        other => other,
+    }
+}
+
+/// Renders a page exactly as `web_fetch` answers it: a `# Title` line (the URL when
+/// the page has no title), `Retrieved from <final url>` when a redirect moved it, a
+/// blank line, the text, and — when the text stops early — a blank line and a
+/// `[truncated: …]` notice naming the cap and the key that raises it. `max_chars`
+/// (the `max-chars` key) caps the text; every cut is head-only, on a character and
+/// line boundary.
+pub fn render(page: &Page, max_chars: usize) -> String {
+    let title = page.title().unwrap_or_else(|| page.final_url.to_string());
+    let mut body = page.readable_text();
+    let mut notice = None;
+    if let Some(cut) = page.truncated {
+        body = cut_to_line(&body, usize::MAX).to_owned();
+        notice = Some(match cut {
+            Truncation::ByteCap { limit } => format!(
+                "[truncated: kept the first {} characters because the server's byte cap of {limit} bytes was reached; the rest of the page was not fetched; raise max-bytes to keep more]",
+                body.chars().count()
+            ),
+            Truncation::Deadline { key, limit } => format!(
+                "[truncated: kept the first {} characters because the {key} of {} ran out while reading the body; the rest of the page was not fetched; raise {key} to wait longer]",
+                body.chars().count(),
+                seconds(limit)
+            ),
+        });
+    }
+    if body.chars().count() > max_chars {
+        body = cut_to_line(&body, max_chars).to_owned();
+        notice = Some(format!(
+            "[truncated: kept the first {} characters because the answer cap of {max_chars} characters was reached; web_grep searches the whole page; raise max-chars to keep more]",
+            body.chars().count()
+        ));
+    }
+    let mut out = format!("# {title}\n");
+    if page.redirected() {
+        out.push_str(&format!("Retrieved from {}\n", page.final_url));
+    }
+    out.push('\n');
+    out.push_str(body.trim_end());
+    if let Some(notice) = notice {
+        out.push_str("\n\n");
+        out.push_str(&notice);
+    }
+    out
+}
+
+/// The longest prefix of `text` of at most `max` characters that ends on a line
+/// boundary (the whole first line cut on a character boundary when no line fits).
+fn cut_to_line(text: &str, max: usize) -> &str {
+    let end = text.char_indices().nth(max).map_or(text.len(), |(i, _)| i);
+    let prefix = &text[..end];
+    if end == text.len() && max == usize::MAX {
+        // The text itself is a cut prefix: drop its unfinished last line.
+        return match prefix.rfind('\n') {
+            Some(nl) => &prefix[..nl],
+            None => prefix,
+        };
+    }
+    if text[end..].starts_with('\n') {
+        return prefix;
+    }
+    match prefix.rfind('\n') {
+        Some(nl) => &prefix[..nl],
+        None => prefix,
+    }
+}
+
+/// Seconds the way notices say them: `30 s`, `0.5 s`.
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s} s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_on_line_boundaries() {
+        assert_eq!(cut_to_line("ab\ncd\nef", 5), "ab\ncd");
+        assert_eq!(cut_to_line("ab\ncd\nef", 4), "ab");
+        assert_eq!(cut_to_line("abcdef", 3), "abc");
+        assert_eq!(cut_to_line("ab\ncd\nef", usize::MAX), "ab\ncd");
+        assert_eq!(cut_to_line("héllo\nwörld", 8), "héllo");
+    }
+
+    #[test]
+    fn earliest_deadline_names_its_key() {
+        let now = Instant::now();
+        let s = Duration::from_secs;
+        let got = earliest(&[
+            (now + s(15), "headers-timeout", s(15)),
+            (now + s(3), "total-timeout", s(90)),
+        ]);
+        assert_eq!((got.1, got.2), ("total-timeout", s(90)));
+    }
+}

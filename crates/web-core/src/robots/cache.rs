@@ -1,0 +1,312 @@
+//! The per-origin robots.txt cache: fetches an origin's robots.txt through the
+//! guarded fetch, turns the outcome into rules, and keeps them per origin (scheme,
+//! host, effective port).
+//!
+//! What the fetch comes to decides the rules (RFC 9309 §2.3.1) and how long they are
+//! kept:
+//!
+//! | outcome | rules | kept |
+//! |---|---|---|
+//! | 2xx, within [`MAX_REDIRECTS`] redirects | the parsed file | [`FRESH_FOR`] (24 h, §2.4) |
+//! | 4xx | none apply: everything allowed | [`FRESH_FOR`] |
+//! | 5xx | everything disallowed ([`Reason::ServerError`], names `respect-robots`) | [`RETRY_AFTER`] |
+//! | no connection, a deadline, the floor refusing, more redirects, not text | none apply | [`RETRY_AFTER`] |
+//! | the caller cancelled | none: the call fails with [`Error::Cancelled`] | not kept |
+//!
+//! One fetch at a time per origin: callers asking for an origin whose robots.txt is
+//! being fetched wait for that fetch and share its answer. Each origin has its own
+//! lock, so a slow origin delays only its own callers; the map of origins has another,
+//! held only to find an origin's slot.
+//!
+//! robots.txt goes through the same [`Fetcher`] as any page, so the floor applies to
+//! it and to every redirect it takes, hop by hop.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use url::Position;
+
+use super::{PARSE_LIMIT, Reason, Robots, Verdict, product_token};
+use crate::error::Error;
+use crate::fetch::Fetcher;
+use crate::url::{CheckedUrl, Origin};
+
+/// The most redirects a robots.txt fetch follows (RFC 9309 §2.3.1.2 asks for at least
+/// five); beyond them robots.txt counts as unavailable and no rules apply.
+pub const MAX_REDIRECTS: usize = 5;
+
+/// How long a fetched robots.txt (or a 4xx) is kept: RFC 9309 §2.4's 24 hours.
+pub const FRESH_FOR: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// How long a server error or an unreachable robots.txt is kept before it is fetched
+/// again: an outage is not remembered for a day.
+pub const RETRY_AFTER: Duration = Duration::from_secs(5 * 60);
+
+/// What fetching robots.txt produced, when it produced a body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Body {
+    /// The body, decoded to text.
+    pub text: String,
+    /// How many redirects were followed to reach it.
+    pub redirects: usize,
+    /// True when the body was cut (a byte cap or a deadline) before its end.
+    pub truncated: bool,
+}
+
+/// Where robots.txt comes from: the guarded [`Fetcher`] in production.
+pub trait Source: Send + Sync {
+    /// GETs `url` (an origin's `/robots.txt`), following redirects.
+    fn get<'a>(
+        &'a self,
+        url: &'a CheckedUrl,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<Body, Error>>;
+}
+
+impl Source for Fetcher {
+    fn get<'a>(
+        &'a self,
+        url: &'a CheckedUrl,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<Body, Error>> {
+        Box::pin(async move {
+            let page = self.fetch(url, cancel).await?;
+            Ok(Body {
+                redirects: page.chain.len().saturating_sub(1),
+                truncated: page.truncated.is_some(),
+                text: page.text,
+            })
+        })
+    }
+}
+
+/// The rules of one origin.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rules {
+    /// robots.txt was fetched and parsed.
+    Parsed(Robots),
+    /// robots.txt could not be used; this reason decides every URL.
+    Fixed(Reason),
+}
+
+impl Rules {
+    /// The verdict for `agent` on `url` (whose path and query are matched).
+    pub fn verdict(&self, agent: &str, url: &CheckedUrl) -> Verdict {
+        match self {
+            Rules::Parsed(robots) => robots.check(agent, path_and_query(url)),
+            Rules::Fixed(reason) => Verdict::new(reason.clone()),
+        }
+    }
+
+    /// The Crawl-delay for `agent`, if robots.txt gives one.
+    pub fn crawl_delay(&self, agent: &str) -> Option<Duration> {
+        match self {
+            Rules::Parsed(robots) => robots.crawl_delay(agent),
+            Rules::Fixed(_) => None,
+        }
+    }
+}
+
+/// One origin's cached rules.
+#[derive(Debug)]
+struct Entry {
+    rules: Arc<Rules>,
+    expires: Instant,
+}
+
+/// An origin's slot: its own lock, held while its robots.txt is fetched.
+type Slot = Arc<tokio::sync::Mutex<Option<Entry>>>;
+
+/// The robots.txt cache for one user agent. Share it (`Arc`) between the calls that
+/// traverse.
+pub struct RobotsCache {
+    source: Arc<dyn Source>,
+    agent: String,
+    slots: Mutex<HashMap<Origin, Slot>>,
+    fresh_for: Duration,
+    retry_after: Duration,
+}
+
+impl std::fmt::Debug for RobotsCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RobotsCache")
+            .field("agent", &self.agent)
+            .field("fresh_for", &self.fresh_for)
+            .field("retry_after", &self.retry_after)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RobotsCache {
+    /// A cache fetching through `fetcher` (its pool, its floor, its deadlines), for the
+    /// product token of its `user-agent`. robots.txt is read up to [`PARSE_LIMIT`]
+    /// bytes whatever `max-bytes` says, one byte more to tell a complete last line.
+    pub fn new(fetcher: &Fetcher) -> RobotsCache {
+        let user_agent = fetcher.options().user_agent.clone();
+        let fetcher = fetcher.with_max_bytes(PARSE_LIMIT + 1);
+        RobotsCache::with_source(Arc::new(fetcher), &user_agent)
+    }
+
+    /// A cache fetching from `source`, for the product token of `user_agent`.
+    pub fn with_source(source: Arc<dyn Source>, user_agent: &str) -> RobotsCache {
+        RobotsCache {
+            source,
+            agent: product_token(user_agent).to_owned(),
+            slots: Mutex::new(HashMap::new()),
+            fresh_for: FRESH_FOR,
+            retry_after: RETRY_AFTER,
+        }
+    }
+
+    /// Changes how long rules are kept: `fresh_for` for a parsed file or a 4xx,
+    /// `retry_after` for a server error or an unreachable robots.txt.
+    pub fn keep_for(mut self, fresh_for: Duration, retry_after: Duration) -> RobotsCache {
+        self.fresh_for = fresh_for;
+        self.retry_after = retry_after;
+        self
+    }
+
+    /// The product token matched against robots.txt groups.
+    pub fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// The verdict on `url`, fetching its origin's robots.txt when it is not cached.
+    /// Fails only with [`Error::Cancelled`].
+    pub async fn verdict(
+        &self,
+        url: &CheckedUrl,
+        cancel: &CancellationToken,
+    ) -> Result<Verdict, Error> {
+        Ok(self.rules(url, cancel).await?.verdict(&self.agent, url))
+    }
+
+    /// `Ok` when `url` may be crawled; otherwise the [`Error::RobotsRefused`] that
+    /// names the deciding line (or the server error) and `respect-robots`.
+    pub async fn check(&self, url: &CheckedUrl, cancel: &CancellationToken) -> Result<(), Error> {
+        let verdict = self.verdict(url, cancel).await?;
+        match verdict.refusal(&url.to_string(), &self.agent) {
+            Some(refused) => Err(Error::RobotsRefused(refused)),
+            None => Ok(()),
+        }
+    }
+
+    /// The Crawl-delay robots.txt asks of our agent on `url`'s origin, if any.
+    pub async fn crawl_delay(
+        &self,
+        url: &CheckedUrl,
+        cancel: &CancellationToken,
+    ) -> Result<Option<Duration>, Error> {
+        Ok(self.rules(url, cancel).await?.crawl_delay(&self.agent))
+    }
+
+    /// The rules of `url`'s origin, fetched once per origin at a time.
+    pub async fn rules(
+        &self,
+        url: &CheckedUrl,
+        cancel: &CancellationToken,
+    ) -> Result<Arc<Rules>, Error> {
+        let slot = {
+            let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(slots.entry(url.origin()).or_default())
+        };
+        let mut entry = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(Error::Cancelled),
+            entry = slot.lock() => entry,
+        };
+        if let Some(cached) = entry.as_ref()
+            && cached.expires > Instant::now()
+        {
+            return Ok(Arc::clone(&cached.rules));
+        }
+        let outcome = match url.join("/robots.txt") {
+            Ok(robots_url) => self.source.get(&robots_url, cancel).await,
+            Err(bad) => Err(Error::BadUrl(bad)),
+        };
+        let Some((rules, fresh)) = rules_of(outcome) else {
+            return Err(Error::Cancelled);
+        };
+        let rules = Arc::new(rules);
+        let keep = if fresh {
+            self.fresh_for
+        } else {
+            self.retry_after
+        };
+        *entry = Some(Entry {
+            rules: Arc::clone(&rules),
+            expires: Instant::now() + keep,
+        });
+        Ok(rules)
+    }
+}
+
+/// A URL's path and query, as robots.txt rules match them.
+fn path_and_query(url: &CheckedUrl) -> &str {
+    &url.url()[Position::BeforePath..Position::AfterQuery]
+}
+
+/// The rules a fetch outcome gives, and whether they are kept for the long period
+/// ([`FRESH_FOR`]) rather than retried soon; `None` when the fetch was cancelled and
+/// there is nothing to keep.
+pub fn rules_of(outcome: Result<Body, Error>) -> Option<(Rules, bool)> {
+    let unreachable = |detail: String| Some((Rules::Fixed(Reason::Unreachable { detail }), false));
+    match outcome {
+        Ok(body) if body.redirects > MAX_REDIRECTS => unreachable(format!(
+            "it redirected {} times; at most {MAX_REDIRECTS} are followed",
+            body.redirects
+        )),
+        Ok(body) => {
+            let text = if body.truncated {
+                // A cut body ends in half a line, which would read as another rule.
+                let end = body.text.rfind(['\n', '\r']).map_or(0, |at| at + 1);
+                &body.text[..end]
+            } else {
+                &body.text[..]
+            };
+            Some((Rules::Parsed(Robots::parse(text.as_bytes())), true))
+        }
+        Err(Error::Cancelled) => None,
+        Err(Error::Http(http)) if (400..500).contains(&http.status) => Some((
+            Rules::Fixed(Reason::ClientError {
+                status: http.status,
+            }),
+            true,
+        )),
+        Err(Error::Http(http)) if (500..600).contains(&http.status) => Some((
+            Rules::Fixed(Reason::ServerError {
+                status: http.status,
+            }),
+            false,
+        )),
+        Err(Error::Http(http)) => unreachable(format!("it answered HTTP {}", http.status)),
+        Err(Error::TooManyRedirects { limit, .. }) => {
+            unreachable(format!("it redirected more than {limit} times"))
+        }
+        Err(Error::RedirectLoop { .. }) => unreachable("its redirects loop".to_owned()),
+        Err(Error::Content(content)) => unreachable(format!(
+            "it is {}, not text",
+            if content.content_type.is_empty() {
+                "not declared as text"
+            } else {
+                &content.content_type
+            }
+        )),
+        Err(Error::Transport(t)) => unreachable(format!("{}: {}", t.failure.rule(), t.detail)),
+        Err(Error::Deadline(d)) => {
+            unreachable(format!("{} ran out while {}", d.key, d.phase.as_str()))
+        }
+        Err(Error::Blocked(b)) => unreachable(format!(
+            "the floor refused {} ({})",
+            b.address, b.class_label
+        )),
+        Err(other) => unreachable(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,592 @@
+//! The only module that resolves names and opens sockets: connect, then verify the peer.
+//!
+//! A connection is made in a fixed order, and nothing is written to a socket before
+//! the last check passes:
+//!
+//! 1. resolve the host through a [`Resolve`] seam (an IP literal is not resolved);
+//! 2. classify every candidate address with the guard, so no packet — not even a
+//!    SYN — goes to a refused address (and a closed port cannot be told from a
+//!    refused address); refused candidates are skipped, and when none is allowed the
+//!    error names the first refusal;
+//! 3. connect to a vetted candidate within `connect-timeout`;
+//! 4. read the socket's actual peer address and ask the guard again — this check is
+//!    the authority; a refused socket is reset at once (SO_LINGER 0) and gets no byte;
+//! 5. only then mint a [`CheckedPeer`], the proof the TLS and HTTP steps require, and
+//!    start TLS (rustls, ALPN `h2` and `http/1.1`, webpki roots plus `ca-file`).
+//!
+//! With a proxy configured (see [`proxy`](self#proxy)), step 3 connects to the
+//! operator's proxy and asks it for `CONNECT <vetted-ip>:<port>`: the proxy never
+//! resolves a name, so it cannot be steered onto a refused address.
+//!
+//! [`Transport`] is a connector for hyper-util's pooled client: nothing enters the
+//! pool without passing through it, and a pooled connection is an already vetted,
+//! still established socket (rebinding a name cannot retarget it). One `Transport`
+//! belongs to one guard [`Policy`]; build another for another policy. Every response
+//! carries the [`CheckedPeer`] of its connection in its extensions.
+//!
+//! # Proxy
+//!
+//! The environment's proxy variables (`HTTP_PROXY`, `https_proxy`, …) are never read:
+//! the only proxy is the one in [`TransportOptions::proxy`].
+
+mod proxy;
+mod resolve;
+mod tls;
+
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use http::Uri;
+use hyper_util::client::legacy::connect::{Connected, Connection};
+use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio_rustls::client::TlsStream;
+
+use crate::error::{
+    ConfigError, Deadline, Error, Phase, Transport as TransportError, TransportFailure,
+};
+use crate::guard::Policy;
+
+pub use proxy::ProxyUrl;
+pub use resolve::{Resolve, Resolving, StaticResolver, SystemResolver};
+
+/// How the transport connects: its time budget, proxy and extra trust roots.
+#[derive(Debug, Clone)]
+pub struct TransportOptions {
+    /// The budget for one connection: resolving, connecting, the proxy tunnel and the
+    /// TLS handshake (`connect-timeout`).
+    pub connect_timeout: Duration,
+    /// The operator's HTTP proxy (`proxy`), tunnelled with `CONNECT <ip>:<port>`.
+    pub proxy: Option<ProxyUrl>,
+    /// A PEM file of extra trusted roots (`ca-file`), added to webpki's roots.
+    pub ca_file: Option<PathBuf>,
+}
+
+impl Default for TransportOptions {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(10),
+            proxy: None,
+            ca_file: None,
+        }
+    }
+}
+
+/// Proof that the guard approved the address of a socket actually opened (or, through
+/// a proxy, the vetted address the tunnel was opened to). Only this module can make
+/// one; TLS and HTTP cannot start without it. Every response carries its
+/// connection's proof in its extensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckedPeer {
+    addr: SocketAddr,
+    via_proxy: bool,
+}
+
+impl CheckedPeer {
+    /// The vetted peer address (the target's, not the proxy's, when tunnelled).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// True when the connection is a tunnel through the configured proxy.
+    pub fn via_proxy(&self) -> bool {
+        self.via_proxy
+    }
+}
+
+/// The guarded connector: a cheap handle (clones share one configuration) that
+/// hyper-util's pooled client calls for every new connection.
+#[derive(Clone)]
+pub struct Transport {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    policy: Policy,
+    resolver: Arc<dyn Resolve>,
+    options: TransportOptions,
+    tls: tokio_rustls::TlsConnector,
+}
+
+impl fmt::Debug for Transport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Transport")
+            .field("policy", &self.inner.policy)
+            .field("options", &self.inner.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Transport {
+    /// A connector for one guard policy. Fails when `ca-file` cannot be read or holds
+    /// no certificate.
+    pub fn new(
+        policy: Policy,
+        resolver: Arc<dyn Resolve>,
+        options: TransportOptions,
+    ) -> Result<Transport, ConfigError> {
+        let tls = tls::connector(options.ca_file.as_deref())?;
+        Ok(Transport {
+            inner: Arc::new(Inner {
+                policy,
+                resolver,
+                options,
+                tls,
+            }),
+        })
+    }
+
+    /// The policy every connection is checked against.
+    pub fn policy(&self) -> &Policy {
+        &self.inner.policy
+    }
+
+    /// The candidate addresses of `host`, each classified by the guard, without
+    /// connecting: an IP literal is its own candidate, a name is resolved. This is
+    /// the first half of a connection, for `mcp-web check`.
+    pub async fn vet(&self, host: &str) -> Result<Vec<(IpAddr, Result<(), Error>)>, Error> {
+        let candidates = self.candidates(host, &format!("http://{host}/")).await?;
+        Ok(candidates
+            .into_iter()
+            .map(|ip| {
+                let verdict = self
+                    .inner
+                    .policy
+                    .decide(host, ip)
+                    .map(|_| ())
+                    .map_err(Error::Blocked);
+                (ip, verdict)
+            })
+            .collect())
+    }
+
+    /// Opens a vetted connection to `scheme://host:port` (TLS for `https`), within
+    /// `connect-timeout`. `url` names the request in errors.
+    pub async fn connect(
+        &self,
+        https: bool,
+        host: &str,
+        port: u16,
+        url: &str,
+    ) -> Result<Conn, Error> {
+        let limit = self.inner.options.connect_timeout;
+        match tokio::time::timeout(limit, self.connect_inner(https, host, port, url)).await {
+            Ok(result) => result,
+            Err(_) => Err(Error::Deadline(Deadline {
+                url: url.to_owned(),
+                phase: Phase::Connecting,
+                key: "connect-timeout",
+                limit,
+            })),
+        }
+    }
+
+    async fn candidates(&self, host: &str, url: &str) -> Result<Vec<IpAddr>, Error> {
+        if let Ok(ip) = host.parse::<IpAddr>() {
+            return Ok(vec![ip]);
+        }
+        self.inner
+            .resolver
+            .resolve(host)
+            .await
+            .map_err(|e| transport_error(url, TransportFailure::Dns, &e))
+    }
+
+    /// Classifies every candidate: the allowed ones in order, or the first refusal.
+    #[expect(
+        clippy::result_large_err,
+        reason = "a refusal ends the request as this very Error; boxing it here buys nothing"
+    )]
+    fn vetted(&self, host: &str, candidates: Vec<IpAddr>) -> Result<Vec<IpAddr>, Error> {
+        let mut allowed = Vec::new();
+        let mut first_refusal = None;
+        for ip in candidates {
+            match self.inner.policy.decide(host, ip) {
+                Ok(_) => allowed.push(ip),
+                Err(blocked) => {
+                    first_refusal.get_or_insert(blocked);
+                }
+            }
+        }
+        match (allowed.is_empty(), first_refusal) {
+            (true, Some(blocked)) => Err(Error::Blocked(blocked)),
+            _ => Ok(allowed),
+        }
+    }
+
+    async fn connect_inner(
+        &self,
+        https: bool,
+        host: &str,
+        port: u16,
+        url: &str,
+    ) -> Result<Conn, Error> {
+        let candidates = self.candidates(host, url).await?;
+        let vetted = self.vetted(host, candidates)?;
+        let (stream, peer) = match &self.inner.options.proxy {
+            Some(proxy) => self.tunnel(proxy, &vetted, port, url).await?,
+            None => self.direct(host, &vetted, port, url).await?,
+        };
+        self.finish(stream, peer, https, host, url).await
+    }
+
+    /// Connects straight to the first vetted candidate that answers, then checks the
+    /// socket's actual peer: the authority.
+    async fn direct(
+        &self,
+        host: &str,
+        vetted: &[IpAddr],
+        port: u16,
+        url: &str,
+    ) -> Result<(TcpStream, CheckedPeer), Error> {
+        let mut last: Option<io::Error> = None;
+        for &ip in vetted {
+            let stream = match open(SocketAddr::new(ip, port)).await {
+                Ok(stream) => stream,
+                Err(e) => {
+                    last = Some(e);
+                    continue;
+                }
+            };
+            let peer = match stream.peer_addr() {
+                Ok(peer) => peer,
+                Err(e) => {
+                    reset(stream);
+                    last = Some(e);
+                    continue;
+                }
+            };
+            if let Err(blocked) = self.inner.policy.decide(host, peer.ip()) {
+                reset(stream);
+                return Err(Error::Blocked(blocked));
+            }
+            let _ = stream.set_nodelay(true);
+            return Ok((
+                stream,
+                CheckedPeer {
+                    addr: peer,
+                    via_proxy: false,
+                },
+            ));
+        }
+        let e = last.unwrap_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no address"));
+        Err(connect_error(url, &e))
+    }
+
+    /// Opens a tunnel through the proxy to the first vetted candidate the proxy
+    /// reaches. The proxy is given the address, never the name.
+    async fn tunnel(
+        &self,
+        proxy: &ProxyUrl,
+        vetted: &[IpAddr],
+        port: u16,
+        url: &str,
+    ) -> Result<(TcpStream, CheckedPeer), Error> {
+        let proxy_err = |detail: String| {
+            Error::Transport(TransportError {
+                url: url.to_owned(),
+                failure: TransportFailure::Proxy,
+                detail,
+            })
+        };
+        let proxy_addrs = match proxy.host().parse::<IpAddr>() {
+            Ok(ip) => vec![ip],
+            Err(_) => self
+                .inner
+                .resolver
+                .resolve(proxy.host())
+                .await
+                .map_err(|e| proxy_err(format!("the proxy {proxy} did not resolve: {e}")))?,
+        };
+        let mut last = String::from("no vetted address");
+        for &ip in vetted {
+            let target = SocketAddr::new(ip, port);
+            for &proxy_ip in &proxy_addrs {
+                let mut stream = match open(SocketAddr::new(proxy_ip, proxy.port())).await {
+                    Ok(stream) => stream,
+                    Err(e) => {
+                        last = format!("could not reach the proxy {proxy}: {e}");
+                        continue;
+                    }
+                };
+                match proxy::connect(&mut stream, target).await {
+                    Ok(()) => {
+                        return Ok((
+                            stream,
+                            CheckedPeer {
+                                addr: target,
+                                via_proxy: true,
+                            },
+                        ));
+                    }
+                    Err(e) => {
+                        last = format!("the proxy {proxy} refused CONNECT {target}: {e}");
+                        break;
+                    }
+                }
+            }
+        }
+        Err(proxy_err(last))
+    }
+
+    /// The step after the peer check: TLS when asked for, with the proof in hand.
+    async fn finish(
+        &self,
+        stream: TcpStream,
+        peer: CheckedPeer,
+        https: bool,
+        host: &str,
+        url: &str,
+    ) -> Result<Conn, Error> {
+        let io = if https {
+            Io::Tls(Box::new(
+                tls::handshake(&self.inner.tls, stream, &peer, host)
+                    .await
+                    .map_err(|e| transport_error(url, TransportFailure::Tls, &e))?,
+            ))
+        } else {
+            Io::Plain(stream)
+        };
+        Ok(Conn::new(io, peer))
+    }
+}
+
+/// Opens a TCP connection to an address the guard has already approved.
+async fn open(addr: SocketAddr) -> io::Result<TcpStream> {
+    let socket = match addr {
+        SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "transport connects only to addresses the guard approved, and checks the peer next"
+    )]
+    let stream = socket.connect(addr).await?;
+    Ok(stream)
+}
+
+/// Resets a refused socket at once: SO_LINGER 0 makes the close an RST, so the peer
+/// gets a handshake and a reset, never a byte.
+fn reset(stream: TcpStream) {
+    let _ = socket2::SockRef::from(&stream).set_linger(Some(Duration::ZERO));
+    drop(stream);
+}
+
+fn transport_error(url: &str, failure: TransportFailure, e: &dyn fmt::Display) -> Error {
+    Error::Transport(TransportError {
+        url: url.to_owned(),
+        failure,
+        detail: e.to_string(),
+    })
+}
+
+fn connect_error(url: &str, e: &io::Error) -> Error {
+    let failure = match e.kind() {
+        io::ErrorKind::ConnectionRefused => TransportFailure::Refused,
+        io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted => {
+            TransportFailure::Reset
+        }
+        _ => TransportFailure::Other,
+    };
+    transport_error(url, failure, e)
+}
+
+/// The socket under a connection: plain TCP or TLS over TCP.
+enum Io {
+    Plain(TcpStream),
+    Tls(Box<TlsStream<TcpStream>>),
+}
+
+/// A vetted connection, as hyper-util's pool holds it.
+pub struct Conn {
+    io: TokioIo<Io>,
+    peer: CheckedPeer,
+    h2: bool,
+}
+
+impl fmt::Debug for Conn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Conn")
+            .field("peer", &self.peer)
+            .field("h2", &self.h2)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Conn {
+    fn new(io: Io, peer: CheckedPeer) -> Conn {
+        let h2 = match &io {
+            Io::Tls(tls) => tls.get_ref().1.alpn_protocol() == Some(b"h2"),
+            Io::Plain(_) => false,
+        };
+        Conn {
+            io: TokioIo::new(io),
+            peer,
+            h2,
+        }
+    }
+
+    /// The proof this connection's peer was vetted.
+    pub fn peer(&self) -> CheckedPeer {
+        self.peer
+    }
+}
+
+impl Connection for Conn {
+    fn connected(&self) -> Connected {
+        let connected = Connected::new().extra(self.peer);
+        if self.h2 {
+            connected.negotiated_h2()
+        } else {
+            connected
+        }
+    }
+}
+
+impl AsyncRead for Io {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Io::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Io {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Io::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Io::Plain(s) => Pin::new(s).poll_flush(cx),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Io::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Io::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+            Io::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Io::Plain(s) => s.is_write_vectored(),
+            Io::Tls(s) => s.is_write_vectored(),
+        }
+    }
+}
+
+impl hyper::rt::Read for Conn {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: hyper::rt::ReadBufCursor<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_read(cx, buf)
+    }
+}
+
+impl hyper::rt::Write for Conn {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().io).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().io).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+}
+
+/// A connection failure as hyper-util's client carries it: the [`Error`] inside is
+/// recovered by the fetch layer from the client error's source chain.
+#[derive(Debug)]
+pub struct ConnectError(pub Box<Error>);
+
+impl fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for ConnectError {}
+
+impl tower_service::Service<Uri> for Transport {
+    type Response = Conn;
+    type Error = ConnectError;
+    type Future = Pin<Box<dyn Future<Output = Result<Conn, ConnectError>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, uri: Uri) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move {
+            let https = uri.scheme_str() == Some("https");
+            let raw_host = uri.host().unwrap_or_default();
+            let host = raw_host
+                .strip_prefix('[')
+                .and_then(|h| h.strip_suffix(']'))
+                .unwrap_or(raw_host)
+                .to_owned();
+            let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+            let authority = uri.authority().map_or(raw_host, |a| a.as_str());
+            let url = format!("{}://{authority}/", if https { "https" } else { "http" });
+            this.connect(https, &host, port, &url)
+                .await
+                .map_err(|e| ConnectError(Box::new(e)))
+        })
+    }
+}

@@ -1,0 +1,500 @@
+//! Tidy: the repository checks itself. Every `.rs` file under `crates/` opens with a
+//! `//!` paragraph; no test is skipped or expected to panic; the modules of
+//! mcp-web-core respect the layer table of SPEC §2; mcp-kit never names mcp-web-core;
+//! only mcp-kit names rmcp; only `transport` uses the socket and resolver APIs that
+//! `clippy.toml` bans.
+//!
+//! Each rule is a pure function over a file's path and text, tested on made-up files
+//! below so that a rule that could never fire would be noticed.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The workspace root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every `.rs` file under `crates/`, as (path relative to the root, text).
+fn sources() -> Vec<(String, String)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let entries = fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for entry in entries {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n == "target") {
+                    continue;
+                }
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let root = root();
+    let mut paths = Vec::new();
+    walk(&root.join("crates"), &mut paths);
+    paths.sort();
+    let files: Vec<(String, String)> = paths
+        .into_iter()
+        .map(|p| {
+            let text = fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let rel = p
+                .strip_prefix(&root)
+                .expect("a path under the root")
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, text)
+        })
+        .collect();
+    assert!(
+        files.iter().any(|(p, _)| p == "crates/web-core/src/lib.rs"),
+        "tidy did not find the sources"
+    );
+    files
+}
+
+/// The lines of code of a file, numbered from 1: comment lines are skipped and a
+/// trailing ` // comment` is cut off.
+fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().filter_map(|(i, line)| {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("//") {
+            return None;
+        }
+        let code = line.find(" //").map_or(line, |at| &line[..at]);
+        Some((i + 1, code))
+    })
+}
+
+/// Whether `word` occurs in `line` as a whole identifier.
+fn has_word(line: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    line.match_indices(word).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        let after = line[at + word.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
+}
+
+/// Rule: every file opens with a `//!` doc paragraph on its first line.
+fn opens_with_module_doc(path: &str, text: &str) -> Vec<String> {
+    if text.lines().next().is_some_and(|l| l.starts_with("//!")) {
+        Vec::new()
+    } else {
+        vec![format!(
+            "{path}:1: rule module-doc: a source file opens with a `//!` paragraph saying what it is for"
+        )]
+    }
+}
+
+/// Rule: no skipped test and no test that passes by panicking, as an attribute or as a
+/// doctest fence.
+fn no_skipped_or_panicking_tests(path: &str, text: &str) -> Vec<String> {
+    let attributes = [concat!("#[", "ignore"), concat!("#[", "should_panic")];
+    let fences = [concat!("ign", "ore"), concat!("should", "_panic")];
+    let mut out = Vec::new();
+    for (n, line) in code_lines(text) {
+        let squeezed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+        for attribute in attributes {
+            if squeezed.contains(attribute) {
+                out.push(format!(
+                    "{path}:{n}: rule no-skipped-tests: `{attribute}]` is not allowed; a test runs and asserts behaviour"
+                ));
+            }
+        }
+    }
+    for (i, line) in text.lines().enumerate() {
+        let doc = line.trim_start();
+        let Some(fence) = doc
+            .strip_prefix("///")
+            .or_else(|| doc.strip_prefix("//!"))
+            .map(str::trim_start)
+            .and_then(|d| d.strip_prefix("```"))
+        else {
+            continue;
+        };
+        for word in fences {
+            if fence.split(',').any(|w| w.trim() == word) {
+                out.push(format!(
+                    "{path}:{}: rule no-skipped-tests: a doctest marked `{word}` is not allowed",
+                    i + 1
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The modules of mcp-web-core in the order of SPEC §2's table, with their layer.
+/// A module may use the modules in the rows above its own: every lower layer, and
+/// within its layer the rows before it (so every module may use `error`).
+const LAYERS: &[(&str, u8)] = &[
+    ("error", 0),
+    ("addr", 0),
+    ("url", 0),
+    ("extract", 0),
+    ("robots", 0),
+    ("grep", 0),
+    ("guard", 1),
+    ("transport", 2),
+    ("fetch", 2),
+    ("search", 2),
+    ("robots::cache", 3),
+    ("crawl", 3),
+    ("config", 4),
+];
+
+/// The row of the layer table a module path (`robots::cache::entry`) belongs to: the
+/// longest table name that is a prefix of it, segment-wise.
+fn layer_row(module: &str) -> Option<usize> {
+    LAYERS
+        .iter()
+        .enumerate()
+        .filter(|(_, (name, _))| module == *name || module.starts_with(&format!("{name}::")))
+        .max_by_key(|(_, (name, _))| name.len())
+        .map(|(row, _)| row)
+}
+
+/// The module a file of `crates/web-core/src` is (`transport/resolve.rs` →
+/// `transport::resolve`), or `None` for the crate root.
+fn module_of(path: &str) -> Option<String> {
+    let rel = path.strip_prefix("crates/web-core/src/")?;
+    let rel = rel.strip_suffix(".rs")?;
+    let rel = rel.strip_suffix("/mod").unwrap_or(rel);
+    (rel != "lib").then(|| rel.replace('/', "::"))
+}
+
+/// The module paths named after `crate::` on a line: `crate::a::b` gives `a::b`, and
+/// `crate::{a::X, b}` gives `a::X` and `b`.
+fn crate_paths(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in line.match_indices("crate::") {
+        if line[..at].ends_with('$')
+            || line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let rest = &line[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0usize;
+            let mut item = String::new();
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        out.push(std::mem::take(&mut item));
+                        continue;
+                    }
+                    _ => {}
+                }
+                item.push(c);
+            }
+            out.push(item);
+        } else {
+            let path: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            out.push(path);
+        }
+    }
+    out.into_iter()
+        .map(|p| {
+            p.trim()
+                .split(['{', ' '])
+                .next()
+                .unwrap_or("")
+                .trim_end_matches(':')
+                .trim()
+                .to_owned()
+        })
+        .filter(|p| !p.is_empty() && p != "self")
+        .collect()
+}
+
+/// Rule: a module of mcp-web-core uses `crate::X` only for X in a row above its own in
+/// the layer table.
+fn respects_layers(path: &str, text: &str) -> Vec<String> {
+    let Some(module) = module_of(path) else {
+        return Vec::new();
+    };
+    let Some(row) = layer_row(&module) else {
+        return vec![format!(
+            "{path}:1: rule layering: module `{module}` is not in the layer table (SPEC §2); add it to LAYERS in tidy.rs"
+        )];
+    };
+    let (own, layer) = LAYERS[row];
+    let mut out = Vec::new();
+    for (n, line) in code_lines(text) {
+        for used in crate_paths(line) {
+            match layer_row(&used) {
+                Some(r) if r == row => {}
+                Some(r) if r < row => {}
+                Some(r) => {
+                    let (name, their) = LAYERS[r];
+                    out.push(format!(
+                        "{path}:{n}: rule layering: `{own}` (layer {layer}) uses `crate::{used}`, but `{name}` (layer {their}) is not above it in SPEC §2's table"
+                    ));
+                }
+                None if used
+                    .split("::")
+                    .next()
+                    .is_some_and(|m| m.chars().all(|c| c.is_lowercase() || c == '_')) =>
+                {
+                    out.push(format!(
+                        "{path}:{n}: rule layering: `{own}` uses `crate::{used}`, a module missing from the layer table"
+                    ));
+                }
+                // `crate::Error` and other re-exports from the crate root.
+                None => {}
+            }
+        }
+    }
+    out
+}
+
+/// Rule: mcp-kit never names mcp-web-core, and only mcp-kit names rmcp.
+fn respects_crate_boundaries(path: &str, text: &str) -> Vec<String> {
+    let core = concat!("mcp_web", "_core");
+    let sdk = concat!("rm", "cp");
+    let in_kit = path.starts_with("crates/kit/");
+    let mut out = Vec::new();
+    for (n, line) in code_lines(text) {
+        if in_kit && has_word(line, core) {
+            out.push(format!(
+                "{path}:{n}: rule crate-boundary: mcp-kit never uses `{core}`; the framework knows nothing of the web"
+            ));
+        }
+        if !in_kit && has_word(line, sdk) {
+            out.push(format!(
+                "{path}:{n}: rule crate-boundary: only mcp-kit uses `{sdk}`; other crates go through mcp-kit's own types"
+            ));
+        }
+    }
+    out
+}
+
+/// The socket and resolver calls only `transport` may make, derived from
+/// `clippy.toml`'s `disallowed-methods`: `Type::method` for a type's method (and
+/// `.method(` when the name is distinctive, like `.to_socket_addrs(`), `function(` for
+/// a free function (`lookup_host(`); plus the socket types whose mere construction opens
+/// a socket.
+fn banned_calls(clippy_toml: &str) -> Vec<String> {
+    let mut out: Vec<String> = vec![
+        "TcpSocket::".into(),
+        "UdpSocket::".into(),
+        "socket2::".into(),
+    ];
+    for line in clippy_toml.lines() {
+        let Some(at) = line.find("path = \"") else {
+            continue;
+        };
+        let rest = &line[at + "path = \"".len()..];
+        let Some(end) = rest.find('"') else {
+            continue;
+        };
+        let segments: Vec<&str> = rest[..end].split("::").collect();
+        let method = segments[segments.len() - 1];
+        match segments.len().checked_sub(2).map(|i| segments[i]) {
+            Some(owner) if owner.starts_with(char::is_uppercase) => {
+                out.push(format!("{owner}::{method}"));
+                if method.contains('_') {
+                    out.push(format!(".{method}("));
+                }
+            }
+            _ => out.push(format!("{method}(")),
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Rule: outside `crates/web-core/src/transport`, no source file of a crate (`src/`)
+/// calls a banned socket or resolver API.
+fn sockets_only_in_transport(path: &str, text: &str, banned: &[String]) -> Vec<String> {
+    let in_src = path.contains("/src/");
+    let in_transport = path == "crates/web-core/src/transport.rs"
+        || path.starts_with("crates/web-core/src/transport/");
+    if !in_src || in_transport {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (n, line) in code_lines(text) {
+        for call in banned {
+            if line.contains(call.as_str()) {
+                out.push(format!(
+                    "{path}:{n}: rule sockets-in-transport: `{call}` opens a socket or resolves a name; only mcp_web_core::transport may, after the guard"
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn report(violations: Vec<String>) {
+    assert!(
+        violations.is_empty(),
+        "tidy found {} problem(s):\n{}",
+        violations.len(),
+        violations.join("\n")
+    );
+}
+
+fn check_all(rule: impl Fn(&str, &str) -> Vec<String>) {
+    report(sources().iter().flat_map(|(p, t)| rule(p, t)).collect());
+}
+
+#[test]
+fn every_file_opens_with_a_module_doc() {
+    check_all(opens_with_module_doc);
+}
+
+#[test]
+fn no_test_is_skipped_or_expected_to_panic() {
+    check_all(no_skipped_or_panicking_tests);
+}
+
+#[test]
+fn web_core_modules_respect_the_layer_table() {
+    check_all(respects_layers);
+}
+
+#[test]
+fn crates_respect_their_boundaries() {
+    check_all(respects_crate_boundaries);
+    let kit = fs::read_to_string(root().join("crates/kit/Cargo.toml")).unwrap();
+    assert!(
+        !kit.contains("mcp-web-core"),
+        "crates/kit/Cargo.toml: rule crate-boundary: mcp-kit must not depend on mcp-web-core"
+    );
+    for krate in ["web-core", "mcp-web"] {
+        let manifest =
+            fs::read_to_string(root().join(format!("crates/{krate}/Cargo.toml"))).unwrap();
+        assert!(
+            !manifest
+                .lines()
+                .any(|l| l.trim_start().starts_with(concat!("rm", "cp"))),
+            "crates/{krate}/Cargo.toml: rule crate-boundary: only mcp-kit depends on the MCP SDK"
+        );
+    }
+}
+
+#[test]
+fn only_transport_opens_sockets() {
+    let clippy = fs::read_to_string(root().join("clippy.toml")).unwrap();
+    let banned = banned_calls(&clippy);
+    for needed in ["TcpStream::connect", "lookup_host(", ".to_socket_addrs("] {
+        assert!(
+            banned.iter().any(|b| b == needed),
+            "clippy.toml: rule sockets-in-transport: `{needed}` is no longer banned ({banned:?})"
+        );
+    }
+    check_all(|p, t| sockets_only_in_transport(p, t, &banned));
+}
+
+/// Each rule fires on a file that breaks it, and names the file and the rule.
+#[test]
+fn every_rule_can_fail() {
+    let doc = opens_with_module_doc("crates/x/src/a.rs", "use std::fmt;\n");
+    assert!(
+        doc[0].starts_with("crates/x/src/a.rs:1: rule module-doc"),
+        "{doc:?}"
+    );
+    assert!(opens_with_module_doc("a.rs", "//! A.\n").is_empty());
+
+    let skipped = format!(
+        "//! T.\n#[test]\n{}]\nfn t() {{}}\n#[ {} ]\nfn u() {{}}\n/// ```{}\n/// ```\n// {}] in a comment is fine\n",
+        concat!("#[", "ignore"),
+        concat!("should", "_panic"),
+        concat!("rust,", "ign", "ore"),
+        concat!("#[", "ignore"),
+    );
+    let found = no_skipped_or_panicking_tests("crates/x/tests/it/t.rs", &skipped);
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert!(found[0].starts_with("crates/x/tests/it/t.rs:3: rule no-skipped-tests"));
+    assert!(found[1].starts_with("crates/x/tests/it/t.rs:5: rule no-skipped-tests"));
+    assert!(found[2].starts_with("crates/x/tests/it/t.rs:7: rule no-skipped-tests"));
+
+    let guard = "//! G.\nuse crate::addr::classify;\nuse crate::{error::Blocked, transport::Resolve};\n/// [`crate::fetch`] in a doc is fine\nfn f() { crate::config::load(); }\n";
+    let found = respects_layers("crates/web-core/src/guard.rs", guard);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].starts_with("crates/web-core/src/guard.rs:3: rule layering: `guard` (layer 1) uses `crate::transport::Resolve`"));
+    assert!(found[1].starts_with("crates/web-core/src/guard.rs:5: rule layering: `guard` (layer 1) uses `crate::config::load`"));
+    let found = respects_layers(
+        "crates/web-core/src/robots.rs",
+        "//! R.\nuse crate::robots::cache::Cache;\n",
+    );
+    assert_eq!(
+        found.len(),
+        1,
+        "robots (parser) must not use robots::cache: {found:?}"
+    );
+    assert!(
+        respects_layers(
+            "crates/web-core/src/robots/cache.rs",
+            "//! C.\nuse crate::fetch::get;\nuse crate::robots::parse;\n"
+        )
+        .is_empty()
+    );
+    assert!(
+        respects_layers(
+            "crates/web-core/src/transport/resolve.rs",
+            "//! R.\nuse crate::transport::x;\nuse crate::guard::Policy;\n"
+        )
+        .is_empty()
+    );
+    let found = respects_layers("crates/web-core/src/newthing.rs", "//! N.\n");
+    assert!(found[0].contains("not in the layer table"), "{found:?}");
+    assert!(
+        respects_layers(
+            "crates/mcp-web/src/app.rs",
+            "//! A.\nuse crate::config::x;\n"
+        )
+        .is_empty()
+    );
+
+    let kit = format!("//! K.\nuse {}::guard;\n", concat!("mcp_web", "_core"));
+    let found = respects_crate_boundaries("crates/kit/src/lib.rs", &kit);
+    assert!(
+        found[0].starts_with("crates/kit/src/lib.rs:2: rule crate-boundary"),
+        "{found:?}"
+    );
+    let app = format!(
+        "//! A.\nuse {}::model::Tool;\nlet {}_x = 1;\n",
+        concat!("rm", "cp"),
+        concat!("rm", "cp")
+    );
+    let found = respects_crate_boundaries("crates/mcp-web/src/app.rs", &app);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("crates/mcp-web/src/app.rs:2: rule crate-boundary"));
+    assert!(respects_crate_boundaries("crates/kit/src/lib.rs", &app).is_empty());
+
+    let banned = banned_calls(
+        "disallowed-methods = [\n  { path = \"std::net::TcpStream::connect\", reason = \"x\" },\n  { path = \"tokio::net::lookup_host\", reason = \"y\" },\n]\n",
+    );
+    assert_eq!(
+        banned,
+        [
+            "TcpSocket::",
+            "TcpStream::connect",
+            "UdpSocket::",
+            "lookup_host(",
+            "socket2::"
+        ]
+    );
+    let fetch = "//! F.\nlet s = tokio::net::TcpStream::connect(addr).await?;\n// lookup_host in a comment is fine\n";
+    let found = sockets_only_in_transport("crates/web-core/src/fetch.rs", fetch, &banned);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("crates/web-core/src/fetch.rs:2: rule sockets-in-transport"));
+    assert!(
+        sockets_only_in_transport("crates/web-core/src/transport/connect.rs", fetch, &banned)
+            .is_empty()
+    );
+    assert!(
+        sockets_only_in_transport("crates/mcp-web/src/cli/check.rs", fetch, &banned).len() == 1
+    );
+}
