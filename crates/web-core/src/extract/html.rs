@@ -61,11 +61,15 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         {
             lines
         }
-        _ => {
+        selected => {
             flags.whole_body = true;
             let doc = Document::from(&*flat);
             clean(&doc);
-            doc.body().map(render).unwrap_or_default()
+            let kept = selected.as_deref().map_or(0, visible_chars);
+            let whole = main_container(&doc)
+                .map(render)
+                .filter(|lines| visible_chars(lines) >= kept.max(1));
+            whole.or_else(|| doc.body().map(render)).unwrap_or_default()
         }
     };
 
@@ -105,6 +109,23 @@ fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
     let node = root.nodes().first().copied()?;
     let lines = render(node);
     Some(lines)
+}
+
+/// The element the page itself marks as its main content, if exactly one does.
+fn main_container(doc: &Document) -> Option<NodeRef<'_>> {
+    for selector in [
+        r#"[itemprop="articleBody"]"#,
+        "main",
+        r#"[role="main"]"#,
+        "article",
+    ] {
+        let found = doc.select(selector);
+        let nodes = found.nodes();
+        if nodes.len() == 1 {
+            return nodes.first().copied();
+        }
+    }
+    None
 }
 
 /// Characters other than whitespace in the lines.
