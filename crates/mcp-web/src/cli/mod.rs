@@ -8,6 +8,8 @@ pub mod check;
 pub mod fetch;
 pub mod options;
 pub mod output;
+pub mod robots;
+pub mod serve;
 
 /// The subcommands of `mcp-web`.
 #[derive(Debug, clap::Subcommand)]
@@ -18,6 +20,11 @@ pub enum Command {
     /// Fetch one page through the floor and print what web_fetch answers.
     #[command(about = fetch::ABOUT, long_about = fetch::LONG_ABOUT)]
     Fetch(fetch::FetchArgs),
+    /// Explain whether robots.txt lets our user agent crawl each URL.
+    #[command(about = robots::ABOUT, long_about = robots::LONG_ABOUT)]
+    Robots(robots::RobotsArgs),
+    /// Serve the Web pack over MCP: stdio by default, Streamable HTTP with --http.
+    Serve(serve::ServeArgs),
 }
 
 /// Runs one subcommand to completion and returns the process exit status.
@@ -25,5 +32,7 @@ pub fn run(command: Command) -> ExitCode {
     match command {
         Command::Check(args) => check::exec(&args),
         Command::Fetch(args) => fetch::exec(&args),
+        Command::Robots(args) => robots::exec(&args),
+        Command::Serve(args) => serve::exec(&args),
     }
 }

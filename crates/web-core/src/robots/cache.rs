@@ -28,9 +28,8 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
-use url::Position;
 
-use super::{PARSE_LIMIT, Reason, Robots, Verdict, product_token};
+use super::{PARSE_LIMIT, Reason, Robots, Verdict, path_and_query, product_token};
 use crate::error::Error;
 use crate::fetch::Fetcher;
 use crate::url::{CheckedUrl, Origin};
@@ -45,6 +44,10 @@ pub const FRESH_FOR: Duration = Duration::from_secs(24 * 60 * 60);
 /// How long a server error or an unreachable robots.txt is kept before it is fetched
 /// again: an outage is not remembered for a day.
 pub const RETRY_AFTER: Duration = Duration::from_secs(5 * 60);
+
+/// How many origins the cache holds before it drops expired ones: a long-running
+/// server crawling many sites does not grow without bound.
+pub const PRUNE_ABOVE: usize = 4096;
 
 /// What fetching robots.txt produced, when it produced a body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,6 +130,8 @@ pub struct RobotsCache {
     source: Arc<dyn Source>,
     agent: String,
     slots: Mutex<HashMap<Origin, Slot>>,
+    /// Above this many origins, expired ones are dropped before another is added.
+    prune_above: usize,
     fresh_for: Duration,
     retry_after: Duration,
 }
@@ -157,6 +162,7 @@ impl RobotsCache {
             source,
             agent: product_token(user_agent).to_owned(),
             slots: Mutex::new(HashMap::new()),
+            prune_above: PRUNE_ABOVE,
             fresh_for: FRESH_FOR,
             retry_after: RETRY_AFTER,
         }
@@ -212,7 +218,11 @@ impl RobotsCache {
     ) -> Result<Arc<Rules>, Error> {
         let slot = {
             let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-            Arc::clone(slots.entry(url.origin()).or_default())
+            let origin = url.origin();
+            if slots.len() >= self.prune_above && !slots.contains_key(&origin) {
+                prune(&mut slots);
+            }
+            Arc::clone(slots.entry(origin).or_default())
         };
         let mut entry = tokio::select! {
             biased;
@@ -245,9 +255,14 @@ impl RobotsCache {
     }
 }
 
-/// A URL's path and query, as robots.txt rules match them.
-fn path_and_query(url: &CheckedUrl) -> &str {
-    &url.url()[Position::BeforePath..Position::AfterQuery]
+/// Drops the origins whose rules have expired or were never fetched, keeping those
+/// being fetched right now (their lock is held).
+fn prune(slots: &mut HashMap<Origin, Slot>) {
+    let now = Instant::now();
+    slots.retain(|_, slot| match slot.try_lock() {
+        Ok(entry) => entry.as_ref().is_some_and(|e| e.expires > now),
+        Err(_) => true,
+    });
 }
 
 /// The rules a fetch outcome gives, and whether they are kept for the long period

@@ -49,7 +49,10 @@ mod pattern;
 use std::fmt;
 use std::time::Duration;
 
+use ::url::Position;
+
 use crate::error::{RobotsReason, RobotsRefused};
+use crate::url::CheckedUrl;
 use pattern::{Pattern, normalize_path};
 
 /// How many bytes of a robots.txt are parsed: RFC 9309 §2.5 asks for at least 500 KiB.
@@ -185,6 +188,12 @@ impl Robots {
             Applicable::Any(any)
         }
     }
+}
+
+/// A URL's path and query, the part robots.txt rules are matched against
+/// (`https://a.example/p?q#f` → `/p?q`).
+pub fn path_and_query(url: &CheckedUrl) -> &str {
+    &url.url()[Position::BeforePath..Position::AfterQuery]
 }
 
 /// The product token of a User-Agent string: its first token, up to the first `/`

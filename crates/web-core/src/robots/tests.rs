@@ -1273,3 +1273,17 @@ proptest! {
         prop_assert_eq!(robots.check(&agent, &path), robots.check(&agent, &encoded));
     }
 }
+
+#[test]
+fn path_and_query_of_a_url() {
+    let cases = [
+        ("https://a.example", "/"),
+        ("https://a.example/p/q?x=1&y=2#frag", "/p/q?x=1&y=2"),
+        ("http://a.example:8080/?", "/?"),
+        ("https://a.example/ツ?é", "/%E3%83%84?%C3%A9"),
+    ];
+    for (raw, want) in cases {
+        let url = crate::url::CheckedUrl::parse(raw).expect("a valid URL");
+        assert_eq!(path_and_query(&url), want, "{raw}");
+    }
+}

@@ -443,3 +443,44 @@ fn agent_is_the_product_token() {
     );
     assert_eq!(cache.agent(), "ExampleBot");
 }
+
+/// Past its size, the cache drops expired origins (and only those) before adding one.
+#[tokio::test(start_paused = true)]
+async fn expired_origins_are_pruned() {
+    let answers = vec![
+        http(404),
+        http(404),
+        http(404),
+        http(404),
+        http(404),
+        http(404),
+    ];
+    let source = Scripted::new(answers, Duration::ZERO);
+    let mut cache = RobotsCache::with_source(source.clone(), "mcp-web")
+        .keep_for(Duration::from_secs(10), Duration::from_secs(1));
+    cache.prune_above = 3;
+    let cancel = CancellationToken::new();
+    let origins = |n: usize| url(&format!("http://o{n}.example/"));
+    for n in 0..3 {
+        cache.verdict(&origins(n), &cancel).await.unwrap();
+    }
+    tokio::time::advance(Duration::from_secs(5)).await;
+    // A fourth origin while none has expired: nothing is dropped.
+    cache.verdict(&origins(3), &cancel).await.unwrap();
+    assert_eq!(cache.slots.lock().unwrap().len(), 4);
+    tokio::time::advance(Duration::from_secs(6)).await;
+    // The first three have expired, the fourth has not: adding a fifth drops three.
+    cache.verdict(&origins(4), &cancel).await.unwrap();
+    let mut kept: Vec<String> = cache
+        .slots
+        .lock()
+        .unwrap()
+        .keys()
+        .map(ToString::to_string)
+        .collect();
+    kept.sort();
+    assert_eq!(kept, ["http://o3.example", "http://o4.example"]);
+    // An origin already held is looked up, not pruned for.
+    cache.verdict(&origins(3), &cancel).await.unwrap();
+    assert_eq!(source.calls(), 5);
+}
