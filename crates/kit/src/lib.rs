@@ -15,6 +15,10 @@
 //! }
 //! ```
 
+/// The log target of the MCP SDK underneath, for log filters (its routine warnings,
+/// such as a cancelled call's dropped answer, are noise to an operator).
+pub const SDK_LOG_TARGET: &str = "rmcp";
+
 pub mod http;
 pub mod request;
 pub mod server;

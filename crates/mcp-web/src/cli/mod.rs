@@ -9,6 +9,7 @@ pub mod fetch;
 pub mod options;
 pub mod output;
 pub mod robots;
+pub mod serve;
 
 /// The subcommands of `mcp-web`.
 #[derive(Debug, clap::Subcommand)]
@@ -22,6 +23,8 @@ pub enum Command {
     /// Explain whether robots.txt lets our user agent crawl each URL.
     #[command(about = robots::ABOUT, long_about = robots::LONG_ABOUT)]
     Robots(robots::RobotsArgs),
+    /// Serve the Web pack over MCP: stdio by default, Streamable HTTP with --http.
+    Serve(serve::ServeArgs),
 }
 
 /// Runs one subcommand to completion and returns the process exit status.
@@ -30,5 +33,6 @@ pub fn run(command: Command) -> ExitCode {
         Command::Check(args) => check::exec(&args),
         Command::Fetch(args) => fetch::exec(&args),
         Command::Robots(args) => robots::exec(&args),
+        Command::Serve(args) => serve::exec(&args),
     }
 }

@@ -1,2 +1,150 @@
 //! The Web pack: the toolkit named `Web` and its tools, one module per tool (schema,
-//! arguments, output rendering).
+//! arguments, output rendering). A failed call becomes a tool error whose text is the
+//! teaching message and whose `structuredContent` is [`error_data`].
+
+use std::sync::Arc;
+
+use mcp_kit::{CallFuture, FromConfig, Request, ToolSpec, Toolkit};
+use mcp_web_core::config::{Settings, parse_web_config};
+use mcp_web_core::error::{ConfigError, Error};
+use mcp_web_core::fetch::Fetcher;
+use mcp_web_core::transport::SystemResolver;
+use serde_json::{Map, Value, json};
+
+pub mod fetch;
+
+/// The Web pack: read-only web tools under the floor.
+#[derive(Debug, Clone)]
+pub struct Web {
+    settings: Arc<Settings>,
+    fetcher: Fetcher,
+}
+
+impl Web {
+    /// The pack for `settings`, fetching through a new guarded fetcher that resolves
+    /// names with the system resolver. Fails only when `ca-file` cannot be read.
+    pub fn new(settings: Settings) -> Result<Self, ConfigError> {
+        let fetcher = Fetcher::new(
+            settings.fetch_options()?,
+            settings.policy(),
+            Arc::new(SystemResolver),
+        )?;
+        Ok(Self::with_fetcher(settings, fetcher))
+    }
+
+    /// The pack for `settings` using a prepared `fetcher` (its transport and pool are
+    /// shared; its policy is the one it was built with).
+    pub fn with_fetcher(settings: Settings, fetcher: Fetcher) -> Self {
+        Self {
+            settings: Arc::new(settings),
+            fetcher,
+        }
+    }
+
+    /// The settings the pack was built with.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+}
+
+impl Toolkit for Web {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+
+    fn tools(&self) -> Vec<ToolSpec> {
+        vec![fetch::spec()]
+    }
+
+    fn call(&self, request: Request) -> CallFuture {
+        let pack = self.clone();
+        Box::pin(async move {
+            match request.tool.as_str() {
+                fetch::NAME => fetch::call(&pack.fetcher, &pack.settings, request).await,
+                // The server routes only the tools this pack lists.
+                other => {
+                    let message = format!("the Web pack has no tool named {other}");
+                    request.error(message);
+                }
+            }
+        })
+    }
+}
+
+impl FromConfig for Web {
+    const NAME: &'static str = "Web";
+
+    fn from_config(config: &Value) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        let settings = parse_web_config(config)?;
+        Ok(Web::new(settings)?)
+    }
+}
+
+/// The `structuredContent` of a tool error: `kind`, `rule`, `config_key` (null when no
+/// key would change the answer), the `url` concerned when known, and for a refused
+/// address its `host`, `address`, `class`, `block` and `rfc`.
+pub fn error_data(error: &Error) -> Map<String, Value> {
+    let mut data = Map::new();
+    data.insert("kind".into(), json!(error.kind().as_str()));
+    data.insert("rule".into(), json!(error.rule()));
+    data.insert("config_key".into(), json!(error.config_key()));
+    if let Some(url) = error.url() {
+        data.insert("url".into(), json!(url));
+    }
+    if let Error::Blocked(blocked) = error {
+        data.insert("host".into(), json!(blocked.host));
+        data.insert("address".into(), json!(blocked.address.to_string()));
+        data.insert("class".into(), json!(blocked.class));
+        data.insert("block".into(), json!(blocked.block));
+        data.insert("rfc".into(), json!(blocked.rfc));
+    }
+    data
+}
+
+/// Answers `request` with `error` as a tool error.
+pub fn answer_error(request: Request, error: &Error) {
+    request.error_with(error.to_string(), error_data(error));
+}
+
+/// Reads the one string argument `name`; a missing or mistyped argument is answered
+/// as a tool error naming the parameter, and `None` returned.
+pub(crate) fn string_arg(request: &Request, name: &str) -> Result<String, String> {
+    match request.args.get(name) {
+        Some(Value::String(value)) => Ok(value.clone()),
+        Some(other) => Err(format!(
+            "{}: the parameter \"{name}\" must be a string, not {other}",
+            request.tool
+        )),
+        None => Err(format!(
+            "{}: the parameter \"{name}\" is required",
+            request.tool
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_data_names_kind_rule_and_key() {
+        let error =
+            Error::from(mcp_web_core::url::CheckedUrl::parse("file:///etc/passwd").unwrap_err());
+        let data = error_data(&error);
+        assert_eq!(data["kind"], "bad_url");
+        assert_eq!(data["rule"], json!(error.rule()));
+        assert_eq!(data["config_key"], json!(error.config_key()));
+        assert!(data.contains_key("url"));
+    }
+
+    #[test]
+    fn unknown_config_keys_are_refused_listing_the_valid_ones() {
+        let error = Web::from_config(&json!({"providr": "brave"})).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("providr"), "{message}");
+        assert!(
+            message.contains("allow-loopback") && message.contains("max-bytes"),
+            "{message}"
+        );
+    }
+}

@@ -1,5 +1,7 @@
 //! Integration tests of the mcp-web binary and its Web pack, one binary for the crate.
 
 mod check;
+mod conformance;
 mod fetch;
+mod protocol;
 mod robots;
