@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Extraction benchmark: quality (score.py) and single-core throughput of mcp-web's extractor
+# side by side with trafilatura, on the labelled development set.
+#
+#   bench/extract.sh [DEVSET_DIR] [ROUNDS]
+#
+# DEVSET_DIR defaults to ../shared/extract-devset (it holds cases.json, pages/ and score.py).
+# trafilatura is run from $TRAFILATURA_PYTHON (default: python3) and must be installed there
+# (pip install trafilatura==2.3.1 lxml_html_clean). Both extractors are pinned to one core
+# with taskset; throughput is the MB of HTML extracted per second, best of ROUNDS (default 3).
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+devset="$(cd "${1:-$root/../shared/extract-devset}" && pwd)"
+rounds="${2:-3}"
+python="${TRAFILATURA_PYTHON:-python3}"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+pin=(taskset -c 0)
+command -v taskset >/dev/null || pin=()
+
+cargo build --quiet --release -p mcp-web-core --example extract_devset --manifest-path "$root/Cargo.toml"
+
+echo "== mcp-web extract (release build, one core, best of $rounds)"
+"${pin[@]}" "$root/target/release/examples/extract_devset" "$devset" "$out/mcp-web" "$rounds"
+python3 "$devset/score.py" "$out/mcp-web" --quiet | tail -n 4
+
+echo "== trafilatura (one core, best of $rounds)"
+"${pin[@]}" "$python" - "$devset" "$out/trafilatura" "$rounds" <<'PY'
+import json, os, sys, time
+from trafilatura import extract, __version__
+devset, out, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+os.makedirs(out, exist_ok=True)
+cases = json.load(open(os.path.join(devset, "cases.json")))
+pages = [(c["id"], open(os.path.join(devset, c["file"]), "rb").read()) for c in cases]
+total = sum(len(html) for _, html in pages)
+best = float("inf")
+for r in range(rounds):
+    start = time.perf_counter()
+    for cid, html in pages:
+        text = extract(html, fast=False, include_comments=False, include_tables=True, include_formatting=False)
+        if r == 0:
+            open(os.path.join(out, cid + ".txt"), "w", encoding="utf-8").write(text or "")
+    best = min(best, time.perf_counter() - start)
+mb = total / 1e6
+print(f"trafilatura {__version__}: {len(pages)} pages, {mb:.2f} MB in {best:.3f} s = {mb / best:.1f} MB/s", file=sys.stderr)
+PY
+python3 "$devset/score.py" "$out/trafilatura" --quiet | tail -n 4

@@ -1,0 +1,567 @@
+//! HTML: metadata (title, language, links), the chrome filter, main-content selection with
+//! `dom_smoothie`, the whole-body fallback, and the JavaScript-shell notice.
+
+use std::collections::HashSet;
+
+use ::url::Url;
+use dom_query::{Document, NodeId, NodeRef};
+use dom_smoothie::{Config, Readability};
+
+use super::render::{collapse, render};
+use super::tree::{Step, attr, depth_and_count, flatten_deep, walk, with_element, with_text};
+use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
+
+/// Start tags nested deeper than this (by a pre-parse estimate) are dropped before parsing.
+const FLATTEN_DEPTH: usize = 256;
+/// Trees deeper than this skip content selection (its cost grows with depth × size).
+const SELECT_MAX_DEPTH: usize = 180;
+/// Trees with more elements than this skip content selection.
+const SELECT_MAX_ELEMENTS: usize = 60_000;
+/// A chrome candidate holding more than this share of the page's text is kept anyway.
+const CHROME_MAX_SHARE: f64 = 0.4;
+/// Layout chrome by name is removed when at least a quarter of its text is links, or when
+/// it has no more visible characters than this.
+const LAYOUT_SHORT: usize = 200;
+/// Selection keeping less than this share of the body's text falls back to the whole body…
+const SELECTION_MIN_SHARE: f64 = 0.3;
+/// …when the body has at least this many more characters than the selection.
+const SELECTION_MIN_LOSS: usize = 600;
+/// A page with scripts and less visible text than this looks like a JavaScript shell.
+const SHELL_MAX_TEXT: usize = 200;
+/// …provided its markup is at least this large.
+const SHELL_MIN_BYTES: usize = 512;
+
+/// Extracts an HTML body.
+pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
+    let flat = flatten_deep(body, FLATTEN_DEPTH);
+    let flattened = matches!(flat, std::borrow::Cow::Owned(_));
+    let doc = Document::from(&*flat);
+
+    let title = title(&doc);
+    let lang = lang(&doc);
+    let links = links(&doc, base);
+
+    let (depth, elements) = depth_and_count(doc.root());
+    let cleaned = clean(&doc);
+    let body_chars = cleaned.text_chars;
+
+    let mut flags = Flags {
+        flattened,
+        ..Flags::default()
+    };
+    let selected = if depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS {
+        select(doc, base)
+    } else {
+        None
+    };
+    let mut lines = match selected {
+        Some(lines)
+            if !(visible_chars(&lines) < (body_chars as f64 * SELECTION_MIN_SHARE) as usize
+                && body_chars.saturating_sub(visible_chars(&lines)) >= SELECTION_MIN_LOSS) =>
+        {
+            lines
+        }
+        selected => {
+            flags.whole_body = true;
+            let doc = Document::from(&*flat);
+            clean(&doc);
+            let kept = selected.as_deref().map_or(0, visible_chars);
+            let whole = main_container(&doc)
+                .map(render)
+                .filter(|lines| visible_chars(lines) >= kept.max(1));
+            whole.or_else(|| doc.body().map(render)).unwrap_or_default()
+        }
+    };
+
+    if cleaned.scripts > 0
+        && body.len() >= SHELL_MIN_BYTES
+        && visible_chars(&lines) < SHELL_MAX_TEXT
+    {
+        flags.javascript_shell = true;
+        if !lines.is_empty() {
+            lines.push(String::new());
+        }
+        lines.push(JAVASCRIPT_SHELL_NOTICE.to_owned());
+    }
+
+    Extracted {
+        title,
+        lines,
+        links,
+        lang,
+        kind: BodyKind::Html,
+        flags,
+    }
+}
+
+/// Runs content selection on a cleaned document and renders what it kept.
+fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
+    let config = Config {
+        disable_json_ld: true,
+        keep_classes: true,
+        ..Config::default()
+    };
+
+    let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
+    let mut readability = Readability::with_document(doc, url, Some(config)).ok()?;
+    readability.parse().ok()?;
+    let root = readability.doc.select_single("#readability-page-1");
+    let node = root.nodes().first().copied()?;
+    let lines = render(node);
+    Some(lines)
+}
+
+/// The element the page itself marks as its main content, if exactly one does.
+fn main_container(doc: &Document) -> Option<NodeRef<'_>> {
+    for selector in [
+        r#"[itemprop="articleBody"]"#,
+        "main",
+        r#"[role="main"]"#,
+        "article",
+    ] {
+        let found = doc.select(selector);
+        let nodes = found.nodes();
+        if nodes.len() == 1 {
+            return nodes.first().copied();
+        }
+    }
+    None
+}
+
+/// Characters other than whitespace in the lines.
+fn visible_chars(lines: &[String]) -> usize {
+    lines
+        .iter()
+        .map(|l| l.chars().filter(|c| !c.is_whitespace()).count())
+        .sum()
+}
+
+/// The title: `<title>`, else `og:title`, else the first `h1`.
+fn title(doc: &Document) -> Option<String> {
+    let first_text = |selector: &str| {
+        doc.select_single(selector)
+            .nodes()
+            .first()
+            .map(|n| collapse(&n.text()))
+    };
+    let from_title = first_text("head title").or_else(|| first_text("title"));
+    let og = || {
+        doc.select_single(r#"meta[property="og:title"], meta[name="og:title"]"#)
+            .attr("content")
+            .map(|c| collapse(&c))
+    };
+    [from_title, og(), first_text("h1")]
+        .into_iter()
+        .flatten()
+        .find(|t| !t.is_empty())
+}
+
+/// The declared language: `<html lang>`, else a `Content-Language` meta.
+fn lang(doc: &Document) -> Option<String> {
+    let from_html = doc
+        .select_single("html[lang]")
+        .attr("lang")
+        .map(|l| l.trim().to_owned());
+    let from_meta = || {
+        doc.select("meta[http-equiv][content]")
+            .nodes()
+            .iter()
+            .find(|n| {
+                n.attr("http-equiv")
+                    .is_some_and(|v| v.trim().eq_ignore_ascii_case("content-language"))
+            })
+            .and_then(|n| n.attr("content"))
+            .map(|l| l.trim().to_owned())
+    };
+    from_html
+        .filter(|l| !l.is_empty())
+        .or_else(from_meta)
+        .filter(|l| !l.is_empty() && l.len() <= 64)
+}
+
+/// Absolute http(s) links in document order, fragments removed, duplicates dropped.
+fn links(doc: &Document, base: &Url) -> Vec<Url> {
+    let base = doc
+        .select_single("base[href]")
+        .attr("href")
+        .and_then(|h| base.join(h.trim()).ok())
+        .unwrap_or_else(|| base.clone());
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for node in doc.select("a[href], area[href]").nodes() {
+        let Some(href) = node.attr("href") else {
+            continue;
+        };
+        let Ok(mut url) = base.join(href.trim()) else {
+            continue;
+        };
+        if !matches!(url.scheme(), "http" | "https") {
+            continue;
+        }
+        url.set_fragment(None);
+        if seen.insert(url.as_str().to_owned()) {
+            out.push(url);
+        }
+    }
+    out
+}
+
+/// What the chrome filter saw.
+struct Cleaned {
+    /// Visible characters (not whitespace) left in the body.
+    text_chars: usize,
+    /// Script elements in the page.
+    scripts: usize,
+}
+
+/// Whether an element is hidden by `hidden`, `aria-hidden="true"` or an inline
+/// `display: none` / `visibility: hidden`.
+pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
+    with_element(node, |e| {
+        if attr(e, "hidden").is_some() {
+            return true;
+        }
+        if attr(e, "aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
+            return true;
+        }
+        attr(e, "style").is_some_and(|s| {
+            let s: String = s
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+                .to_ascii_lowercase();
+            s.contains("display:none") || s.contains("visibility:hidden")
+        })
+    })
+    .unwrap_or(false)
+}
+
+/// Elements removed with everything in them.
+fn is_never_content(name: &str) -> bool {
+    matches!(
+        name,
+        "script"
+            | "style"
+            | "template"
+            | "svg"
+            | "math"
+            | "iframe"
+            | "object"
+            | "embed"
+            | "canvas"
+            | "video"
+            | "audio"
+            | "map"
+            | "select"
+            | "textarea"
+            | "button"
+            | "input"
+            | "datalist"
+            | "dialog"
+            | "link"
+            | "meta"
+            | "figcaption"
+    )
+}
+
+/// Whole class names that mark hidden or screen-reader-only text.
+const HIDDEN_CLASSES: &[&str] = &[
+    "sr-only",
+    "screen-reader-text",
+    "screen-reader-only",
+    "visually-hidden",
+    "visuallyhidden",
+    "element-invisible",
+    "hidden",
+    "d-none",
+    "is-hidden",
+    "u-hidden",
+];
+
+/// Words in class names and ids that mark chrome wherever they appear.
+const CHROME_WORDS: &[&str] = &[
+    "cookie",
+    "cookies",
+    "cookiebanner",
+    "consent",
+    "gdpr",
+    "cmp",
+    "share",
+    "sharing",
+    "shares",
+    "sharebar",
+    "shariff",
+    "addthis",
+    "sharethis",
+    "social",
+    "socials",
+    "newsletter",
+    "subscribe",
+    "subscription",
+    "signup",
+    "comments",
+    "disqus",
+    "respond",
+    "commentform",
+    "advert",
+    "advertisement",
+    "ads",
+    "ad",
+    "adsbygoogle",
+    "sponsored",
+    "promo",
+    "popup",
+    "modal",
+    "overlay",
+    "skiplink",
+    "skiplinks",
+    "breadcrumb",
+    "breadcrumbs",
+    "outbrain",
+    "taboola",
+    "credit",
+    "credits",
+    "copyright",
+    "print",
+    "login",
+    "paywall",
+];
+
+/// Words in class names and ids that mark layout chrome, unless the same name also says
+/// content, and only when the element is mostly links or short.
+const LAYOUT_WORDS: &[&str] = &[
+    "nav",
+    "navbar",
+    "navigation",
+    "menu",
+    "mainmenu",
+    "megamenu",
+    "footer",
+    "sidebar",
+    "masthead",
+    "topbar",
+    "toolbar",
+    "pagination",
+    "pager",
+    "related",
+    "recommended",
+    "recommendations",
+    "widget",
+];
+
+/// Words in class names and ids that mark content.
+const CONTENT_WORDS: &[&str] = &[
+    "content", "article", "main", "body", "text", "story", "entry",
+];
+
+/// ARIA roles of chrome.
+const CHROME_ROLES: &[&str] = &[
+    "navigation",
+    "banner",
+    "contentinfo",
+    "complementary",
+    "search",
+    "dialog",
+    "alertdialog",
+    "menu",
+    "menubar",
+    "toolbar",
+];
+
+/// How a class or id value classifies an element.
+#[derive(Clone, Copy, Default)]
+struct Names {
+    /// Hidden text or strong chrome (cookie banners, share bars, ads, comment widgets).
+    strong: bool,
+    /// Layout chrome (menus, sidebars, related lists) not also named content.
+    layout: bool,
+    /// A name that says content and nothing else.
+    content: bool,
+}
+
+fn classify_names(value: &str, names: &mut Names) {
+    for token in value.split_ascii_whitespace() {
+        let token = token.to_ascii_lowercase();
+        if HIDDEN_CLASSES.contains(&token.as_str()) {
+            names.strong = true;
+            continue;
+        }
+        let (mut strong, mut layout, mut content) = (false, false, false);
+        for part in token.split(|c: char| !c.is_ascii_alphanumeric()) {
+            strong |= CHROME_WORDS.contains(&part);
+            layout |= LAYOUT_WORDS.contains(&part);
+            content |= CONTENT_WORDS.contains(&part);
+        }
+        names.strong |= strong;
+        names.layout |= layout && !content;
+        names.content |= content && !layout && !strong;
+    }
+}
+
+/// What kind of element the chrome filter sees.
+enum Verdict {
+    /// Removed with its subtree, no questions asked.
+    Remove,
+    /// Chrome, removed unless it holds the main content or much of the page's text.
+    Chrome,
+    /// Layout chrome by name: removed like chrome, but only when mostly links or short.
+    Layout,
+    /// Marks main content (`article`, `main`, `role=main`, `itemprop=articleBody`).
+    Main,
+    /// Anything else.
+    Other,
+}
+
+fn verdict(node: &NodeRef<'_>, in_main: bool) -> Verdict {
+    if is_hidden(node) {
+        return Verdict::Remove;
+    }
+    with_element(node, |e| {
+        let name = &*e.name.local;
+        if is_never_content(name) {
+            return Verdict::Remove;
+        }
+        let role = attr(e, "role").map(str::to_ascii_lowercase);
+        if matches!(name, "article" | "main")
+            || role.as_deref() == Some("main")
+            || attr(e, "itemprop").is_some_and(|p| p.eq_ignore_ascii_case("articleBody"))
+        {
+            return Verdict::Main;
+        }
+        if name == "noscript" {
+            return Verdict::Layout;
+        }
+        if matches!(name, "nav" | "aside" | "form")
+            || (matches!(name, "header" | "footer") && !in_main)
+            || role.is_some_and(|r| CHROME_ROLES.contains(&r.as_str()))
+        {
+            return Verdict::Chrome;
+        }
+        if matches!(name, "html" | "body") {
+            return Verdict::Other;
+        }
+        let mut names = Names::default();
+        for value in [attr(e, "class"), attr(e, "id")].into_iter().flatten() {
+            classify_names(value, &mut names);
+        }
+        if names.strong {
+            Verdict::Chrome
+        } else if names.layout && !names.content {
+            Verdict::Layout
+        } else {
+            Verdict::Other
+        }
+    })
+    .unwrap_or(Verdict::Other)
+}
+
+/// An open element during the chrome walk.
+struct Frame {
+    id: NodeId,
+    chars: usize,
+    link_chars: usize,
+    has_main: bool,
+    verdict: Verdict,
+    main: bool,
+    link: bool,
+}
+
+/// Removes chrome from the document: never-content elements, hidden elements, and chrome
+/// (navigation, site headers and footers, asides, banners, share bars, …) unless it holds the
+/// main content or a large share of the text.
+fn clean(doc: &Document) -> Cleaned {
+    let mut remove: Vec<NodeId> = Vec::new();
+    let mut candidates: Vec<(NodeId, usize)> = Vec::new();
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut in_main = 0usize;
+    let mut in_link = 0usize;
+    let mut scripts = 0usize;
+    let mut total = 0usize;
+    walk(doc.root(), |step| match step {
+        Step::Enter(node) => {
+            if let Some(n) = with_text(&node, |t| t.chars().filter(|c| !c.is_whitespace()).count())
+            {
+                total += n;
+                if let Some(top) = frames.last_mut() {
+                    top.chars += n;
+                    if in_link > 0 {
+                        top.link_chars += n;
+                    }
+                }
+                return false;
+            }
+            if !node.is_element() {
+                return node.is_document() || node.is_fragment();
+            }
+            let name = with_element(&node, |e| e.name.local.clone());
+            let link = name.as_ref().is_some_and(|n| &**n == "a");
+            if name.as_ref().is_some_and(|n| &**n == "script") {
+                scripts += 1;
+            }
+            let v = verdict(&node, in_main > 0);
+            if matches!(v, Verdict::Remove) {
+                remove.push(node.id);
+                return false;
+            }
+            let main = matches!(v, Verdict::Main);
+            in_main += usize::from(main);
+            in_link += usize::from(link);
+            frames.push(Frame {
+                id: node.id,
+                chars: 0,
+                link_chars: 0,
+                has_main: main,
+                verdict: v,
+                main,
+                link,
+            });
+            true
+        }
+        Step::Leave(node, entered) => {
+            if entered
+                && node.is_element()
+                && let Some(frame) = frames.pop()
+            {
+                in_main -= usize::from(frame.main);
+                in_link -= usize::from(frame.link);
+                let chrome = match frame.verdict {
+                    Verdict::Chrome => true,
+                    Verdict::Layout => {
+                        frame.link_chars * 4 >= frame.chars || frame.chars <= LAYOUT_SHORT
+                    }
+                    _ => false,
+                };
+                if chrome && !frame.has_main {
+                    candidates.push((frame.id, frame.chars));
+                }
+                if let Some(parent) = frames.last_mut() {
+                    parent.chars += frame.chars;
+                    parent.link_chars += frame.link_chars;
+                    parent.has_main |= frame.has_main;
+                }
+            }
+            true
+        }
+    });
+    let cap = (total as f64 * CHROME_MAX_SHARE) as usize;
+    let mut removed_chars = 0usize;
+    // Candidates arrive innermost first; an outer removal covers inner ones.
+    let mut removed: HashSet<NodeId> = HashSet::new();
+    for (id, chars) in candidates.iter().rev() {
+        if *chars <= cap {
+            let node = NodeRef::new(*id, &doc.tree);
+            if node.ancestors_it(None).any(|a| removed.contains(&a.id)) {
+                continue;
+            }
+            removed.insert(*id);
+            removed_chars += chars;
+        }
+    }
+    for id in remove.iter().chain(removed.iter()) {
+        NodeRef::new(*id, &doc.tree).remove_from_parent();
+    }
+    Cleaned {
+        text_chars: total.saturating_sub(removed_chars),
+        scripts,
+    }
+}

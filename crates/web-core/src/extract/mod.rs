@@ -1,0 +1,194 @@
+//! Bodies turned into the text a model reads: the title, the text as stable lines with light
+//! Markdown structure, the page's links for the crawler, the declared language, and flags.
+//!
+//! Pure: no I/O, no async. [`extract`] takes a body already decoded to UTF-8, its content
+//! type and the final URL, and always answers: it never panics and runs in bounded time on
+//! any input (deep nesting is flattened before parsing, and trees too deep for the content
+//! selector fall back to the whole body).
+//!
+//! HTML goes through main-content selection (`dom_smoothie`, a Readability port, run on a
+//! document from which this module first removes chrome: scripts, hidden elements,
+//! navigation, site headers and footers, cookie banners, share bars, comment widgets,
+//! "related" lists). When selection keeps too little of a page with much text, the whole
+//! body minus chrome is used instead, so content is never silently lost. Plain text,
+//! Markdown and CSV pass through as they are; minified JSON is pretty-printed; XML, RSS and
+//! Atom become their text, with feed items as `##` title lines.
+
+mod html;
+mod render;
+mod text;
+mod tree;
+mod xml;
+
+use ::url::Url;
+
+/// What [`extract`] found in a body.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Extracted {
+    /// The title: `<title>`, else `og:title`, else the first `h1` (feeds: the feed title).
+    pub title: Option<String>,
+    /// The text, one entry per line, without line terminators; the same body always gives
+    /// the same lines (grep line numbers rely on it).
+    pub lines: Vec<String>,
+    /// Absolute http(s) links found in the body, in document order, without fragments and
+    /// without duplicates.
+    pub links: Vec<Url>,
+    /// The language the document declares (`<html lang>` or `Content-Language` meta), if any.
+    pub lang: Option<String>,
+    /// What kind of body this was treated as.
+    pub kind: BodyKind,
+    /// Observations about the extraction.
+    pub flags: Flags,
+}
+
+impl Extracted {
+    /// The text: the lines joined with `\n` (no trailing newline).
+    #[must_use]
+    pub fn text(&self) -> String {
+        self.lines.join("\n")
+    }
+}
+
+/// How a body was interpreted, from its content type or, when that says nothing useful,
+/// from its first bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BodyKind {
+    /// HTML or XHTML.
+    #[default]
+    Html,
+    /// Plain text, Markdown, CSV and other text kept as it is.
+    Text,
+    /// JSON (pretty-printed when it arrived minified).
+    Json,
+    /// XML, RSS or Atom.
+    Xml,
+}
+
+/// Observations about an extraction, for callers that want to explain the result.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Flags {
+    /// The page looks like the shell of a client-side JavaScript application: much markup,
+    /// almost no text. The last line of the text then says so.
+    pub javascript_shell: bool,
+    /// Main-content selection kept too little (or could not run), so the text is the whole
+    /// body minus chrome.
+    pub whole_body: bool,
+    /// The markup nested deeper than the extractor follows; the excess tags were dropped and
+    /// their text kept.
+    pub flattened: bool,
+    /// JSON that arrived minified and was pretty-printed.
+    pub reformatted: bool,
+}
+
+/// The line appended to the text of a page that looks like a JavaScript application shell.
+pub const JAVASCRIPT_SHELL_NOTICE: &str = "[This page has almost no text in its HTML: it is \
+probably built in the browser by JavaScript, and these tools do not run JavaScript (they \
+fetch the static HTML only). Try a server-rendered version of the page, the site's API, an \
+RSS feed, or another source.]";
+
+/// Extracts the readable text, title, links and language from a decoded body.
+///
+/// `content_type` is the response's `Content-Type` value (parameters such as `charset` are
+/// ignored; an empty or generic type is sniffed from the body). `base` is the final URL,
+/// against which relative links are resolved (a `<base href>` in the page takes precedence).
+///
+/// ```
+/// use mcp_web_core::extract::extract;
+/// let base = url::Url::parse("https://example.com/a/").unwrap();
+/// let page = "<title>T</title><h1>Hello</h1><p>World <a href='b'>link</a></p>";
+/// let out = extract(page, "text/html; charset=utf-8", &base);
+/// assert_eq!(out.title.as_deref(), Some("T"));
+/// assert_eq!(out.text(), "# Hello\n\nWorld link");
+/// assert_eq!(out.links[0].as_str(), "https://example.com/a/b");
+/// ```
+#[must_use]
+pub fn extract(body: &str, content_type: &str, base: &Url) -> Extracted {
+    let body = body.strip_prefix('\u{feff}').unwrap_or(body);
+    match body_kind(body, content_type) {
+        BodyKind::Html => html::extract_html(body, base),
+        BodyKind::Text => text::extract_text(body),
+        BodyKind::Json => text::extract_json(body),
+        BodyKind::Xml => xml::extract_xml(body, base),
+    }
+}
+
+/// Decides how to read a body from its media type, sniffing when the type is absent or
+/// generic.
+fn body_kind(body: &str, content_type: &str) -> BodyKind {
+    let media = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    match media.as_str() {
+        "text/html" | "application/xhtml+xml" => BodyKind::Html,
+        "text/plain"
+        | "text/markdown"
+        | "text/x-markdown"
+        | "text/csv"
+        | "text/tab-separated-values"
+        | "text/x-rst"
+        | "text/x-org" => BodyKind::Text,
+        "application/json" | "text/json" | "application/ld+json" => BodyKind::Json,
+        "application/xml"
+        | "text/xml"
+        | "application/rss+xml"
+        | "application/atom+xml"
+        | "application/rdf+xml"
+        | "image/svg+xml" => BodyKind::Xml,
+        m if m.ends_with("+json") => BodyKind::Json,
+        m if m.ends_with("+xml") => BodyKind::Xml,
+        "" | "application/octet-stream" | "text/unknown" | "unknown/unknown" => sniff(body),
+        m if m.starts_with("text/") => BodyKind::Text,
+        _ => sniff(body),
+    }
+}
+
+/// Guesses the kind of a body from its first non-blank characters.
+fn sniff(body: &str) -> BodyKind {
+    let head: String = body
+        .trim_start()
+        .chars()
+        .take(512)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if head.starts_with("<?xml") {
+        if head.contains("<html") || head.contains("<!doctype html") {
+            BodyKind::Html
+        } else {
+            BodyKind::Xml
+        }
+    } else if head.starts_with("<rss") || head.starts_with("<feed") {
+        BodyKind::Xml
+    } else if head.starts_with('<') {
+        BodyKind::Html
+    } else if (head.starts_with('{') || head.starts_with('['))
+        && serde_json::from_str::<serde::de::IgnoredAny>(body).is_ok()
+    {
+        BodyKind::Json
+    } else {
+        BodyKind::Text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_follow_the_media_type_then_the_body() {
+        assert_eq!(body_kind("x", "text/html; charset=utf-8"), BodyKind::Html);
+        assert_eq!(body_kind("<p>", "text/plain"), BodyKind::Text);
+        assert_eq!(body_kind("{}", "application/vnd.api+json"), BodyKind::Json);
+        assert_eq!(body_kind("<rss/>", "application/rss+xml"), BodyKind::Xml);
+        assert_eq!(body_kind("  <!doctype html><p>", ""), BodyKind::Html);
+        assert_eq!(body_kind("<?xml version='1.0'?><feed>", ""), BodyKind::Xml);
+        assert_eq!(
+            body_kind("[1,2]", "application/octet-stream"),
+            BodyKind::Json
+        );
+        assert_eq!(body_kind("[1,2", ""), BodyKind::Text);
+        assert_eq!(body_kind("a,b\n1,2", "text/csv"), BodyKind::Text);
+    }
+}

@@ -1,0 +1,344 @@
+//! Extraction: golden outputs of hand-made pages and non-HTML bodies, the title rules, links,
+//! flags, and robustness on hostile input (deep nesting, huge lines, broken markup).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use mcp_web_core::extract::{BodyKind, JAVASCRIPT_SHELL_NOTICE, extract};
+use url::Url;
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/extract")
+        .join(name)
+}
+
+fn base() -> Url {
+    Url::parse("https://garden.example/articles/tomatoes?ref=feed#top").expect("a valid URL")
+}
+
+/// Each fixture, the content type it is served with, and its golden output
+/// (`<fixture>.expected.txt`). Set `UPDATE_GOLDEN=1` to rewrite the golden files.
+const GOLDEN: &[(&str, &str)] = &[
+    ("article.html", "text/html; charset=utf-8"),
+    ("js_shell.html", "text/html"),
+    ("selection_loses.html", "text/html"),
+    ("feed.rss", "application/rss+xml"),
+    ("feed.atom", "application/atom+xml"),
+    ("config.xml", "text/xml"),
+    ("data.json", "application/json"),
+    ("data.csv", "text/csv"),
+    ("notes.md", "text/markdown; charset=utf-8"),
+    ("plain.txt", "text/plain"),
+];
+
+#[test]
+fn golden_outputs() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let mut failures = Vec::new();
+    for (name, content_type) in GOLDEN {
+        let body = std::fs::read_to_string(data(name)).expect("fixture readable");
+        let text = extract(&body, content_type, &base()).text();
+        let expected_path = data(&format!("{name}.expected.txt"));
+        if update {
+            std::fs::write(&expected_path, format!("{text}\n")).expect("golden writable");
+            continue;
+        }
+        let expected = std::fs::read_to_string(&expected_path).expect("golden readable");
+        if text != expected.strip_suffix('\n').unwrap_or(&expected) {
+            failures.push(format!("--- {name}: got\n{text}\n--- expected\n{expected}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn article_keeps_content_and_drops_chrome() {
+    let body = std::fs::read_to_string(data("article.html")).expect("fixture readable");
+    let out = extract(&body, "text/html", &base());
+    let text = out.text();
+    for kept in [
+        "## What you need\n\n- A container",
+        "### Sowing, step by step",
+        "  - peat-free if possible",
+        "2. Prick out the seedlings",
+        "| Variety | Fruit size | Days to harvest |",
+        "| --- | --- | --- |",
+        "> Water deeply and rarely rather than a little every day.\n>\n> Your plants",
+        "```python\ndef water(plant, litres=2):",
+        "Call `water(tomato)` every other evening",
+        "mixed with some worm castings",
+    ] {
+        assert!(text.contains(kept), "missing {kept:?} in\n{text}");
+    }
+    for dropped in [
+        "cookies",
+        "Vegetables",
+        "Share on",
+        "hidden",
+        "inline style",
+        "Decorative",
+        "Related articles",
+        "Leave a comment",
+        "All rights reserved",
+        "window.analytics",
+        "font-family",
+        "/worm-castings",
+        "can.png",
+    ] {
+        assert!(!text.contains(dropped), "kept {dropped:?} in\n{text}");
+    }
+    assert!(!out.flags.javascript_shell);
+    assert!(!text.contains("\n\n\n"), "runs of blank lines");
+}
+
+#[test]
+fn html_metadata_title_language_and_links() {
+    let body = std::fs::read_to_string(data("article.html")).expect("fixture readable");
+    let out = extract(&body, "text/html", &base());
+    assert_eq!(out.kind, BodyKind::Html);
+    assert_eq!(
+        out.title.as_deref(),
+        Some("Growing tomatoes on a balcony | The Garden Journal")
+    );
+    assert_eq!(out.lang.as_deref(), Some("en-GB"));
+    let links: Vec<&str> = out.links.iter().map(Url::as_str).collect();
+    assert_eq!(
+        links,
+        [
+            "https://garden.example/",
+            "https://garden.example/vegetables",
+            "https://garden.example/flowers",
+            "https://garden.example/about",
+            "https://twitter.com/share",
+            "https://facebook.com/share",
+            "https://garden.example/worm-castings",
+            "https://garden.example/chillies",
+            "https://garden.example/herbs",
+            "https://garden.example/privacy",
+        ]
+    );
+}
+
+#[test]
+fn links_honour_base_href_and_drop_fragments_duplicates_and_other_schemes() {
+    let page = r##"<base href="https://cdn.example/docs/"><a href="a.html#x">1</a>
+        <a href="a.html#y">2</a><a href="#top">3</a><a href="ftp://f.example/">4</a>
+        <a href="data:text/html,x">5</a><a href="//other.example/p">6</a><a href="http://[::1">7</a>"##;
+    let out = extract(page, "text/html", &base());
+    let links: Vec<&str> = out.links.iter().map(Url::as_str).collect();
+    assert_eq!(
+        links,
+        [
+            "https://cdn.example/docs/a.html",
+            "https://cdn.example/docs/",
+            "https://other.example/p"
+        ]
+    );
+}
+
+#[test]
+fn title_rules_title_then_og_title_then_h1() {
+    let b = base();
+    let t = |html: &str| extract(html, "text/html", &b).title;
+    assert_eq!(
+        t("<title> A \n title </title><meta property='og:title' content='OG'><h1>H</h1>")
+            .as_deref(),
+        Some("A title")
+    );
+    assert_eq!(
+        t("<title> </title><meta property='og:title' content=' OG  title '><h1>H</h1>").as_deref(),
+        Some("OG title")
+    );
+    assert_eq!(
+        t("<p>x</p><h1>First <em>heading</em></h1><h1>Second</h1>").as_deref(),
+        Some("First heading")
+    );
+    assert_eq!(t("<p>no title at all</p>"), None);
+}
+
+#[test]
+fn javascript_shell_gets_a_notice() {
+    let body = std::fs::read_to_string(data("js_shell.html")).expect("fixture readable");
+    let out = extract(&body, "text/html", &base());
+    assert!(out.flags.javascript_shell);
+    assert_eq!(
+        out.lines.last().map(String::as_str),
+        Some(JAVASCRIPT_SHELL_NOTICE)
+    );
+    assert!(JAVASCRIPT_SHELL_NOTICE.contains("do not run JavaScript"));
+    // A short page without scripts is not a shell.
+    let small = extract("<title>x</title><p>Hello.</p>", "text/html", &base());
+    assert!(!small.flags.javascript_shell);
+    assert_eq!(small.text(), "Hello.");
+}
+
+#[test]
+fn selection_never_loses_the_content() {
+    let body = std::fs::read_to_string(data("selection_loses.html")).expect("fixture readable");
+    let text = extract(&body, "text/html", &base()).text();
+    for term in [
+        "Abeam",
+        "Aft",
+        "Beam reach",
+        "Bear away",
+        "Close hauled",
+        "Cunningham",
+        "Gybe",
+        "Heel",
+        "Luff up",
+        "Tack",
+        "Telltales",
+        "Windward",
+    ] {
+        assert!(text.contains(term), "lost {term:?} in\n{text}");
+    }
+}
+
+#[test]
+fn lines_are_stable() {
+    let body = std::fs::read_to_string(data("article.html")).expect("fixture readable");
+    let first = extract(&body, "text/html", &base());
+    for _ in 0..3 {
+        assert_eq!(extract(&body, "text/html", &base()), first);
+    }
+}
+
+#[test]
+fn feeds_list_items_as_title_lines_and_collect_links() {
+    let body = std::fs::read_to_string(data("feed.rss")).expect("fixture readable");
+    let out = extract(&body, "application/xml", &base());
+    assert_eq!(out.kind, BodyKind::Xml);
+    assert_eq!(out.title.as_deref(), Some("The Garden Journal"));
+    let links: Vec<&str> = out.links.iter().map(Url::as_str).collect();
+    assert_eq!(
+        links,
+        [
+            "https://garden.example/",
+            "https://garden.example/feed.xml",
+            "https://garden.example/tomatoes",
+            "https://garden.example/herbs"
+        ]
+    );
+    // Sniffed without a content type too.
+    assert_eq!(extract(&body, "", &base()).kind, BodyKind::Xml);
+}
+
+/// Runs `extract` on a hostile body and checks it answers within `limit`.
+fn bounded(body: &str, content_type: &str, limit: Duration) -> mcp_web_core::extract::Extracted {
+    let start = Instant::now();
+    let out = extract(body, content_type, &base());
+    let took = start.elapsed();
+    assert!(took < limit, "took {took:?}");
+    out
+}
+
+#[test]
+fn hundred_thousand_nested_elements() {
+    for open in [
+        "<div>",
+        "<b>",
+        "<ul><li>",
+        "<table><tr><td>",
+        "<blockquote>",
+    ] {
+        let mut page = String::from("<html><body>");
+        for i in 0..100_000 {
+            page.push_str(open);
+            if i % 1000 == 0 {
+                page.push_str("deep ");
+            }
+        }
+        page.push_str("bottom");
+        let out = bounded(&page, "text/html", Duration::from_secs(60));
+        assert!(out.text().contains("bottom"), "{open}");
+        assert!(out.text().contains("deep"), "{open}");
+    }
+}
+
+#[test]
+fn ten_megabyte_single_line() {
+    let mut page = String::from("<html><body><p>");
+    while page.len() < 10_000_000 {
+        page.push_str("lorem ipsum dolor sit amet ");
+    }
+    page.push_str("END</p></body></html>");
+    let out = bounded(&page, "text/html", Duration::from_secs(60));
+    assert!(out.text().ends_with("END"));
+    let plain = bounded(&page[15..], "text/plain", Duration::from_secs(10));
+    assert_eq!(plain.lines.len(), 1);
+    let json = format!("[\"{}\"]", "x".repeat(10_000_000));
+    let out = bounded(&json, "application/json", Duration::from_secs(10));
+    assert_eq!(out.lines.len(), 3);
+}
+
+#[test]
+fn unclosed_tags_and_broken_markup() {
+    let cases = [
+        "<html><body><p>one<p>two<div><ul><li>three<li>four<table><tr><td>five",
+        "<p>a <b>b <i>c</b> d</i> e</p><<<>>><!-- unclosed comment",
+        "<pre><code class=language-rust>fn x() {",
+        "<title>never closed",
+        "<script>document.write('<p>not text</p>')",
+        "</p></div></body></html>text after",
+        "<a href='https://x.example/'>link<a href='/y'>nested",
+        "<svg><foreignObject><p>inside svg</p></foreignObject></svg><math><mi>x",
+        "<table><td>cell<table><td>inner</table>after",
+        "<h1>one<h2>two<h3>three",
+    ];
+    for case in cases {
+        let out = bounded(case, "text/html", Duration::from_secs(5));
+        assert!(!out.text().contains("<p>"), "{case}: {}", out.text());
+    }
+    let out = extract(cases[0], "text/html", &base());
+    for word in ["one", "two", "three", "four", "five"] {
+        assert!(out.text().contains(word), "{word} lost: {}", out.text());
+    }
+    for case in [
+        "<rss><channel><title>x",
+        "<?xml",
+        "<![CDATA[",
+        "<a b='>",
+        "&#xFFFFFFFF; &#0;",
+    ] {
+        bounded(case, "application/xml", Duration::from_secs(5));
+    }
+    for case in ["{", "[[[[", "\"\\", "{\"a\":}"] {
+        bounded(case, "application/json", Duration::from_secs(5));
+    }
+}
+
+#[test]
+fn invalid_bytes_and_control_characters() {
+    let bytes: Vec<u8> =
+        b"<html><body><p>caf\xe9 \xff\xfe na\xc3\xafve \x00 nul \x1b[31m \xed\xa0\x80</p>"
+            .iter()
+            .copied()
+            .chain((0u8..=255).cycle().take(4096))
+            .collect();
+    let body = String::from_utf8_lossy(&bytes);
+    for content_type in [
+        "text/html",
+        "text/plain",
+        "application/json",
+        "text/xml",
+        "",
+    ] {
+        let out = bounded(&body, content_type, Duration::from_secs(5));
+        assert!(out.lines.iter().all(|l| !l.contains('\n')));
+    }
+    let out = extract(&body, "text/html", &base());
+    assert!(out.text().contains("naïve"));
+}
+
+#[test]
+fn deep_json_and_xml_stay_bounded() {
+    let deep_json = format!("{}{}", "[".repeat(200_000), "]".repeat(200_000));
+    let out = bounded(&deep_json, "", Duration::from_secs(10));
+    assert_eq!(out.text(), deep_json);
+    let out = bounded(&deep_json, "application/json", Duration::from_secs(10));
+    assert!(!out.flags.reformatted);
+    let deep_xml = format!("<?xml version='1.0'?>{}x", "<a>".repeat(200_000));
+    let out = bounded(&deep_xml, "text/xml", Duration::from_secs(10));
+    assert_eq!(out.text(), "x");
+}
