@@ -76,6 +76,8 @@ struct Group {
     agents: Vec<String>,
     /// True when a user-agent line of the group is `*`.
     any: bool,
+    /// Most specific first, Allow before Disallow among equals, then in file order:
+    /// the first rule that matches a path decides it.
     rules: Vec<Rule>,
     crawl_delay: Option<Duration>,
 }
@@ -85,6 +87,8 @@ struct Group {
 struct Rule {
     allow: bool,
     pattern: Pattern,
+    /// [`Pattern::specificity`], computed once.
+    specificity: usize,
     /// The line as written, comment and surrounding whitespace removed, quotable.
     line: String,
     /// 1-based.
@@ -121,25 +125,26 @@ impl Robots {
             Applicable::Any(groups) => (groups, true),
             Applicable::None => return Verdict::new(Reason::NoGroup),
         };
-        let mut best: Option<(&Rule, usize)> = None;
-        for rule in groups.iter().flat_map(|g| g.rules.iter()) {
-            if !rule.pattern.matches(&path) {
+        // Each group's rules are sorted so that its first match is its deciding rule;
+        // the groups merged for the agent then compare their deciding rules.
+        let mut best: Option<&Rule> = None;
+        for group in groups {
+            let Some(rule) = group.rules.iter().find(|r| r.pattern.matches(&path)) else {
                 continue;
-            }
-            let specificity = rule.pattern.specificity();
+            };
             let better = match best {
                 None => true,
-                Some((current, current_specificity)) => {
-                    specificity > current_specificity
-                        || (specificity == current_specificity && rule.allow && !current.allow)
+                Some(current) => {
+                    rule.specificity > current.specificity
+                        || (rule.specificity == current.specificity && rule.allow && !current.allow)
                 }
             };
             if better {
-                best = Some((rule, specificity));
+                best = Some(rule);
             }
         }
         match best {
-            Some((rule, _)) => Verdict::new(Reason::Rule {
+            Some(rule) => Verdict::new(Reason::Rule {
                 allow: rule.allow,
                 line: rule.line.clone(),
                 line_no: rule.line_no,

@@ -4,6 +4,7 @@
 //! is skipped, keys are case-insensitive, a missing colon is tolerated after a known
 //! key, and a few common misspellings of the keys are read as the key meant.
 
+use std::cmp::Reverse;
 use std::time::Duration;
 
 use super::pattern::Pattern;
@@ -70,7 +71,7 @@ pub(super) fn parse(bytes: &[u8]) -> Robots {
             Key::UserAgent => {
                 if !in_agents {
                     if let Some(group) = current.take() {
-                        robots.groups.push(group);
+                        robots.groups.push(finish(group));
                     }
                     current = Some(Group::default());
                     in_agents = true;
@@ -88,6 +89,7 @@ pub(super) fn parse(bytes: &[u8]) -> Robots {
                 if let Some(pattern) = Pattern::compile(value) {
                     group.rules.push(Rule {
                         allow: key == Key::Allow,
+                        specificity: pattern.specificity(),
                         pattern,
                         line: quote_line(content),
                         line_no,
@@ -109,9 +111,19 @@ pub(super) fn parse(bytes: &[u8]) -> Robots {
         }
     }
     if let Some(group) = current {
-        robots.groups.push(group);
+        robots.groups.push(finish(group));
     }
     robots
+}
+
+/// Orders a group's rules so that the first one matching a path is the one that
+/// decides it: most specific first, Allow before Disallow among equals (RFC 9309
+/// §2.2.2), then in file order.
+fn finish(mut group: Group) -> Group {
+    group
+        .rules
+        .sort_by_key(|r| (Reverse(r.specificity), !r.allow, r.line_no));
+    group
 }
 
 /// The part of `bytes` to parse, and whether anything was left out. A line the limit

@@ -1251,6 +1251,38 @@ proptest! {
         prop_assert!(is_line_2);
     }
 
+    /// The verdict is the one a plain scan of every rule gives: the matching rule with
+    /// the most specificity, Allow on a tie, the earliest line among equals.
+    #[test]
+    fn verdict_is_the_plain_scan(robots in robots_text(), agent in "[a-zA-Z_*-]{0,6}",
+                                 path in plain_path()) {
+        let robots = Robots::parse(robots.as_bytes());
+        let verdict = robots.check(&agent, &path);
+        let normalized = normalize_path(&path);
+        let groups = match robots.applicable(&agent) {
+            Applicable::Named(groups) | Applicable::Any(groups) => groups,
+            Applicable::None => Vec::new(),
+        };
+        let mut rules: Vec<&Rule> = groups
+            .iter()
+            .flat_map(|g| g.rules.iter())
+            .filter(|r| r.pattern.matches(&normalized))
+            .collect();
+        rules.sort_by_key(|r| (std::cmp::Reverse(r.pattern.specificity()), !r.allow, r.line_no));
+        if normalized != "/robots.txt" {
+            match rules.first() {
+                Some(rule) => {
+                    let is_rule = matches!(
+                        verdict.reason(),
+                        Reason::Rule { allow, line_no, .. } if *allow == rule.allow && *line_no == rule.line_no
+                    );
+                    prop_assert!(is_rule, "{verdict} vs line {}", rule.line_no);
+                }
+                None => prop_assert!(verdict.is_allowed(), "{verdict}"),
+            }
+        }
+    }
+
     /// The line-end convention does not change any verdict.
     #[test]
     fn line_ends_are_equivalent(lines in prop::collection::vec(robots_line(), 0..16),

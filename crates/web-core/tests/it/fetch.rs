@@ -735,3 +735,56 @@ async fn a_bad_ca_file_is_a_config_error() {
     let err = Fetcher::new(missing, permit_127_0_0_2(), site_resolver()).unwrap_err();
     assert_eq!(err.key(), Some("ca-file"));
 }
+
+#[tokio::test]
+async fn https_negotiates_http2_and_reuses_the_connection() {
+    use http_body_util::Full;
+    use hyper::service::service_fn;
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+
+    let cert = TestCert::new(&["site.test"]);
+    let acceptor = cert.acceptor_with_alpn(vec![b"h2".to_vec()]);
+    let listener = tokio::net::TcpListener::bind((PERMITTED, 0)).await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connections = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let c = connections.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            c.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let Ok(tls) = acceptor.accept(stream).await else {
+                    return;
+                };
+                let service = service_fn(|req: http::Request<hyper::body::Incoming>| async move {
+                    let body = format!(
+                        "<title>h2</title><p>{:?} {}</p>",
+                        req.version(),
+                        req.uri().path()
+                    );
+                    Ok::<_, std::convert::Infallible>(
+                        http::Response::builder()
+                            .header("content-type", "text/html")
+                            .body(Full::new(bytes::Bytes::from(body)))
+                            .expect("a response"),
+                    )
+                });
+                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                    .serve_connection(TokioIo::new(tls), service)
+                    .await;
+            });
+        }
+    });
+    let fetcher = site_fetcher(FetchOptions {
+        ca_file: Some(cert.pem_path.clone()),
+        ..quick_options()
+    });
+    for path in ["/one", "/two"] {
+        let page = get(&fetcher, &format!("https://site.test:{port}{path}"))
+            .await
+            .unwrap();
+        assert_eq!(page.readable_text(), format!("HTTP/2.0 {path}"));
+        assert_eq!(page.peer.addr().ip(), PERMITTED);
+    }
+    assert_eq!(connections.load(std::sync::atomic::Ordering::SeqCst), 1);
+}

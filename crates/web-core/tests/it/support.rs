@@ -392,9 +392,14 @@ impl TestCert {
     }
 
     fn acceptor(&self) -> tokio_rustls::TlsAcceptor {
+        self.acceptor_with_alpn(vec![b"http/1.1".to_vec()])
+    }
+
+    /// A TLS acceptor for this certificate offering these ALPN protocols.
+    pub fn acceptor_with_alpn(&self, alpn: Vec<Vec<u8>>) -> tokio_rustls::TlsAcceptor {
         use rustls_pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = rustls::ServerConfig::builder_with_provider(provider)
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .expect("test rig")
             .with_no_client_auth()
@@ -403,6 +408,7 @@ impl TestCert {
                 PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.key_der.clone())),
             )
             .expect("test rig");
+        config.alpn_protocols = alpn;
         tokio_rustls::TlsAcceptor::from(Arc::new(config))
     }
 }
