@@ -66,12 +66,10 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
             let doc = Document::from(&*flat);
             clean(&doc);
             let kept = selected.as_deref().map_or(0, visible_chars);
-            let whole = main_container(&doc)
-                .map(render)
-                .filter(|lines| {
-                    let chars = visible_chars(lines);
-                    chars > kept && chars >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
-                });
+            let whole = main_container(&doc).map(render).filter(|lines| {
+                let chars = visible_chars(lines);
+                chars > kept && chars >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
+            });
             whole.or_else(|| doc.body().map(render)).unwrap_or_default()
         }
     };
