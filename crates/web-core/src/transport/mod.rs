@@ -256,29 +256,42 @@ impl Transport {
                     continue;
                 }
             };
-            let peer = match stream.peer_addr() {
-                Ok(peer) => peer,
-                Err(e) => {
-                    reset(stream);
-                    last = Some(e);
-                    continue;
-                }
-            };
-            if let Err(blocked) = self.inner.policy.decide(host, peer.ip()) {
-                reset(stream);
-                return Err(Error::Blocked(blocked));
+            match self.authorize(host, stream) {
+                Ok(vetted) => return Ok(vetted),
+                Err(Authorize::Refused(blocked)) => return Err(Error::Blocked(*blocked)),
+                Err(Authorize::NoPeer(e)) => last = Some(e),
             }
-            let _ = stream.set_nodelay(true);
-            return Ok((
-                stream,
-                CheckedPeer {
-                    addr: peer,
-                    via_proxy: false,
-                },
-            ));
         }
         let e = last.unwrap_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no address"));
         Err(connect_error(url, &e))
+    }
+
+    /// The authority: asks the guard about the address of the socket actually
+    /// opened. On refusal the socket is reset at once (SO_LINGER 0), no byte written.
+    fn authorize(
+        &self,
+        host: &str,
+        stream: TcpStream,
+    ) -> Result<(TcpStream, CheckedPeer), Authorize> {
+        let peer = match stream.peer_addr() {
+            Ok(peer) => peer,
+            Err(e) => {
+                reset(stream);
+                return Err(Authorize::NoPeer(e));
+            }
+        };
+        if let Err(blocked) = self.inner.policy.decide(host, peer.ip()) {
+            reset(stream);
+            return Err(Authorize::Refused(Box::new(blocked)));
+        }
+        let _ = stream.set_nodelay(true);
+        Ok((
+            stream,
+            CheckedPeer {
+                addr: peer,
+                via_proxy: false,
+            },
+        ))
     }
 
     /// Opens a tunnel through the proxy to the first vetted candidate the proxy
@@ -357,6 +370,14 @@ impl Transport {
         };
         Ok(Conn::new(io, peer))
     }
+}
+
+/// Why the peer check did not pass.
+enum Authorize {
+    /// The guard refused the peer.
+    Refused(Box<crate::error::Blocked>),
+    /// The socket has no peer address (it was closed under us).
+    NoPeer(io::Error),
 }
 
 /// Opens a TCP connection to an address the guard has already approved.
@@ -588,5 +609,64 @@ impl tower_service::Service<Uri> for Transport {
                 .await
                 .map_err(|e| ConnectError(Box::new(e)))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    /// The check after connecting is the authority: a socket whose peer the guard
+    /// refuses is reset at once, and the peer reads no byte, only the reset.
+    #[tokio::test]
+    async fn a_refused_peer_is_reset_without_a_byte() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let transport = Transport::new(
+            Policy::default(),
+            Arc::new(StaticResolver::new()),
+            TransportOptions::default(),
+        )
+        .unwrap();
+        // Bypass the pre-connect classification to exercise the second check alone.
+        let stream = open(addr).await.unwrap();
+        let (mut server_side, _) = listener.accept().await.unwrap();
+        let Err(Authorize::Refused(blocked)) = transport.authorize("inside.test", stream) else {
+            panic!("the guard must refuse a loopback peer by default");
+        };
+        assert_eq!(
+            (blocked.address, blocked.host.as_str()),
+            (addr.ip(), "inside.test")
+        );
+        let mut buf = [0u8; 64];
+        let read = server_side.read(&mut buf).await;
+        assert_eq!(
+            read.map_err(|e| e.kind()),
+            Err(io::ErrorKind::ConnectionReset),
+            "a refused socket is reset (SO_LINGER 0), not closed gracefully, and carries no byte"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_allowed_peer_gets_its_proof() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let policy = Policy {
+            allow_loopback: true,
+            ..Policy::default()
+        };
+        let transport = Transport::new(
+            policy,
+            Arc::new(StaticResolver::new()),
+            TransportOptions::default(),
+        )
+        .unwrap();
+        let stream = open(addr).await.unwrap();
+        let Ok((_, proof)) = transport.authorize("localhost", stream) else {
+            panic!("allow-loopback permits the peer");
+        };
+        assert_eq!(proof.addr(), addr);
+        assert!(!proof.via_proxy());
     }
 }
