@@ -192,6 +192,9 @@ pub struct Blocked {
     /// True for classes no broad switch unlocks (cloud metadata): only an
     /// `allow-cidrs` entry covering the address or `allow-hosts` naming the host.
     pub only_exact: bool,
+    /// The IPv4 address an IPv6 address carries and how (`"NAT64"`, `"6to4"`, …), when
+    /// that embedded address is what was refused.
+    pub carries: Option<(&'static str, std::net::Ipv4Addr)>,
 }
 
 /// The phase a deadline expired in.
@@ -546,16 +549,22 @@ impl fmt::Display for Blocked {
             rfc,
             key,
             only_exact,
+            carries,
             ..
         } = self;
-        let whom = if host == &address.to_string() {
+        // An IP-literal host is the address itself, however it is spelled.
+        let whom = if host.parse::<IpAddr>().ok() == Some(*address) {
             format!("{address}")
         } else {
             format!("{host} ({address})")
         };
+        write!(f, "refused {whom}: ")?;
+        if let Some((how, v4)) = carries {
+            write!(f, "it carries {v4} ({how}), a ")?;
+        }
         write!(
             f,
-            "refused {whom}: {class_label} ({rfc}, {block_name} {block}); the server does not connect to it. "
+            "{class_label} ({rfc}, {block_name} {block}); the server does not connect to it. "
         )?;
         if *only_exact {
             write!(
@@ -837,6 +846,7 @@ mod tests {
             rfc: "RFC 1918",
             key,
             only_exact,
+            carries: None,
         }
     }
 
@@ -931,6 +941,23 @@ mod tests {
             (
                 Error::Blocked(blocked("cloud-metadata", true, None)),
                 r#"refused intranet.example (10.1.2.3): private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. allow-private does not permit it; only an "allow-cidrs" entry covering 10.1.2.3 or "allow-hosts" naming intranet.example would."#,
+            ),
+            (
+                Error::Blocked(Blocked {
+                    host: "64:ff9b::a00:1".into(),
+                    address: "64:ff9b::a00:1".parse().unwrap(),
+                    carries: Some(("NAT64", "10.0.0.1".parse().unwrap())),
+                    ..blocked("private", false, Some("allow-private"))
+                }),
+                r#"refused 64:ff9b::a00:1: it carries 10.0.0.1 (NAT64), a private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. To permit it, set "allow-private": true, or add an "allow-cidrs" entry covering 64:ff9b::a00:1."#,
+            ),
+            (
+                Error::Blocked(Blocked {
+                    host: "::ffff:7f00:1".into(),
+                    address: "::ffff:127.0.0.1".parse().unwrap(),
+                    ..blocked("loopback", false, Some("allow-loopback"))
+                }),
+                r#"refused ::ffff:127.0.0.1: private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. To permit it, set "allow-loopback": true, or add an "allow-cidrs" entry covering ::ffff:127.0.0.1."#,
             ),
             (
                 Error::TooManyRedirects {
@@ -1131,7 +1158,7 @@ mod tests {
     #[test]
     fn error_size_is_pinned() {
         assert!(
-            std::mem::size_of::<Error>() <= 144,
+            std::mem::size_of::<Error>() <= 168,
             "{}",
             std::mem::size_of::<Error>()
         );

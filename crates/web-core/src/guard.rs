@@ -157,6 +157,7 @@ impl Policy {
             rfc: entry.rfc,
             key: class.key(),
             only_exact: class.only_exact(),
+            carries: classification.via.map(|e| (e.how.label(), e.v4)),
         })
     }
 }
@@ -320,6 +321,36 @@ mod tests {
         }
     }
 
+    /// An IPv6 address refused for the IPv4 address it carries says which one and how.
+    #[test]
+    fn refusal_names_the_embedded_ipv4() {
+        let b = Policy::default()
+            .decide("64:ff9b::a00:1", ip("64:ff9b::a00:1"))
+            .unwrap_err();
+        assert_eq!(b.carries, Some(("NAT64", "10.0.0.1".parse().unwrap())));
+        assert!(Error::Blocked(b).to_string().starts_with(
+            "refused 64:ff9b::a00:1: it carries 10.0.0.1 (NAT64), a private address (RFC 1918"
+        ),);
+        let b = Policy::default()
+            .decide("2002:a9fe:a9fe::1", ip("2002:a9fe:a9fe::1"))
+            .unwrap_err();
+        assert_eq!(b.class, "cloud-metadata");
+        assert_eq!(
+            b.carries,
+            Some(("6to4", "169.254.169.254".parse().unwrap()))
+        );
+        // A v4-mapped peer is canonicalised first: it is the IPv4 address itself.
+        let b = Policy::default()
+            .decide("::ffff:7f00:1", ip("::ffff:127.0.0.1"))
+            .unwrap_err();
+        assert_eq!(b.carries, None);
+        assert!(
+            Error::Blocked(b)
+                .to_string()
+                .starts_with("refused ::ffff:127.0.0.1: loopback address")
+        );
+    }
+
     /// A refusal carries everything its message needs, and the message teaches.
     #[test]
     fn blocked_carries_the_rule() {
@@ -338,6 +369,7 @@ mod tests {
                 rfc: "RFC 1918",
                 key: Some("allow-private"),
                 only_exact: false,
+                carries: None,
             }
         );
         assert_eq!(

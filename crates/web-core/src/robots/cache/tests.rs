@@ -195,6 +195,7 @@ fn outcomes_give_rules() {
                 rfc: "RFC 1918",
                 key: Some("allow-private"),
                 only_exact: false,
+                carries: None,
             })),
             true,
             "robots.txt could not be read (the floor refused 10.0.0.1 (private address)), so no rules apply",
