@@ -66,16 +66,17 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
             let doc = Document::from(&*flat);
             clean(&doc);
             let kept = selected.as_deref().map_or(0, visible_chars);
-            let whole = main_container(&doc)
-                .map(render)
-                .filter(|lines| visible_chars(lines) >= kept.max(1));
+            let whole = main_container(&doc).map(render).filter(|lines| {
+                let chars = visible_chars(lines);
+                chars > kept && chars >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
+            });
             whole.or_else(|| doc.body().map(render)).unwrap_or_default()
         }
     };
 
     if cleaned.scripts > 0
         && body.len() >= SHELL_MIN_BYTES
-        && visible_chars(&lines) < SHELL_MAX_TEXT
+        && body_chars.max(visible_chars(&lines)) < SHELL_MAX_TEXT
     {
         flags.javascript_shell = true;
         if !lines.is_empty() {
@@ -322,7 +323,6 @@ const CHROME_WORDS: &[&str] = &[
     "credit",
     "credits",
     "copyright",
-    "print",
     "login",
     "paywall",
 ];
@@ -413,6 +413,9 @@ enum Verdict {
 }
 
 fn verdict(node: &NodeRef<'_>, in_main: bool) -> Verdict {
+    if with_element(node, |e| is_never_content(&e.name.local)).unwrap_or(false) {
+        return Verdict::Remove;
+    }
     if is_hidden(node) {
         return Verdict::Remove;
     }

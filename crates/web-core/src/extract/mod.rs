@@ -13,6 +13,9 @@
 //! body minus chrome is used instead, so content is never silently lost. Plain text,
 //! Markdown and CSV pass through as they are; minified JSON is pretty-printed; XML, RSS and
 //! Atom become their text, with feed items as `##` title lines.
+//!
+//! Headings keep their levels, except that an `h1` inside selected content is written `##`
+//! (the selector demotes it, leaving `#` to the page title that callers print first).
 
 mod html;
 mod render;
@@ -98,7 +101,8 @@ RSS feed, or another source.]";
 /// let page = "<title>T</title><h1>Hello</h1><p>World <a href='b'>link</a></p>";
 /// let out = extract(page, "text/html; charset=utf-8", &base);
 /// assert_eq!(out.title.as_deref(), Some("T"));
-/// assert_eq!(out.text(), "# Hello\n\nWorld link");
+/// // Inside selected content an `h1` is written `##`: `#` is left to the page title.
+/// assert_eq!(out.text(), "## Hello\n\nWorld link");
 /// assert_eq!(out.links[0].as_str(), "https://example.com/a/b");
 /// ```
 #[must_use]
