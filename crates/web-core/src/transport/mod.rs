@@ -669,4 +669,28 @@ mod tests {
         assert_eq!(proof.addr(), addr);
         assert!(!proof.via_proxy());
     }
+
+    #[tokio::test]
+    async fn vet_classifies_every_candidate_without_connecting() {
+        let (refused, permitted): (IpAddr, IpAddr) =
+            ("127.0.0.1".parse().unwrap(), "127.0.0.2".parse().unwrap());
+        let policy = Policy {
+            allow_cidrs: vec!["127.0.0.2/32".parse().unwrap()],
+            ..Policy::default()
+        };
+        let resolver = Arc::new(StaticResolver::new().with("mixed.test", [refused, permitted]));
+        let transport =
+            Transport::new(policy, resolver.clone(), TransportOptions::default()).unwrap();
+        let verdicts = transport.vet("mixed.test").await.unwrap();
+        assert_eq!(verdicts.len(), 2);
+        assert_eq!(verdicts[0].0, refused);
+        assert_eq!(verdicts[0].1.as_ref().unwrap_err().rule(), "loopback");
+        assert_eq!(verdicts[1], (permitted, Ok(())));
+        assert_eq!(resolver.lookups(), 1);
+        let literal = transport.vet("127.0.0.2").await.unwrap();
+        assert_eq!(literal, vec![(permitted, Ok(()))]);
+        assert_eq!(resolver.lookups(), 1, "an IP literal is not resolved");
+        let err = transport.vet("unknown.test").await.unwrap_err();
+        assert_eq!(err.rule(), "dns");
+    }
 }
