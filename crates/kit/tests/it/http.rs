@@ -23,12 +23,17 @@ impl Drop for Running {
 }
 
 async fn start(options: HttpOptions) -> Running {
+    start_kit(options, TestKit::default()).await
+}
+
+/// Starts the test server with `kit` on loopback, port 0.
+async fn start_kit(options: HttpOptions, kit: TestKit) -> Running {
     let listener = HttpListener::bind("127.0.0.1:0".parse().unwrap(), options)
         .await
         .unwrap();
     let addr = listener.local_addr().unwrap();
     let stop = CancellationToken::new();
-    tokio::spawn(listener.serve(server(TestKit::default()), stop.clone()));
+    tokio::spawn(listener.serve(server(kit), stop.clone()));
     Running { addr, stop }
 }
 
@@ -186,4 +191,55 @@ async fn a_non_loopback_bind_without_a_token_is_refused_before_binding() {
         ..HttpOptions::default()
     };
     assert!(mcp_kit::check_bind("0.0.0.0:8787".parse().unwrap(), &with_token).is_ok());
+}
+
+#[tokio::test]
+async fn a_client_disconnect_cancels_the_call() {
+    let kit = TestKit::default();
+    let cancelled = std::sync::Arc::clone(&kit.cancelled);
+    let running = start_kit(HttpOptions::default(), kit).await;
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "a test client of a loopback server the test started"
+    )]
+    let mut stream = tokio::net::TcpStream::connect(running.addr).await.unwrap();
+    let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"n": 100}, "_meta": envelope(json!({"progressToken": "p"}))}})
+    .to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: slow\r\nContent-Length: {}\r\n\r\n{body}",
+        running.addr,
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    // Wait for the first progress event on the response stream, then hang up.
+    let mut seen = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("notifications/progress") {
+        let read =
+            tokio::time::timeout(std::time::Duration::from_secs(5), stream.read(&mut buffer))
+                .await
+                .expect("the call streams within 5 s")
+                .unwrap();
+        assert!(
+            read > 0,
+            "the server closed early: {}",
+            String::from_utf8_lossy(&seen)
+        );
+        seen.extend_from_slice(&buffer[..read]);
+    }
+    drop(stream);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while cancelled.load(std::sync::atomic::Ordering::SeqCst) == 0
+        && std::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        cancelled.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "the handler saw its cancellation after the client hung up"
+    );
 }
