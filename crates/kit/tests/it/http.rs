@@ -1,5 +1,6 @@
 //! The Streamable HTTP transport on loopback: both eras answer at `/mcp`, foreign
-//! `Host` and `Origin` get 403, a configured token is demanded (401), other paths 404.
+//! `Host` and `Origin` get 403, a configured token is demanded (401), other paths 404,
+//! and a client hanging up cancels its call.
 
 use std::net::SocketAddr;
 
