@@ -272,6 +272,22 @@ impl HttpListener {
     }
 }
 
+impl Server {
+    /// Binds `addr` (after [`check_bind`]) and serves Streamable HTTP at [`ENDPOINT`]
+    /// until `shutdown` is cancelled. Use [`HttpListener`] to learn the bound port.
+    pub async fn serve_http(
+        self,
+        addr: SocketAddr,
+        options: HttpOptions,
+        shutdown: CancellationToken,
+    ) -> io::Result<()> {
+        HttpListener::bind(addr, options)
+            .await?
+            .serve(self, shutdown)
+            .await
+    }
+}
+
 /// A plain-text response.
 fn plain(status: http::StatusCode, message: String) -> http::Response<BoxBody<Bytes, Infallible>> {
     let mut response = http::Response::new(Full::new(Bytes::from(message)).boxed());
