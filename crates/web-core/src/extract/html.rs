@@ -261,6 +261,7 @@ fn is_never_content(name: &str) -> bool {
             | "dialog"
             | "link"
             | "meta"
+            | "noscript"
             | "figcaption"
     )
 }
@@ -430,9 +431,6 @@ fn verdict(node: &NodeRef<'_>, in_main: bool) -> Verdict {
             || attr(e, "itemprop").is_some_and(|p| p.eq_ignore_ascii_case("articleBody"))
         {
             return Verdict::Main;
-        }
-        if name == "noscript" {
-            return Verdict::Layout;
         }
         if matches!(name, "nav" | "aside" | "form")
             || (matches!(name, "header" | "footer") && !in_main)

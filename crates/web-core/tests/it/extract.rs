@@ -167,6 +167,14 @@ fn javascript_shell_gets_a_notice() {
         Some(JAVASCRIPT_SHELL_NOTICE)
     );
     assert!(JAVASCRIPT_SHELL_NOTICE.contains("do not run JavaScript"));
+    // The page's own `<noscript>` message is dropped: only the notice remains.
+    assert_eq!(out.lines, [JAVASCRIPT_SHELL_NOTICE]);
+    let noscript = extract(
+        "<p>Some text that stays.</p><noscript><p>Enable JavaScript</p></noscript>",
+        "text/html",
+        &base(),
+    );
+    assert_eq!(noscript.text(), "Some text that stays.");
     // A short page without scripts is not a shell.
     let small = extract("<title>x</title><p>Hello.</p>", "text/html", &base());
     assert!(!small.flags.javascript_shell);
