@@ -5,3 +5,4 @@ mod conformance;
 mod fetch;
 mod protocol;
 mod robots;
+mod serve;
