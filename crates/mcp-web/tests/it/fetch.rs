@@ -126,10 +126,7 @@ fn prints_what_web_fetch_answers() {
     let server = Server::start(site);
     let (code, out, err) = run(&[&server.url("/"), "--allow-loopback"], None);
     assert_eq!((code, err.as_str()), (0, ""));
-    assert_eq!(
-        out,
-        "# Grammars\n\nGrammars\nGrammars are a powerful tool.\n"
-    );
+    assert_eq!(out, "# Grammars\n\nGrammars are a powerful tool.\n");
 }
 
 #[test]

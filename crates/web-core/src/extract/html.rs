@@ -95,6 +95,9 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     }
 }
 
+/// The attribute that marks a page's own `h1` elements through content selection.
+const H1_MARK: &str = "data-mcp-web-h1";
+
 /// Runs content selection on a cleaned document and renders what it kept.
 fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
     let config = Config {
@@ -103,9 +106,15 @@ fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
         ..Config::default()
     };
 
+    // The selector writes every `h1` it keeps as `h2`; marking them first lets the page's own
+    // levels be restored afterwards.
+    doc.select("h1").set_attr(H1_MARK, "");
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
     let mut readability = Readability::with_document(doc, url, Some(config)).ok()?;
     readability.parse().ok()?;
+    let marked = readability.doc.select(&format!("[{H1_MARK}]"));
+    marked.rename("h1");
+    marked.remove_attr(H1_MARK);
     let root = readability.doc.select_single("#readability-page-1");
     let node = root.nodes().first().copied()?;
     let lines = render(node);
@@ -261,6 +270,7 @@ fn is_never_content(name: &str) -> bool {
             | "dialog"
             | "link"
             | "meta"
+            | "noscript"
             | "figcaption"
     )
 }
@@ -430,9 +440,6 @@ fn verdict(node: &NodeRef<'_>, in_main: bool) -> Verdict {
             || attr(e, "itemprop").is_some_and(|p| p.eq_ignore_ascii_case("articleBody"))
         {
             return Verdict::Main;
-        }
-        if name == "noscript" {
-            return Verdict::Layout;
         }
         if matches!(name, "nav" | "aside" | "form")
             || (matches!(name, "header" | "footer") && !in_main)

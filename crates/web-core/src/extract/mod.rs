@@ -14,8 +14,8 @@
 //! Markdown and CSV pass through as they are; minified JSON is pretty-printed; XML, RSS and
 //! Atom become their text, with feed items as `##` title lines.
 //!
-//! Headings keep their levels, except that an `h1` inside selected content is written `##`
-//! (the selector demotes it, leaving `#` to the page title that callers print first).
+//! Headings keep the page's own levels (`h1` is `#`, `h2` is `##`, …), whether the text came
+//! from content selection or from the whole-body fallback.
 
 mod html;
 mod render;
@@ -101,8 +101,7 @@ RSS feed, or another source.]";
 /// let page = "<title>T</title><h1>Hello</h1><p>World <a href='b'>link</a></p>";
 /// let out = extract(page, "text/html; charset=utf-8", &base);
 /// assert_eq!(out.title.as_deref(), Some("T"));
-/// // Inside selected content an `h1` is written `##`: `#` is left to the page title.
-/// assert_eq!(out.text(), "## Hello\n\nWorld link");
+/// assert_eq!(out.text(), "# Hello\n\nWorld link");
 /// assert_eq!(out.links[0].as_str(), "https://example.com/a/b");
 /// ```
 #[must_use]

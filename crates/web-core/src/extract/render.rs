@@ -108,6 +108,7 @@ fn is_skipped(name: &str) -> bool {
             | "dialog"
             | "rt"
             | "rp"
+            | "noscript"
     )
 }
 

@@ -63,6 +63,7 @@ use crate::error::{
     BadUrl, BadUrlReason, ConfigError, Content, Deadline, Error, Http, Phase,
     Transport as TransportError, TransportFailure,
 };
+use crate::extract::{self, Extracted};
 use crate::guard::Policy;
 use crate::transport::{CheckedPeer, ConnectError, ProxyUrl, Resolve, Transport, TransportOptions};
 use crate::url::CheckedUrl;
@@ -163,20 +164,31 @@ impl Page {
         !redirect::same_resource(&self.final_url, &self.url)
     }
 
-    /// The page's title: the HTML `<title>`, or `None`.
+    /// The page run through the extractor: title, text lines, links, language.
+    pub fn extract(&self) -> Extracted {
+        extract::extract(&self.text, self.media_type(), self.final_url.url())
+    }
+
+    /// The page's title (`<title>`, `og:title` or the first `h1`; a feed's title), or
+    /// `None`.
     pub fn title(&self) -> Option<String> {
-        match self.kind {
-            Kind::Html => text::html_title(&self.text),
-            _ => None,
-        }
+        self.extract().title
     }
 
     /// The readable text of the page: HTML with its markup, scripts and navigation
-    /// removed; other kinds as they are.
+    /// removed; other kinds as the extractor keeps them.
     pub fn readable_text(&self) -> String {
-        match self.kind {
-            Kind::Html => text::html_to_text(&self.text),
-            _ => self.text.clone(),
+        self.extract().text()
+    }
+
+    /// The media type the extractor is told: the declared one, or the sniffed kind's.
+    fn media_type(&self) -> &str {
+        match (self.content_type.is_empty(), self.kind) {
+            (false, _) => &self.content_type,
+            (true, Kind::Html) => "text/html",
+            (true, Kind::Text) => "text/plain",
+            (true, Kind::Json) => "application/json",
+            (true, Kind::Xml) => "application/xml",
         }
     }
 }
@@ -414,7 +426,7 @@ impl Fetcher {
             return Err(Error::Http(Http {
                 url: url.to_string(),
                 status,
-                excerpt: text::excerpt(&decoded, kind),
+                excerpt: excerpt(&decoded, &content_type, kind, &url),
                 retry_after,
             }));
         }
@@ -469,6 +481,30 @@ impl Fetcher {
             truncated,
         })
     }
+}
+
+/// A short excerpt of an error page: its title, else its first non-empty line, cut
+/// to 200 characters.
+fn excerpt(body: &str, content_type: &str, kind: Option<Kind>, url: &CheckedUrl) -> Option<String> {
+    let media = match (content_type.is_empty(), kind) {
+        (false, _) => content_type,
+        (true, Some(Kind::Html)) => "text/html",
+        (true, _) => "text/plain",
+    };
+    let extracted = extract::extract(body, media, url.url());
+    let line = extracted.title.or_else(|| {
+        extracted
+            .lines
+            .iter()
+            .map(|l| l.trim().trim_start_matches('#').trim())
+            .find(|l| !l.is_empty())
+            .map(str::to_owned)
+    })?;
+    let mut cut: String = line.chars().take(200).collect();
+    if cut.len() < line.len() {
+        cut.push('…');
+    }
+    Some(cut)
 }
 
 /// The earliest of several deadlines, with its key and budget.
@@ -623,8 +659,17 @@ fn with_url(error: Error, url: &CheckedUrl) -> Error {
 /// (the `max-chars` key) caps the text; every cut is head-only, on a character and
 /// line boundary.
 pub fn render(page: &Page, max_chars: usize) -> String {
-    let title = page.title().unwrap_or_else(|| page.final_url.to_string());
-    let mut body = page.readable_text();
+    render_extracted(page, &page.extract(), max_chars)
+}
+
+/// [`render`] with the page already extracted (callers that also need its links or
+/// lines extract once).
+pub fn render_extracted(page: &Page, extracted: &Extracted, max_chars: usize) -> String {
+    let title = extracted
+        .title
+        .clone()
+        .unwrap_or_else(|| page.final_url.to_string());
+    let mut body = extracted.text();
     let mut notice = None;
     if let Some(cut) = page.truncated {
         body = cut_to_line(&body, usize::MAX).to_owned();

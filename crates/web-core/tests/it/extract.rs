@@ -167,6 +167,14 @@ fn javascript_shell_gets_a_notice() {
         Some(JAVASCRIPT_SHELL_NOTICE)
     );
     assert!(JAVASCRIPT_SHELL_NOTICE.contains("do not run JavaScript"));
+    // The page's own `<noscript>` message is dropped: only the notice remains.
+    assert_eq!(out.lines, [JAVASCRIPT_SHELL_NOTICE]);
+    let noscript = extract(
+        "<p>Some text that stays.</p><noscript><p>Enable JavaScript</p></noscript>",
+        "text/html",
+        &base(),
+    );
+    assert_eq!(noscript.text(), "Some text that stays.");
     // A short page without scripts is not a shell.
     let small = extract("<title>x</title><p>Hello.</p>", "text/html", &base());
     assert!(!small.flags.javascript_shell);
@@ -341,4 +349,41 @@ fn deep_json_and_xml_stay_bounded() {
     let deep_xml = format!("<?xml version='1.0'?>{}x", "<a>".repeat(200_000));
     let out = bounded(&deep_xml, "text/xml", Duration::from_secs(10));
     assert_eq!(out.text(), "x");
+}
+
+#[test]
+fn headings_keep_the_page_levels_in_selection_and_fallback() {
+    let para = "Tomatoes want sun, water and patience; a balcony gives them all three \
+                when the pots are deep enough and the compost is rich. ";
+    let section = format!("<p>{}</p>", para.repeat(4));
+    let selected_page = format!(
+        "<title>Site name</title><body><article><h1>Balcony tomatoes</h1>{section}\
+         <h2>Pots</h2>{section}<h3>Drainage</h3>{section}</article></body>"
+    );
+    let out = extract(&selected_page, "text/html", &base());
+    assert!(!out.flags.whole_body, "selection expected:\n{}", out.text());
+    let text = out.text();
+    for heading in ["# Balcony tomatoes", "## Pots", "### Drainage"] {
+        assert!(
+            out.lines.iter().any(|l| l == heading),
+            "missing {heading:?} in\n{text}"
+        );
+    }
+    assert!(!text.contains("## Balcony"), "h1 demoted in\n{text}");
+
+    // Too deep for content selection: the whole-body fallback gives the same levels.
+    let deep = "<div>".repeat(200);
+    let fallback_page = format!(
+        "<title>Site name</title><body>{deep}<h1>Balcony tomatoes</h1>{section}\
+         <h2>Pots</h2>{section}<h3>Drainage</h3>{section}</body>"
+    );
+    let out = extract(&fallback_page, "text/html", &base());
+    assert!(out.flags.whole_body, "fallback expected:\n{}", out.text());
+    for heading in ["# Balcony tomatoes", "## Pots", "### Drainage"] {
+        assert!(
+            out.lines.iter().any(|l| l == heading),
+            "missing {heading:?} in\n{}",
+            out.text()
+        );
+    }
 }
