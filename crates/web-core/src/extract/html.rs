@@ -271,7 +271,6 @@ fn is_never_content(name: &str) -> bool {
             | "link"
             | "meta"
             | "noscript"
-            | "figcaption"
     )
 }
 

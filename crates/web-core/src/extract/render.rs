@@ -1,7 +1,7 @@
 //! A subtree rendered as lines of light Markdown: `#` headings, `-`/`1.` list items, blank
 //! lines between paragraphs, fenced code with its language, `| a | b |` table rows, `>`
-//! quotes. Link and image URLs are dropped, link text kept. Whitespace is collapsed; the
-//! walk is iterative, so any depth is safe.
+//! quotes. Link and image URLs are dropped; link text and an image's descriptive `alt` text
+//! are kept. Whitespace is collapsed; the walk is iterative, so any depth is safe.
 
 use dom_query::NodeRef;
 
@@ -99,7 +99,6 @@ fn is_skipped(name: &str) -> bool {
             | "button"
             | "input"
             | "img"
-            | "picture"
             | "head"
             | "title"
             | "meta"
@@ -110,6 +109,26 @@ fn is_skipped(name: &str) -> bool {
             | "rp"
             | "noscript"
     )
+}
+
+/// Image extensions that make an `alt` value look like a file name rather than a description.
+const IMAGE_EXTENSIONS: &[&str] = &[
+    ".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg", ".avif", ".bmp", ".tif", ".tiff", ".ico",
+];
+
+/// The text an image's `alt` contributes: the collapsed value, unless it is empty, a generic
+/// word, or looks like a file name or path.
+fn image_text(alt: &str) -> Option<String> {
+    let alt = collapse(alt);
+    let lower = alt.to_lowercase();
+    let one_word = !alt.contains(' ');
+    let filename = IMAGE_EXTENSIONS.iter().any(|ext| lower.ends_with(ext))
+        || (one_word && (alt.contains('/') || alt.contains('\\') || alt.contains('_')));
+    let generic = matches!(
+        lower.as_str(),
+        "image" | "img" | "photo" | "picture" | "icon" | "logo" | "spacer" | "placeholder"
+    );
+    (!alt.is_empty() && !filename && !generic).then_some(alt)
 }
 
 /// Elements that start and end a paragraph-like block.
@@ -151,7 +170,7 @@ impl Renderer {
         if let Some(done) = with_text(node, |t| self.text(t)) {
             return done;
         }
-        let Some((name, lang, start)) = with_element(node, |e| {
+        let Some((name, lang, start, alt)) = with_element(node, |e| {
             let name = e.name.local.to_string();
             let lang = if name == "pre" || name == "code" {
                 code_language(attr(e, "class").unwrap_or(""))
@@ -160,11 +179,26 @@ impl Renderer {
                 None
             };
             let start = attr(e, "start").and_then(|s| s.trim().parse::<u64>().ok());
-            (name, lang, start)
+            let alt = if name == "img" {
+                attr(e, "alt").and_then(image_text)
+            } else {
+                None
+            };
+            (name, lang, start, alt)
         }) else {
             // Documents and fragments are walked; comments and the like are not.
             return node.is_document() || node.is_fragment();
         };
+        if let Some(alt) = alt
+            && self.pre_depth == 0
+            && !super::html::is_hidden(node)
+        {
+            // An image stands in the text as its alternative text.
+            self.pending_space = true;
+            self.text(&alt);
+            self.pending_space = true;
+            return false;
+        }
         if is_skipped(&name) || super::html::is_hidden(node) {
             return false;
         }
@@ -626,5 +660,34 @@ mod tests {
             md("<p>use <code>x</code>, <a href='/u'>here</a></p>"),
             "use `x`, here"
         );
+    }
+
+    #[test]
+    fn images_stand_as_their_alt_text() {
+        assert_eq!(md("<p>a<img src='c.png' alt=' a  can '>b</p>"), "a a can b");
+        assert_eq!(
+            md(
+                "<figure><picture><source srcset='x.webp'><img alt='Ripe fruit'></picture>\
+                <figcaption>July</figcaption></figure>"
+            ),
+            "Ripe fruit\n\nJuly"
+        );
+        for alt in [
+            "",
+            "  ",
+            "IMG_2041.JPG",
+            "photo.jpeg",
+            "img/hero",
+            "Logo",
+            "x_y",
+        ] {
+            assert_eq!(
+                md(&format!("<p>a <img alt='{alt}'> b</p>")),
+                "a b",
+                "{alt:?}"
+            );
+        }
+        assert_eq!(md("<p>a <img alt='hidden' hidden> b</p>"), "a b");
+        assert_eq!(md("<pre>a<img alt='x y'>b</pre>"), "```\nab\n```");
     }
 }
