@@ -270,7 +270,6 @@ fn is_never_content(name: &str) -> bool {
             | "dialog"
             | "link"
             | "meta"
-            | "noscript"
     )
 }
 
@@ -415,6 +414,9 @@ enum Verdict {
     Chrome,
     /// Layout chrome by name: removed like chrome, but only when mostly links or short.
     Layout,
+    /// `noscript`: removed, unless it holds much of the page's text and more than a short
+    /// message (broken markup can leave a page's content inside it).
+    Noscript,
     /// Marks main content (`article`, `main`, `role=main`, `itemprop=articleBody`).
     Main,
     /// Anything else.
@@ -432,6 +434,9 @@ fn verdict(node: &NodeRef<'_>, in_main: bool) -> Verdict {
         let name = &*e.name.local;
         if is_never_content(name) {
             return Verdict::Remove;
+        }
+        if name == "noscript" {
+            return Verdict::Noscript;
         }
         let role = attr(e, "role").map(str::to_ascii_lowercase);
         if matches!(name, "article" | "main")
@@ -480,7 +485,9 @@ struct Frame {
 /// main content or a large share of the text.
 fn clean(doc: &Document) -> Cleaned {
     let mut remove: Vec<NodeId> = Vec::new();
-    let mut candidates: Vec<(NodeId, usize)> = Vec::new();
+    // Chrome candidates: the element, its visible characters, and whether a short one is
+    // removed even above the share cap.
+    let mut candidates: Vec<(NodeId, usize, bool)> = Vec::new();
     let mut frames: Vec<Frame> = Vec::new();
     let mut in_main = 0usize;
     let mut in_link = 0usize;
@@ -534,14 +541,16 @@ fn clean(doc: &Document) -> Cleaned {
                 in_main -= usize::from(frame.main);
                 in_link -= usize::from(frame.link);
                 let chrome = match frame.verdict {
-                    Verdict::Chrome => true,
+                    Verdict::Chrome | Verdict::Noscript => true,
                     Verdict::Layout => {
                         frame.link_chars * 4 >= frame.chars || frame.chars <= LAYOUT_SHORT
                     }
                     _ => false,
                 };
                 if chrome && !frame.has_main {
-                    candidates.push((frame.id, frame.chars));
+                    let short =
+                        matches!(frame.verdict, Verdict::Noscript) && frame.chars <= LAYOUT_SHORT;
+                    candidates.push((frame.id, frame.chars, short));
                 }
                 if let Some(parent) = frames.last_mut() {
                     parent.chars += frame.chars;
@@ -556,8 +565,8 @@ fn clean(doc: &Document) -> Cleaned {
     let mut removed_chars = 0usize;
     // Candidates arrive innermost first; an outer removal covers inner ones.
     let mut removed: HashSet<NodeId> = HashSet::new();
-    for (id, chars) in candidates.iter().rev() {
-        if *chars <= cap {
+    for (id, chars, short) in candidates.iter().rev() {
+        if *chars <= cap || *short {
             let node = NodeRef::new(*id, &doc.tree);
             if node.ancestors_it(None).any(|a| removed.contains(&a.id)) {
                 continue;

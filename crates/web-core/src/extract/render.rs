@@ -107,7 +107,6 @@ fn is_skipped(name: &str) -> bool {
             | "dialog"
             | "rt"
             | "rp"
-            | "noscript"
     )
 }
 

@@ -178,6 +178,18 @@ fn javascript_shell_gets_a_notice() {
         &base(),
     );
     assert_eq!(noscript.text(), "Some text that stays.");
+    // Content that broken markup left inside a `noscript` is not lost.
+    let long = "Regenerative energy and modern city planning make a society last. ".repeat(6);
+    let swallowed = extract(
+        &format!("<body><noscript><div><p>{long}</p></div></noscript></body>"),
+        "text/html",
+        &base(),
+    );
+    assert!(
+        swallowed.text().contains(long.trim()),
+        "{}",
+        swallowed.text()
+    );
     // A short page without scripts is not a shell.
     let small = extract("<title>x</title><p>Hello.</p>", "text/html", &base());
     assert!(!small.flags.javascript_shell);
