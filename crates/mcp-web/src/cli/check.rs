@@ -45,22 +45,13 @@ pub struct CheckArgs {
 
 /// Runs `mcp-web check` with the system resolver, writing to stdout.
 pub fn exec(args: &CheckArgs) -> ExitCode {
-    let settings = match args.config.settings() {
+    let settings = match super::settings(&args.config) {
         Ok(settings) => settings,
-        Err(e) => {
-            output::problem(e);
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match super::runtime() {
         Ok(runtime) => runtime,
-        Err(e) => {
-            output::problem(format!("cannot start the async runtime: {e}"));
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let mut out = output::stdout();
     let result = runtime.block_on(check(
@@ -69,15 +60,7 @@ pub fn exec(args: &CheckArgs) -> ExitCode {
         &SystemResolver,
         &mut out,
     ));
-    match result {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(1),
-        Err(e) => {
-            output::problem(format!("cannot write the report: {e}"));
-            ExitCode::from(1)
-        }
-    }
+    super::report_status(result)
 }
 
 /// Checks every URL and writes the report to `out`. Returns true when every address

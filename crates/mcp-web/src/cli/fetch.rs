@@ -45,31 +45,16 @@ pub struct FetchArgs {
 
 /// Runs `mcp-web fetch` with the system resolver, writing the answer to stdout.
 pub fn exec(args: &FetchArgs) -> ExitCode {
-    let settings = match args.config.settings() {
+    let settings = match super::settings(&args.config) {
         Ok(settings) => settings,
-        Err(e) => {
-            output::problem(e);
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match super::runtime() {
         Ok(runtime) => runtime,
-        Err(e) => {
-            output::problem(format!("cannot start the async runtime: {e}"));
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
-    let cancel = CancellationToken::new();
     let answer = runtime.block_on(async {
-        let on_interrupt = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_interrupt.cancel();
-            }
-        });
+        let cancel = super::cancel_on_interrupt();
         fetch(&args.url, &settings, Arc::new(SystemResolver), &cancel).await
     });
     match answer {

@@ -2,7 +2,11 @@
 //! the same library functions the MCP tools call. [`options`] is the configuration
 //! surface every subcommand flattens in; [`output`] is the one path to stdout.
 
+use std::io;
 use std::process::ExitCode;
+
+use mcp_web_core::config::Settings;
+use tokio_util::sync::CancellationToken;
 
 pub mod check;
 pub mod fetch;
@@ -34,5 +38,53 @@ pub fn run(command: Command) -> ExitCode {
         Command::Fetch(args) => fetch::exec(&args),
         Command::Robots(args) => robots::exec(&args),
         Command::Serve(args) => serve::exec(&args),
+    }
+}
+
+/// The settings the configuration flags give, or exit status 2 once the problem is
+/// said on stderr.
+fn settings(config: &options::ConfigArgs) -> Result<Settings, ExitCode> {
+    config.settings().map_err(|e| {
+        output::problem(e);
+        ExitCode::from(2)
+    })
+}
+
+/// A single-threaded runtime for one command, or exit status 2 once the problem is
+/// said on stderr.
+fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            output::problem(format!("cannot start the async runtime: {e}"));
+            ExitCode::from(2)
+        })
+}
+
+/// A token cancelled when the user presses Ctrl-C. Call it inside the runtime, and
+/// only for work that watches the token: the handler replaces the default exit.
+fn cancel_on_interrupt() -> CancellationToken {
+    let cancel = CancellationToken::new();
+    let on_interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_interrupt.cancel();
+        }
+    });
+    cancel
+}
+
+/// The exit status of a report written to stdout: 0 when everything in it passed, 1
+/// otherwise. A failed write is said on stderr, except a closed pipe (`| head`).
+fn report_status(written: io::Result<bool>) -> ExitCode {
+    match written {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(1),
+        Err(e) => {
+            output::problem(format!("cannot write the report: {e}"));
+            ExitCode::from(1)
+        }
     }
 }

@@ -62,12 +62,9 @@ pub struct RobotsArgs {
 
 /// Runs `mcp-web robots`, writing one line per URL to stdout.
 pub fn exec(args: &RobotsArgs) -> ExitCode {
-    let settings = match args.config.settings() {
+    let settings = match super::settings(&args.config) {
         Ok(settings) => settings,
-        Err(e) => {
-            output::problem(e);
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let agent = product_token(&settings.user_agent).to_owned();
     if !settings.respect_robots {
@@ -104,37 +101,17 @@ pub fn exec(args: &RobotsArgs) -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let runtime = match tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            {
+            let runtime = match super::runtime() {
                 Ok(runtime) => runtime,
-                Err(e) => {
-                    output::problem(format!("cannot start the async runtime: {e}"));
-                    return ExitCode::from(2);
-                }
+                Err(code) => return code,
             };
-            let cancel = CancellationToken::new();
             runtime.block_on(async {
-                let on_interrupt = cancel.clone();
-                tokio::spawn(async move {
-                    if tokio::signal::ctrl_c().await.is_ok() {
-                        on_interrupt.cancel();
-                    }
-                });
+                let cancel = super::cancel_on_interrupt();
                 explain_online(&cache, &args.urls, &cancel, &mut out).await
             })
         }
     };
-    match result {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(1),
-        Err(e) => {
-            output::problem(format!("cannot write the report: {e}"));
-            ExitCode::from(1)
-        }
-    }
+    super::report_status(result)
 }
 
 /// The robots.txt cache a configuration builds: its floor, its fetch options, its
