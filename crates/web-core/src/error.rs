@@ -462,8 +462,8 @@ impl From<Search> for Error {
     }
 }
 
-/// Writes a number of seconds the way messages say it: `10 s`, `0.5 s`.
-fn seconds(d: Duration) -> String {
+/// Writes a number of seconds the way messages and notices say it: `10 s`, `0.5 s`.
+pub(crate) fn seconds(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s.fract() == 0.0 {
         format!("{s:.0} s")

@@ -681,7 +681,7 @@ pub fn render_extracted(page: &Page, extracted: &Extracted, max_chars: usize) ->
             Truncation::Deadline { key, limit } => format!(
                 "[truncated: kept the first {} characters because the {key} of {} ran out while reading the body; the rest of the page was not fetched; raise {key} to wait longer]",
                 body.chars().count(),
-                seconds(limit)
+                crate::error::seconds(limit)
             ),
         });
     }
@@ -723,16 +723,6 @@ fn cut_to_line(text: &str, max: usize) -> &str {
     match prefix.rfind('\n') {
         Some(nl) => &prefix[..nl],
         None => prefix,
-    }
-}
-
-/// Seconds the way notices say them: `30 s`, `0.5 s`.
-fn seconds(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s.fract() == 0.0 {
-        format!("{s:.0} s")
-    } else {
-        format!("{s} s")
     }
 }
 
