@@ -330,7 +330,8 @@ enum Count {
     Negative,
 }
 
-fn json_type(value: &Value) -> &'static str {
+/// A JSON value's type in words, as configuration errors say it ("a boolean", "a list").
+pub fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -348,6 +349,29 @@ fn type_error(key: &str, expected: &'static str) -> ConfigError {
     }
 }
 
+/// Refuses a JSON object holding keys outside `valid`, naming every unknown key (sorted)
+/// and every valid one, for `owner` ("the Web pack", "the server config FILE").
+pub fn reject_unknown_keys(
+    map: &Map<String, Value>,
+    valid: &[&'static str],
+    owner: &str,
+) -> Result<(), ConfigError> {
+    let mut unknown: Vec<String> = map
+        .keys()
+        .filter(|k| !valid.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    unknown.sort();
+    Err(ConfigError::UnknownKeys {
+        owner: owner.to_owned(),
+        unknown,
+        valid: valid.to_vec(),
+    })
+}
+
 fn value_error(key: &str, rule: impl Into<String>) -> ConfigError {
     ConfigError::Value {
         key: key.to_owned(),
@@ -357,19 +381,7 @@ fn value_error(key: &str, rule: impl Into<String>) -> ConfigError {
 
 impl Raw {
     fn read(map: &Map<String, Value>) -> Result<Raw, ConfigError> {
-        let mut unknown: Vec<String> = map
-            .keys()
-            .filter(|k| !VALID_KEYS.contains(&k.as_str()))
-            .cloned()
-            .collect();
-        if !unknown.is_empty() {
-            unknown.sort();
-            return Err(ConfigError::UnknownKeys {
-                owner: OWNER.to_owned(),
-                unknown,
-                valid: VALID_KEYS.to_vec(),
-            });
-        }
+        reject_unknown_keys(map, VALID_KEYS, OWNER)?;
         let mut raw = Raw::default();
         for (key, value) in map {
             let key = key.as_str();

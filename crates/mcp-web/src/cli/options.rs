@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_web_core::config::{Settings, parse_web_config};
+use mcp_web_core::config::{Settings, json_type, parse_web_config, reject_unknown_keys};
 use mcp_web_core::error::ConfigError;
 use serde_json::{Map, Number, Value};
 
@@ -248,19 +248,7 @@ fn read_server_file(path: &Path) -> Result<Map<String, Value>, ConfigError> {
     let Value::Object(mut server) = value else {
         return Err(syntax(format!("it is {}", json_type(&value))));
     };
-    let mut unknown: Vec<String> = server
-        .keys()
-        .filter(|k| !SERVER_KEYS.contains(&k.as_str()))
-        .cloned()
-        .collect();
-    if !unknown.is_empty() {
-        unknown.sort();
-        return Err(ConfigError::UnknownKeys {
-            owner: format!("the server config {shown}"),
-            unknown,
-            valid: SERVER_KEYS.to_vec(),
-        });
-    }
+    reject_unknown_keys(&server, SERVER_KEYS, &format!("the server config {shown}"))?;
     for key in ["name", "version", "instructions"] {
         if server.get(key).is_some_and(|v| !v.is_string()) {
             return Err(ConfigError::Type {
@@ -295,17 +283,6 @@ fn read_server_file(path: &Path) -> Result<Map<String, Value>, ConfigError> {
             source: format!("\"tools\".\"Web\" in {shown}"),
             detail: format!("it is {}", json_type(&other)),
         }),
-    }
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
     }
 }
 
