@@ -6,9 +6,8 @@
 //! which lists only the scenarios that call the suite's own fixture tools. A missing
 //! Node or suite fails the test with the command that installs it.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
 /// Scenario name prefixes and names for capabilities a tools-only server does not
 /// declare: prompts, resources, completion, logging; the caching scenario checks the
@@ -67,49 +66,6 @@ fn path_with_node() -> String {
     format!("{}:{path}", node.display())
 }
 
-/// A running `mcp-web serve --http 127.0.0.1:0`, killed on drop.
-struct Served {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts the server and reads its address from the line it logs.
-fn serve() -> Served {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-web"))
-        .args(["serve", "--http", "127.0.0.1:0"])
-        .env("MCP_WEB_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mcp-web starts");
-    let stderr = child.stderr.take().expect("stderr is piped");
-    let mut lines = BufReader::new(stderr).lines();
-    let url = loop {
-        let line = lines
-            .next()
-            .expect("mcp-web logs its address before exiting")
-            .expect("stderr is readable");
-        if let Some(at) = line.find("http://") {
-            break line[at..].trim().to_owned();
-        }
-    };
-    // Keep draining stderr so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    assert!(
-        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
-        "{url}"
-    );
-    Served { child, url }
-}
-
 /// The suite's server scenarios for `version` (every suite: active, pending, draft).
 fn scenarios(cli: &Path, path: &str, version: &str) -> Vec<String> {
     let output = Command::new(cli)
@@ -165,7 +121,7 @@ fn conformance(version: &str) {
     let baseline_file = scratch.join("baseline.yaml");
     std::fs::write(&baseline_file, baseline).expect("the run's baseline is written");
 
-    let served = serve();
+    let served = crate::serve::serve_http(&[], &[]);
     let output = Command::new(&cli)
         .args([
             "server",

@@ -3,7 +3,7 @@
 //! demanded over HTTP.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 /// Runs `mcp-web serve ARGS` with stdin closed at once.
@@ -118,15 +118,41 @@ fn post_initialize(addr: &str, authorization: Option<&str>) -> u16 {
 
 #[test]
 fn a_configured_token_is_required_over_http() {
+    let served = serve_http(
+        &["--auth-token-env", "MCP_WEB_IT_TOKEN"],
+        &[("MCP_WEB_IT_TOKEN", "open-sesame")],
+    );
+    let addr = served
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp");
+    let missing = post_initialize(addr, None);
+    let wrong = post_initialize(addr, Some("Bearer open-sesam"));
+    let right = post_initialize(addr, Some("Bearer open-sesame"));
+    assert_eq!((missing, wrong, right), (401, 401, 200));
+}
+
+/// A running `mcp-web serve --http 127.0.0.1:0`, killed on drop.
+pub(crate) struct Served {
+    child: Child,
+    /// The endpoint the server logged, `http://127.0.0.1:PORT/mcp`.
+    pub(crate) url: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `mcp-web serve --http 127.0.0.1:0` with `extra` arguments and `env`, and reads
+/// its endpoint from the line it logs.
+pub(crate) fn serve_http(extra: &[&str], env: &[(&str, &str)]) -> Served {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-web"))
-        .args([
-            "serve",
-            "--http",
-            "127.0.0.1:0",
-            "--auth-token-env",
-            "MCP_WEB_IT_TOKEN",
-        ])
-        .env("MCP_WEB_IT_TOKEN", "open-sesame")
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .args(extra)
+        .envs(env.iter().copied())
         .env("MCP_WEB_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -135,20 +161,20 @@ fn a_configured_token_is_required_over_http() {
         .expect("mcp-web starts");
     let stderr = child.stderr.take().expect("stderr is piped");
     let mut lines = BufReader::new(stderr).lines();
-    let addr = loop {
+    let url = loop {
         let line = lines
             .next()
-            .expect("the address is logged")
+            .expect("mcp-web logs its address before exiting")
             .expect("stderr is readable");
         if let Some(at) = line.find("http://") {
-            let url = line[at + "http://".len()..].trim();
-            break url.trim_end_matches("/mcp").to_owned();
+            break line[at..].trim().to_owned();
         }
     };
-    let missing = post_initialize(&addr, None);
-    let wrong = post_initialize(&addr, Some("Bearer open-sesam"));
-    let right = post_initialize(&addr, Some("Bearer open-sesame"));
-    let _ = child.kill();
-    let _ = child.wait();
-    assert_eq!((missing, wrong, right), (401, 401, 200));
+    // Keep draining stderr so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
+    Served { child, url }
 }
