@@ -4,6 +4,7 @@
 //!
 //! Usage: `extract_devset DEVSET_DIR OUT_DIR [ROUNDS]` where `DEVSET_DIR` holds `cases.json`
 //! and `pages/`. With ROUNDS > 1 the extraction is repeated and the best round is reported.
+//! With `EXTRACT_FLAGS` set, each case's flags are printed on stderr.
 
 use std::time::{Duration, Instant};
 
@@ -60,6 +61,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let bytes = std::fs::read(devset.join(file))?;
         pages.push((id, bytes, base));
     }
+    let flags = std::env::var_os("EXTRACT_FLAGS").is_some();
     let total_bytes: usize = pages.iter().map(|p| p.1.len()).sum();
     let mut best = Duration::MAX;
     for round in 0..rounds.max(1) {
@@ -68,6 +70,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let extracted = extract(&decode(bytes), "text/html", base);
             if round == 0 {
                 std::fs::write(out.join(format!("{id}.txt")), extracted.text())?;
+                if flags {
+                    #[expect(clippy::print_stderr, reason = "the benchmark's report")]
+                    {
+                        eprintln!("{id} {:?}", extracted.flags);
+                    }
+                }
             }
         }
         best = best.min(start.elapsed());

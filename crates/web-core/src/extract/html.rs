@@ -1,5 +1,6 @@
 //! HTML: metadata (title, language, links), the chrome filter, main-content selection with
-//! `dom_smoothie`, the whole-body fallback, and the JavaScript-shell notice.
+//! `dom_smoothie`, widening to the page's main container, the whole-body fallback, and the
+//! JavaScript-shell notice.
 
 use std::collections::HashSet;
 
@@ -7,6 +8,7 @@ use ::url::Url;
 use dom_query::{Document, NodeId, NodeRef};
 use dom_smoothie::{Config, Readability};
 
+use super::prune::{drop_orphan_headings, prune};
 use super::render::{collapse, render};
 use super::tree::{Step, attr, depth_and_count, flatten_deep, walk, with_element, with_text};
 use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
@@ -26,6 +28,14 @@ const LAYOUT_SHORT: usize = 200;
 const SELECTION_MIN_SHARE: f64 = 0.3;
 /// …when the body has at least this many more characters than the selection.
 const SELECTION_MIN_LOSS: usize = 600;
+/// A selection is widened to the page's main container only when at least this share of its
+/// text is found there…
+const WIDEN_MIN_COVER: f64 = 0.8;
+/// …and the container has at most this many times its text.
+const WIDEN_MAX_GROWTH: f64 = 3.0;
+/// When widening, a container line the selection did not keep joins it if it has at least
+/// this many visible characters (prose, not a label or a teaser title).
+const PROSE_MIN_CHARS: usize = 80;
 /// A page with scripts and less visible text than this looks like a JavaScript shell.
 const SHELL_MAX_TEXT: usize = 200;
 /// …provided its markup is at least this large.
@@ -49,11 +59,14 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         flattened,
         ..Flags::default()
     };
+    // Content selection rewrites its document; widening and the fallback read this copy.
+    let cleaned_doc = doc.clone();
     let selected = if depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS {
         select(doc, base)
     } else {
         None
     };
+    let selected = selected.map(|narrow| widen(narrow, &cleaned_doc.clone()));
     let mut lines = match selected {
         Some(lines)
             if !(visible_chars(&lines) < (body_chars as f64 * SELECTION_MIN_SHARE) as usize
@@ -63,14 +76,15 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         }
         selected => {
             flags.whole_body = true;
-            let doc = Document::from(&*flat);
-            clean(&doc);
+            let doc = cleaned_doc;
             let kept = selected.as_deref().map_or(0, visible_chars);
-            let whole = main_container(&doc).map(render).filter(|lines| {
+            let whole = main_container(&doc).map(prune_render).filter(|lines| {
                 let chars = visible_chars(lines);
                 chars > kept && chars >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
             });
-            whole.or_else(|| doc.body().map(render)).unwrap_or_default()
+            whole
+                .or_else(|| doc.body().map(prune_render))
+                .unwrap_or_default()
         }
     };
 
@@ -117,8 +131,7 @@ fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
     marked.remove_attr(H1_MARK);
     let root = readability.doc.select_single("#readability-page-1");
     let node = root.nodes().first().copied()?;
-    let lines = render(node);
-    Some(lines)
+    Some(prune_render(node))
 }
 
 /// The element the page itself marks as its main content, if exactly one does.
@@ -138,12 +151,85 @@ fn main_container(doc: &Document) -> Option<NodeRef<'_>> {
     None
 }
 
+/// Widens a selection to the page's own main container when the selection lies within it
+/// and kept only part of it (an abstract beside the references, a lead beside the body, the
+/// several blocks of a recipe): the container's prose and the headings over it join the
+/// selected lines, in the page's order. Returns the selection unchanged otherwise.
+///
+/// `doc` is the cleaned document before selection.
+fn widen(narrow: Vec<String>, doc: &Document) -> Vec<String> {
+    let Some(wide) = main_container(doc).map(prune_render) else {
+        return narrow;
+    };
+    let (n, w) = (visible_chars(&narrow), visible_chars(&wide));
+    let lines: HashSet<&str> = wide.iter().map(String::as_str).collect();
+    let covered: usize = narrow
+        .iter()
+        .filter(|l| lines.contains(l.as_str()))
+        .map(|l| line_chars(l))
+        .sum();
+    if w > n
+        && covered as f64 >= n as f64 * WIDEN_MIN_COVER
+        && w as f64 <= n as f64 * WIDEN_MAX_GROWTH
+    {
+        merge(&narrow, wide)
+    } else {
+        narrow
+    }
+}
+
+/// Characters other than whitespace in a line.
+fn line_chars(line: &str) -> usize {
+    line.chars().filter(|c| !c.is_whitespace()).count()
+}
+
+/// The lines of `wide` worth keeping beside `narrow`: those also in `narrow`, prose lines,
+/// and headings over kept lines.
+fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
+    let set: HashSet<&str> = narrow.iter().map(String::as_str).collect();
+    let mut keep: Vec<bool> = wide
+        .iter()
+        .map(|l| {
+            l.is_empty()
+                || set.contains(l.as_str())
+                || (!l.starts_with('#') && line_chars(l) >= PROSE_MIN_CHARS)
+        })
+        .collect();
+    // Headings over kept text: walk backwards remembering whether the next text line is kept.
+    let mut next_kept = false;
+    for i in (0..wide.len()).rev() {
+        let l = &wide[i];
+        if l.is_empty() {
+            continue;
+        }
+        if l.starts_with('#') {
+            keep[i] = keep[i] || next_kept;
+        } else {
+            next_kept = keep[i];
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for (l, k) in wide.into_iter().zip(keep) {
+        if !k || (l.is_empty() && out.last().is_none_or(String::is_empty)) {
+            continue;
+        }
+        out.push(l);
+    }
+    drop_orphan_headings(&mut out);
+    out
+}
+
+/// Prunes boilerplate from a subtree, then renders it.
+fn prune_render(node: NodeRef<'_>) -> Vec<String> {
+    prune(node);
+    let mut lines = render(node);
+    drop_orphan_headings(&mut lines);
+    lines
+}
+
 /// Characters other than whitespace in the lines.
 fn visible_chars(lines: &[String]) -> usize {
-    lines
-        .iter()
-        .map(|l| l.chars().filter(|c| !c.is_whitespace()).count())
-        .sum()
+    lines.iter().map(|l| line_chars(l)).sum()
 }
 
 /// The title: `<title>`, else `og:title`, else the first `h1`.
@@ -281,10 +367,6 @@ const HIDDEN_CLASSES: &[&str] = &[
     "visually-hidden",
     "visuallyhidden",
     "element-invisible",
-    "hidden",
-    "d-none",
-    "is-hidden",
-    "u-hidden",
 ];
 
 /// Words in class names and ids that mark chrome wherever they appear.

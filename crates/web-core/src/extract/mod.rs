@@ -9,8 +9,13 @@
 //! HTML goes through main-content selection (`dom_smoothie`, a Readability port, run on a
 //! document from which this module first removes chrome: scripts, hidden elements,
 //! navigation, site headers and footers, cookie banners, share bars, comment widgets,
-//! "related" lists). When selection keeps too little of a page with much text, the whole
-//! body minus chrome is used instead, so content is never silently lost. Plain text,
+//! "related" lists). When the page marks a main container (`main`, `article`,
+//! `itemprop=articleBody`) and the selection kept only part of it, the container's other prose
+//! joins the selection (a lead beside the body, an abstract beside the references). What
+//! survives is pruned once more of boilerplate inside the content: link lists, teasers,
+//! "read also" promotions, bylines, dates, captions and author boxes. When selection keeps too
+//! little of a page with much text, the whole body minus chrome is used instead, so content is
+//! never silently lost. Plain text,
 //! Markdown and CSV pass through as they are; minified JSON is pretty-printed; XML, RSS and
 //! Atom become their text, with feed items as `##` title lines.
 //!
@@ -18,6 +23,7 @@
 //! from content selection or from the whole-body fallback.
 
 mod html;
+mod prune;
 mod render;
 mod text;
 mod tree;

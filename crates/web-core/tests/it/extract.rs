@@ -21,6 +21,7 @@ fn base() -> Url {
 /// (`<fixture>.expected.txt`). Set `UPDATE_GOLDEN=1` to rewrite the golden files.
 const GOLDEN: &[(&str, &str)] = &[
     ("article.html", "text/html; charset=utf-8"),
+    ("news.html", "text/html"),
     ("js_shell.html", "text/html"),
     ("selection_loses.html", "text/html"),
     ("feed.rss", "application/rss+xml"),
@@ -69,7 +70,7 @@ fn article_keeps_content_and_drops_chrome() {
         "Call `water(tomato)` every other evening",
         "mixed with some worm castings",
         "more often in a heatwave. a watering can Feed weekly",
-        "A truss of ripe cherry tomatoes\n\nThe first harvest, in late July.",
+        "A truss of ripe cherry tomatoes",
     ] {
         assert!(text.contains(kept), "missing {kept:?} in\n{text}");
     }
@@ -88,11 +89,53 @@ fn article_keeps_content_and_drops_chrome() {
         "/worm-castings",
         "can.png",
         "IMG_2041",
+        "The first harvest",
     ] {
         assert!(!text.contains(dropped), "kept {dropped:?} in\n{text}");
     }
     assert!(!out.flags.javascript_shell);
     assert!(!text.contains("\n\n\n"), "runs of blank lines");
+}
+
+#[test]
+fn boilerplate_inside_the_content_is_pruned_and_the_article_kept_whole() {
+    let body = std::fs::read_to_string(data("news.html")).expect("fixture readable");
+    let out = extract(&body, "text/html", &base());
+    let text = out.text();
+    assert!(
+        !out.flags.whole_body,
+        "selection, not the fallback:\n{text}"
+    );
+    for kept in [
+        // The headline and the standfirst sit in the article's header, beside the body.
+        "# Harbour reopens after a week of storm repairs\n\nFishing boats returned",
+        "Engineers worked in shifts",
+        // A link within the page and a link written as an address are content.
+        "Questions and answers: Why was the port closed for so long?",
+        "The full inspection report is at https://port.example/report-2026",
+        "## Why was the port closed for so long?\n\nDivers had to check",
+        // A section of the page's main container beside the article.
+        "## Tide tables\n\nHigh water on Tuesday",
+        "Boats in the inner basin",
+    ] {
+        assert!(text.contains(kept), "missing {kept:?} in\n{text}");
+    }
+    for dropped in [
+        "By Mara Quinn",
+        "2 March 2026",
+        "Photo: Coast Herald staff",
+        "Read also",
+        "Storm damage counted",
+        "Related stories",
+        "breakwater's long history",
+        "Lifeboat crew honoured",
+        "four sailors",
+        "covers the coast",
+        "All rights reserved",
+        "Coast Herald\n",
+    ] {
+        assert!(!text.contains(dropped), "kept {dropped:?} in\n{text}");
+    }
 }
 
 #[test]

@@ -1,0 +1,337 @@
+//! The boilerplate filter for text already chosen as content: removes what survives
+//! selection but is not the article — lists and blocks made of links (related stories,
+//! archives, tag clouds, table-of-contents menus), bylines, datelines and other short
+//! metadata, photo captions and credits. Pure and iterative, like the chrome filter.
+
+use dom_query::{NodeId, NodeRef};
+
+use super::tree::{Step, attr, walk, with_element, with_text};
+
+/// A list whose text is at least this share of link text is navigation.
+const LIST_LINK_SHARE: f64 = 0.8;
+/// Another block whose text is at least this share of link text is navigation…
+const BLOCK_LINK_SHARE: f64 = 0.7;
+/// …unless it has more visible characters than this outside links.
+const BLOCK_MAX_OWN_CHARS: usize = 80;
+/// Metadata blocks (bylines, dates, tags, captions) longer than this are kept.
+const META_MAX_CHARS: usize = 160;
+/// Author boxes (a byline with a biography) longer than this are kept.
+const AUTHOR_MAX_CHARS: usize = 800;
+/// A block holding a heading that is wholly a link, with no more text than this, is a teaser
+/// for another page.
+const TEASER_MAX_CHARS: usize = 400;
+/// A paragraph that is a link to another page after a label of at most this many characters
+/// ("Read also:") is a promotion.
+const PROMO_MAX_LABEL: usize = 40;
+
+/// Words in class names and ids that mark an author box.
+const AUTHOR_WORDS: &[&str] = &["author", "authors", "bio", "biography", "byline", "bylines"];
+
+/// Words in class names and ids that mark short metadata about the content.
+const META_WORDS: &[&str] = &[
+    "dateline",
+    "date",
+    "time",
+    "timestamp",
+    "published",
+    "pubdate",
+    "posted",
+    "metadata",
+    "tags",
+    "tag",
+    "caption",
+    "figcaption",
+    "credit",
+    "credits",
+];
+
+/// An open element during the walk.
+struct Frame {
+    id: NodeId,
+    kind: Kind,
+    chars: usize,
+    link_chars: usize,
+    /// Characters in links to other pages (not `#fragment` links within this one).
+    away_chars: usize,
+    /// Characters in links whose text looks like an address (`https://…`, `name@host`).
+    address_chars: usize,
+    link: bool,
+    away: bool,
+    /// Whether a heading below `h1` that is wholly a link to another page lies inside.
+    linked_heading: bool,
+}
+
+/// What the filter tests an element for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `ul`, `ol`, `dl`, `menu`.
+    List,
+    /// A block that may be a link farm: `div`, `section`, `p`, `table`, `header`, `footer`.
+    Block,
+    /// Metadata by name or element (`figcaption`, `address`, class `caption`, …).
+    Meta,
+    /// A list item or an article: tested only as a teaser.
+    Card,
+    /// An author box by name (`author`, `bio`, `byline`).
+    Author,
+    /// A paragraph.
+    Paragraph,
+    /// A heading below `h1`.
+    Heading,
+    /// Anything else: only counted.
+    Other,
+}
+
+/// Removes link lists, link farms and short metadata from the subtree of `root`.
+pub(crate) fn prune(root: NodeRef<'_>) {
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut remove: Vec<NodeId> = Vec::new();
+    let mut in_link = 0usize;
+    let mut in_away = 0usize;
+    walk(root, |step| match step {
+        Step::Enter(node) => {
+            if let Some((n, address)) = with_text(&node, |t| {
+                let n = t.chars().filter(|c| !c.is_whitespace()).count();
+                (
+                    n,
+                    t.contains("://") || t.contains('@') || t.contains("www."),
+                )
+            }) {
+                if let Some(top) = frames.last_mut() {
+                    top.chars += n;
+                    if in_link > 0 {
+                        top.link_chars += n;
+                        if address {
+                            top.address_chars += n;
+                        }
+                    }
+                    if in_away > 0 {
+                        top.away_chars += n;
+                    }
+                }
+                return false;
+            }
+            if !node.is_element() {
+                return node.is_document() || node.is_fragment();
+            }
+            let (kind, link, away) = with_element(&node, |e| {
+                let name = &*e.name.local;
+                let link = name == "a";
+                let away = link && attr(e, "href").is_some_and(|h| !h.trim().starts_with('#'));
+                (kind_of(name, e, node.id == root.id), link, away)
+            })
+            .unwrap_or((Kind::Other, false, false));
+            in_link += usize::from(link);
+            in_away += usize::from(away);
+            frames.push(Frame {
+                id: node.id,
+                kind,
+                chars: 0,
+                link_chars: 0,
+                away_chars: 0,
+                address_chars: 0,
+                link,
+                away,
+                linked_heading: false,
+            });
+            true
+        }
+        Step::Leave(node, entered) => {
+            if entered
+                && node.is_element()
+                && let Some(frame) = frames.pop()
+            {
+                in_link -= usize::from(frame.link);
+                in_away -= usize::from(frame.away);
+                if is_boilerplate(&frame) {
+                    remove.push(frame.id);
+                } else if let Some(parent) = frames.last_mut() {
+                    parent.chars += frame.chars;
+                    parent.link_chars += frame.link_chars;
+                    parent.away_chars += frame.away_chars;
+                    parent.address_chars += frame.address_chars;
+                    parent.linked_heading |= frame.linked_heading
+                        || (frame.kind == Kind::Heading
+                            && frame.chars > 0
+                            && frame.away_chars == frame.chars);
+                }
+            }
+            true
+        }
+    });
+    for id in remove {
+        let node = NodeRef::new(id, root.tree);
+        // A heading just before a removed block was its title ("Related stories").
+        if let Some(prev) = node.prev_element_sibling()
+            && prev.id != root.id
+            && with_element(&prev, |e| is_heading(&e.name.local)).unwrap_or(false)
+        {
+            prev.remove_from_parent();
+        }
+        node.remove_from_parent();
+    }
+}
+
+/// Whether an element name is a heading.
+fn is_heading(name: &str) -> bool {
+    matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+}
+
+/// Removes headings left without content: those at the end of the text and those followed
+/// directly by a heading of a higher rank. Blank lines around a removed heading
+/// go with it.
+pub(crate) fn drop_orphan_headings(lines: &mut Vec<String>) {
+    let level = |line: &str| {
+        let hashes = line.bytes().take_while(|&b| b == b'#').count();
+        (hashes > 0 && hashes <= 6 && line.as_bytes().get(hashes) == Some(&b' ')).then_some(hashes)
+    };
+    let mut kept: Vec<String> = Vec::with_capacity(lines.len());
+    // Walk backwards so that a heading is judged by what follows it after removals.
+    let mut next_level: Option<usize> = Some(0);
+    for line in lines.drain(..).rev() {
+        if line.is_empty() {
+            kept.push(line);
+            continue;
+        }
+        match level(&line) {
+            Some(l) if next_level.is_some_and(|n| n == 0 || n < l) => {
+                // Orphan: drop it and the blank line after it.
+                if kept.last().is_some_and(String::is_empty) {
+                    kept.pop();
+                }
+            }
+            Some(l) => {
+                next_level = Some(l);
+                kept.push(line);
+            }
+            None => {
+                next_level = None;
+                kept.push(line);
+            }
+        }
+    }
+    while kept.last().is_some_and(String::is_empty) {
+        kept.pop();
+    }
+    kept.reverse();
+    while kept.last().is_some_and(String::is_empty) {
+        kept.pop();
+    }
+    *lines = kept;
+}
+
+/// How an element is tested; the root itself is never removed.
+fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
+    if is_root {
+        return Kind::Other;
+    }
+    match name {
+        "ul" | "ol" | "dl" | "menu" => return Kind::List,
+        "figcaption" | "address" => return Kind::Meta,
+        "p" => return Kind::Paragraph,
+        "h2" | "h3" | "h4" | "h5" | "h6" => return Kind::Heading,
+        _ => {}
+    }
+    let names = || [attr(e, "class"), attr(e, "id")].into_iter().flatten();
+    if names().any(|v| has_word(v, AUTHOR_WORDS)) {
+        Kind::Author
+    } else if names().any(|v| has_word(v, META_WORDS)) {
+        Kind::Meta
+    } else if matches!(name, "div" | "section" | "header" | "footer" | "aside") {
+        Kind::Block
+    } else if matches!(name, "li" | "article") {
+        Kind::Card
+    } else {
+        Kind::Other
+    }
+}
+
+/// Whether one of the words of a class or id value (split at punctuation and at
+/// lower-to-upper case changes) is in `list`.
+fn has_word(value: &str, list: &[&str]) -> bool {
+    words(value).any(|w| list.iter().any(|m| m.eq_ignore_ascii_case(w)))
+}
+
+/// The words of a class or id token: split at characters other than letters and digits, and
+/// where a lower-case letter is followed by an upper-case one (`articleMeta`).
+pub(crate) fn words(token: &str) -> impl Iterator<Item = &str> {
+    token
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .flat_map(|part| {
+            let mut cuts = Vec::new();
+            let bytes = part.as_bytes();
+            for i in 1..bytes.len() {
+                if bytes[i - 1].is_ascii_lowercase() && bytes[i].is_ascii_uppercase() {
+                    cuts.push(i);
+                }
+            }
+            let mut start = 0;
+            let mut out = Vec::with_capacity(cuts.len() + 1);
+            for cut in cuts {
+                out.push(&part[start..cut]);
+                start = cut;
+            }
+            out.push(&part[start..]);
+            out
+        })
+        .filter(|w| !w.is_empty())
+}
+
+/// Whether a closed element is boilerplate.
+fn is_boilerplate(f: &Frame) -> bool {
+    if f.chars == 0 {
+        return false;
+    }
+    let share = f.link_chars as f64 / f.chars as f64;
+    match f.kind {
+        Kind::List => share >= LIST_LINK_SHARE,
+        Kind::Block => {
+            (share >= BLOCK_LINK_SHARE && f.chars - f.link_chars <= BLOCK_MAX_OWN_CHARS)
+                || (f.linked_heading && f.chars <= TEASER_MAX_CHARS)
+        }
+        Kind::Card => f.linked_heading && f.chars <= TEASER_MAX_CHARS,
+        Kind::Meta => f.chars <= META_MAX_CHARS,
+        Kind::Author => f.chars <= AUTHOR_MAX_CHARS,
+        Kind::Paragraph => {
+            let label = f.chars - f.link_chars;
+            f.away_chars > label && label <= PROMO_MAX_LABEL && f.address_chars == 0
+        }
+        Kind::Heading | Kind::Other => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_words_split_at_punctuation_and_case() {
+        let w: Vec<_> = words("sidebarBlocks c-article__meta x").collect();
+        assert_eq!(w, ["sidebar", "Blocks", "c", "article", "meta", "x"]);
+        assert!(has_word("post-byline", AUTHOR_WORDS));
+        assert!(has_word("articleDate", META_WORDS));
+        assert!(!has_word("update mandate", META_WORDS));
+    }
+
+    fn lines(text: &str) -> Vec<String> {
+        text.split('\n').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn headings_without_content_are_dropped() {
+        let mut l = lines(
+            "# Title\n\n## Kept\n\nText\n\n## Empty\n\n# Next\n\nMore\n\n## Comments\n\n### Log in",
+        );
+        drop_orphan_headings(&mut l);
+        assert_eq!(l, lines("# Title\n\n## Kept\n\nText\n\n# Next\n\nMore"));
+        // A heading followed by a deeper one, or by one of the same rank, stays.
+        let mut l = lines("# Guide\n\n## Part one\n\nText\n\n#### Aside\n\n#### Subtitle\n\nText");
+        let before = l.clone();
+        drop_orphan_headings(&mut l);
+        assert_eq!(l, before);
+        // A line that merely starts with a hash is not a heading.
+        let mut l = lines("Text\n\n#hashtag");
+        drop_orphan_headings(&mut l);
+        assert_eq!(l, lines("Text\n\n#hashtag"));
+    }
+}
