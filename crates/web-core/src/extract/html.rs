@@ -36,6 +36,8 @@ const WIDEN_MAX_GROWTH: f64 = 3.0;
 /// When widening, a container line the selection did not keep joins it if it has at least
 /// this many visible characters (prose, not a label or a teaser title).
 const PROSE_MIN_CHARS: usize = 80;
+/// An `h1` restored as the headline has at least this many words.
+const HEADLINE_MIN_WORDS: usize = 3;
 /// A page with scripts and less visible text than this looks like a JavaScript shell.
 const SHELL_MAX_TEXT: usize = 200;
 /// …provided its markup is at least this large.
@@ -68,10 +70,13 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     };
     let selected = selected.map(|narrow| widen(narrow, &cleaned_doc.clone()));
     let mut lines = match selected {
-        Some(lines)
+        Some(mut lines)
             if !(visible_chars(&lines) < (body_chars as f64 * SELECTION_MIN_SHARE) as usize
                 && body_chars.saturating_sub(visible_chars(&lines)) >= SELECTION_MIN_LOSS) =>
         {
+            if let Some(h1) = headline(&cleaned_doc, title.as_deref(), &lines) {
+                lines.splice(0..0, [format!("# {h1}"), String::new()]);
+            }
             lines
         }
         selected => {
@@ -107,6 +112,21 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         kind: BodyKind::Html,
         flags,
     }
+}
+
+/// The page's headline when content selection dropped it: the first `h1` left after the
+/// chrome filter, if it is the title's headline (one contains the other, so a site name in
+/// an `h1` does not count), has at least this many words, and is not in the lines already.
+fn headline(doc: &Document, title: Option<&str>, lines: &[String]) -> Option<String> {
+    let h1 = doc
+        .select_single("h1")
+        .nodes()
+        .first()
+        .map(|n| collapse(&n.text()))?;
+    let title = title?;
+    let related = title.contains(h1.as_str()) || h1.contains(title);
+    let present = lines.iter().any(|l| l.contains(h1.as_str()));
+    (h1.split_whitespace().count() >= HEADLINE_MIN_WORDS && related && !present).then_some(h1)
 }
 
 /// The attribute that marks a page's own `h1` elements through content selection.
@@ -158,24 +178,35 @@ fn main_container(doc: &Document) -> Option<NodeRef<'_>> {
 ///
 /// `doc` is the cleaned document before selection.
 fn widen(narrow: Vec<String>, doc: &Document) -> Vec<String> {
-    let Some(wide) = main_container(doc).map(prune_render) else {
-        return narrow;
-    };
-    let (n, w) = (visible_chars(&narrow), visible_chars(&wide));
-    let lines: HashSet<&str> = wide.iter().map(String::as_str).collect();
-    let covered: usize = narrow
-        .iter()
-        .filter(|l| lines.contains(l.as_str()))
-        .map(|l| line_chars(l))
-        .sum();
-    if w > n
-        && covered as f64 >= n as f64 * WIDEN_MIN_COVER
-        && w as f64 <= n as f64 * WIDEN_MAX_GROWTH
-    {
-        merge(&narrow, wide)
-    } else {
-        narrow
+    let n = visible_chars(&narrow);
+    // The most specific container first: an article body, an article, then the main region.
+    for selector in [
+        r#"[itemprop="articleBody"]"#,
+        "article",
+        r#"[role="main"]"#,
+        "main",
+    ] {
+        let found = doc.select(selector);
+        let [node] = found.nodes() else {
+            continue;
+        };
+        let wide = prune_render(*node);
+        let w = visible_chars(&wide);
+        let lines: HashSet<&str> = wide.iter().map(String::as_str).collect();
+        let covered: usize = narrow
+            .iter()
+            .filter(|l| lines.contains(l.as_str()))
+            .map(|l| line_chars(l))
+            .sum();
+        if covered as f64 >= n as f64 * WIDEN_MIN_COVER {
+            if w > n && w as f64 <= n as f64 * WIDEN_MAX_GROWTH {
+                return merge(&narrow, wide);
+            }
+            // A larger container holding this one would only grow more.
+            return narrow;
+        }
     }
+    narrow
 }
 
 /// Characters other than whitespace in a line.

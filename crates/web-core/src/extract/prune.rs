@@ -29,9 +29,7 @@ const AUTHOR_WORDS: &[&str] = &["author", "authors", "bio", "biography", "byline
 
 /// Words in class names and ids that mark short metadata about the content.
 const META_WORDS: &[&str] = &[
-    "dateline",
     "date",
-    "time",
     "timestamp",
     "published",
     "pubdate",

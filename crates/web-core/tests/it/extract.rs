@@ -114,8 +114,6 @@ fn boilerplate_inside_the_content_is_pruned_and_the_article_kept_whole() {
         "Questions and answers: Why was the port closed for so long?",
         "The full inspection report is at https://port.example/report-2026",
         "## Why was the port closed for so long?\n\nDivers had to check",
-        // A section of the page's main container beside the article.
-        "## Tide tables\n\nHigh water on Tuesday",
         "Boats in the inner basin",
     ] {
         assert!(text.contains(kept), "missing {kept:?} in\n{text}");
@@ -136,6 +134,40 @@ fn boilerplate_inside_the_content_is_pruned_and_the_article_kept_whole() {
     ] {
         assert!(!text.contains(dropped), "kept {dropped:?} in\n{text}");
     }
+}
+
+/// A page whose headline stands apart from the story, with paragraphs long enough for
+/// content selection.
+fn story_page(h1: &str) -> String {
+    let para = "The harbour master closed the port after waves tore away part of the eastern \
+        breakwater, and engineers worked through the week to lay new concrete blocks. ";
+    format!(
+        "<title>Storm closes the harbour for a week | Coast Herald</title>\
+         <div class=top><h1>{h1}</h1></div>\
+         <div class=story><p>{para}{para}</p><p>{para}{para}</p><p>{para}</p></div>"
+    )
+}
+
+#[test]
+fn a_headline_dropped_by_selection_is_restored_but_not_a_site_name() {
+    let out = extract(
+        &story_page("Storm closes the harbour for a week"),
+        "text/html",
+        &base(),
+    );
+    assert!(
+        out.text()
+            .starts_with("# Storm closes the harbour for a week\n\nThe harbour master"),
+        "{}",
+        out.text()
+    );
+    let out = extract(&story_page("Coast Herald"), "text/html", &base());
+    assert!(!out.text().contains("Coast Herald"), "{}", out.text());
+    assert!(
+        out.text().starts_with("The harbour master"),
+        "{}",
+        out.text()
+    );
 }
 
 #[test]
