@@ -28,6 +28,8 @@ const LAYOUT_SHORT: usize = 200;
 const SELECTION_MIN_SHARE: f64 = 0.3;
 /// …when the body has at least this many more characters than the selection.
 const SELECTION_MIN_LOSS: usize = 600;
+/// …and the whole body has at least this many characters of prose the selection lacks.
+const FALLBACK_MIN_PROSE: usize = 200;
 /// A selection is widened to the page's main container only when at least this share of its
 /// text is found there…
 const WIDEN_MIN_COVER: f64 = 0.8;
@@ -80,22 +82,30 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
             lines
         }
         selected => {
-            flags.whole_body = true;
             let doc = cleaned_doc;
             let kept = selected.as_deref().map_or(0, visible_chars);
             let whole = main_container(&doc).map(prune_render).filter(|lines| {
                 let chars = visible_chars(lines);
                 chars > kept && chars >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
             });
-            whole
+            let whole = whole
                 .or_else(|| doc.body().map(prune_render))
-                .unwrap_or_default()
+                .unwrap_or_default();
+            match selected {
+                // The body's extra text is labels, menus and teasers, not prose: the
+                // selection lost nothing worth the noise.
+                Some(lines) if lost_prose(&lines, &whole) < FALLBACK_MIN_PROSE => lines,
+                _ => {
+                    flags.whole_body = true;
+                    whole
+                }
+            }
         }
     };
 
     if cleaned.scripts > 0
         && body.len() >= SHELL_MIN_BYTES
-        && body_chars.max(visible_chars(&lines)) < SHELL_MAX_TEXT
+        && cleaned.all_chars.max(visible_chars(&lines)) < SHELL_MAX_TEXT
     {
         flags.javascript_shell = true;
         if !lines.is_empty() {
@@ -207,6 +217,18 @@ fn widen(narrow: Vec<String>, doc: &Document) -> Vec<String> {
         }
     }
     narrow
+}
+
+/// Visible characters of the prose lines of `whole` (lines of at least
+/// [`PROSE_MIN_CHARS`]) that `selected` does not have.
+fn lost_prose(selected: &[String], whole: &[String]) -> usize {
+    let kept: HashSet<&str> = selected.iter().map(String::as_str).collect();
+    whole
+        .iter()
+        .filter(|l| !kept.contains(l.as_str()))
+        .map(|l| line_chars(l))
+        .filter(|&n| n >= PROSE_MIN_CHARS)
+        .sum()
 }
 
 /// Characters other than whitespace in a line.
@@ -337,6 +359,9 @@ fn links(doc: &Document, base: &Url) -> Vec<Url> {
 struct Cleaned {
     /// Visible characters (not whitespace) left in the body.
     text_chars: usize,
+    /// Visible characters before chrome was removed (hidden and never-content elements
+    /// excluded).
+    all_chars: usize,
     /// Script elements in the page.
     scripts: usize,
 }
@@ -503,6 +528,9 @@ struct Names {
 fn classify_names(value: &str, names: &mut Names) {
     for token in value.split_ascii_whitespace() {
         let token = token.to_ascii_lowercase();
+        if is_neutral(&token) {
+            continue;
+        }
         if HIDDEN_CLASSES.contains(&token.as_str()) {
             names.strong = true;
             continue;
@@ -517,6 +545,30 @@ fn classify_names(value: &str, names: &mut Names) {
         names.layout |= layout && !content;
         names.content |= content && !layout && !strong;
     }
+}
+
+/// Whether a class or id token says nothing of the element's role, so that its words do not
+/// mark chrome: a negation (`no-share`, `without-sidebar`) or a taxonomy term of the content
+/// (`category-social-issues`, `tag-cookies`).
+pub(crate) fn is_neutral(token: &str) -> bool {
+    [
+        "no-",
+        "no_",
+        "not-",
+        "without-",
+        "hide-",
+        "has-no-",
+        "category-",
+        "tag-",
+        "topic-",
+    ]
+    .iter()
+    .any(|p| {
+        token.len() > p.len()
+            && token
+                .get(..p.len())
+                .is_some_and(|h| h.eq_ignore_ascii_case(p))
+    })
 }
 
 /// What kind of element the chrome filter sees.
@@ -693,6 +745,7 @@ fn clean(doc: &Document) -> Cleaned {
     }
     Cleaned {
         text_chars: total.saturating_sub(removed_chars),
+        all_chars: total,
         scripts,
     }
 }

@@ -5,6 +5,7 @@
 
 use dom_query::{NodeId, NodeRef};
 
+use super::html::is_neutral;
 use super::tree::{Step, attr, walk, with_element, with_text};
 
 /// A list whose text is at least this share of link text is navigation.
@@ -247,7 +248,11 @@ fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
 /// Whether one of the words of a class or id value (split at punctuation and at
 /// lower-to-upper case changes) is in `list`.
 fn has_word(value: &str, list: &[&str]) -> bool {
-    words(value).any(|w| list.iter().any(|m| m.eq_ignore_ascii_case(w)))
+    value
+        .split_ascii_whitespace()
+        .filter(|token| !is_neutral(token))
+        .flat_map(words)
+        .any(|w| list.iter().any(|m| m.eq_ignore_ascii_case(w)))
 }
 
 /// The words of a class or id token: split at characters other than letters and digits, and
@@ -309,6 +314,8 @@ mod tests {
         assert!(has_word("post-byline", AUTHOR_WORDS));
         assert!(has_word("articleDate", META_WORDS));
         assert!(!has_word("update mandate", META_WORDS));
+        assert!(!has_word("no-author has-no-date", AUTHOR_WORDS));
+        assert!(!has_word("no-author has-no-date", META_WORDS));
     }
 
     fn lines(text: &str) -> Vec<String> {

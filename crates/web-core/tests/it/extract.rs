@@ -171,6 +171,29 @@ fn a_headline_dropped_by_selection_is_restored_but_not_a_site_name() {
 }
 
 #[test]
+fn negated_and_taxonomy_class_names_do_not_mark_chrome() {
+    let para = "Health officials urged countries to keep testing capacity in place and to \
+        close the gaps in vaccination before the next wave of infections arrives. ";
+    // More text elsewhere, so that the post holds less than the share of the page that
+    // protects chrome holding much of the text.
+    let other = "Ferries to the islands run twice a day in winter and four times a day in \
+        summer, and tickets can be bought at the harbour office or on board. ";
+    let page = format!(
+        "<script>var a = 1;</script><article><div class='no-share post category-social-issues \
+         tag-cookies'><p>{para}{para}</p><p>{para}</p></div><div class='share'>Share this</div>\
+         <div class='more'><p>{other}{other}</p><p>{other}{other}</p><p>{other}{other}</p></div></article>"
+    );
+    let out = extract(&page, "text/html", &base());
+    assert!(
+        out.text().contains("Health officials urged"),
+        "{}",
+        out.text()
+    );
+    assert!(!out.text().contains("Share this"), "{}", out.text());
+    assert!(!out.flags.javascript_shell);
+}
+
+#[test]
 fn html_metadata_title_language_and_links() {
     let body = std::fs::read_to_string(data("article.html")).expect("fixture readable");
     let out = extract(&body, "text/html", &base());
