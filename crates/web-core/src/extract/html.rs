@@ -2,13 +2,13 @@
 //! `dom_smoothie`, widening to the page's main container, the whole-body fallback, and the
 //! JavaScript-shell notice.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use ::url::Url;
 use dom_query::{Document, NodeId, NodeRef};
 use dom_smoothie::{Config, Readability};
 
-use super::prune::{drop_orphan_headings, prune};
+use super::prune::{drop_orphan_headings, prune, words};
 use super::render::{collapse, render};
 use super::tree::{Step, attr, depth_and_count, flatten_deep, walk, with_element, with_text};
 use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
@@ -30,6 +30,9 @@ const SELECTION_MIN_SHARE: f64 = 0.3;
 const SELECTION_MIN_LOSS: usize = 600;
 /// …and the whole body has at least this many characters of prose the selection lacks.
 const FALLBACK_MIN_PROSE: usize = 200;
+/// The whole-body fallback narrows to the smallest element holding this share of the
+/// body's prose.
+const REGION_MIN_PROSE: f64 = 0.95;
 /// A selection is widened to the page's main container only when at least this share of its
 /// text is found there…
 const WIDEN_MIN_COVER: f64 = 0.8;
@@ -89,7 +92,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
                 chars > kept && chars >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
             });
             let whole = whole
-                .or_else(|| doc.body().map(prune_render))
+                .or_else(|| prose_region(&doc).map(prune_render))
                 .unwrap_or_default();
             match selected {
                 // The body's extra text is labels, menus and teasers, not prose: the
@@ -217,6 +220,73 @@ fn widen(narrow: Vec<String>, doc: &Document) -> Vec<String> {
         }
     }
     narrow
+}
+
+/// The smallest element of the body that holds nearly all of its prose (blocks of at least
+/// [`PROSE_MIN_CHARS`] visible characters): the body without the site's header, sidebars
+/// and footer when the page does not mark them. The body itself when no child qualifies.
+fn prose_region(doc: &Document) -> Option<NodeRef<'_>> {
+    let body = doc.body()?;
+    // Prose characters under each element, by a post-order walk.
+    let mut prose: HashMap<NodeId, usize> = HashMap::new();
+    // Open elements: id, visible characters, prose below, whether a prose block is inside.
+    let mut frames: Vec<(NodeId, usize, usize, bool)> = Vec::new();
+    walk(body, |step| match step {
+        Step::Enter(node) => {
+            if let Some(n) = with_text(&node, |t| t.chars().filter(|c| !c.is_whitespace()).count())
+            {
+                if let Some(top) = frames.last_mut() {
+                    top.1 += n;
+                }
+                return false;
+            }
+            if node.is_element() {
+                frames.push((node.id, 0, 0, false));
+                return true;
+            }
+            false
+        }
+        Step::Leave(node, entered) => {
+            if entered
+                && node.is_element()
+                && let Some((id, chars, mut below, mut inner)) = frames.pop()
+            {
+                let block = with_element(&node, |e| is_prose_block(&e.name.local)).unwrap_or(false);
+                if block && !inner && chars >= PROSE_MIN_CHARS {
+                    below += chars;
+                    inner = true;
+                }
+                prose.insert(id, below);
+                if let Some(parent) = frames.last_mut() {
+                    parent.1 += chars;
+                    parent.2 += below;
+                    parent.3 |= inner;
+                }
+            }
+            true
+        }
+    });
+    let total = prose.get(&body.id).copied().unwrap_or(0);
+    let mut region = body;
+    'descend: loop {
+        for child in region.element_children() {
+            if prose.get(&child.id).copied().unwrap_or(0) as f64 >= total as f64 * REGION_MIN_PROSE
+                && total > 0
+            {
+                region = child;
+                continue 'descend;
+            }
+        }
+        return Some(region);
+    }
+}
+
+/// Elements whose text, when long enough, counts as prose.
+fn is_prose_block(name: &str) -> bool {
+    matches!(
+        name,
+        "p" | "li" | "dd" | "td" | "th" | "blockquote" | "pre" | "div" | "section" | "article"
+    )
 }
 
 /// Visible characters of the prose lines of `whole` (lines of at least
@@ -473,6 +543,26 @@ const CHROME_WORDS: &[&str] = &[
     "paywall",
 ];
 
+/// Phrases that mark chrome when a class name or id contains them with its separators
+/// removed (`read-more`, `c-see-also__list`, `mostPopular`).
+const CHROME_PHRASES: &[&str] = &[
+    "readmore",
+    "readalso",
+    "alsoread",
+    "seealso",
+    "viewmore",
+    "mostread",
+    "mostpopular",
+    "morestories",
+    "morenews",
+    "morearticles",
+    "relatedposts",
+    "relatedarticles",
+    "relatedstories",
+    "youmayalso",
+    "youmightalso",
+];
+
 /// Words in class names and ids that mark layout chrome, unless the same name also says
 /// content, and only when the element is mostly links or short.
 const LAYOUT_WORDS: &[&str] = &[
@@ -527,20 +617,25 @@ struct Names {
 
 fn classify_names(value: &str, names: &mut Names) {
     for token in value.split_ascii_whitespace() {
-        let token = token.to_ascii_lowercase();
-        if is_neutral(&token) {
+        if is_neutral(token) {
             continue;
         }
-        if HIDDEN_CLASSES.contains(&token.as_str()) {
+        let lower = token.to_ascii_lowercase();
+        if HIDDEN_CLASSES.contains(&lower.as_str()) {
             names.strong = true;
             continue;
         }
+        let joined: String = lower.chars().filter(char::is_ascii_alphanumeric).collect();
         let (mut strong, mut layout, mut content) = (false, false, false);
-        for part in token.split(|c: char| !c.is_ascii_alphanumeric()) {
-            strong |= CHROME_WORDS.contains(&part);
-            layout |= LAYOUT_WORDS.contains(&part);
-            content |= CONTENT_WORDS.contains(&part);
+        for part in words(token) {
+            let part = part.to_ascii_lowercase();
+            strong |= CHROME_WORDS.contains(&part.as_str());
+            layout |= LAYOUT_WORDS.contains(&part.as_str());
+            content |= CONTENT_WORDS.contains(&part.as_str());
         }
+        // A phrase names chrome unless the same name also says content
+        // (`entry-content-read-more` is the content, folded).
+        strong |= !content && CHROME_PHRASES.iter().any(|p| joined.contains(p));
         names.strong |= strong;
         names.layout |= layout && !content;
         names.content |= content && !layout && !strong;
@@ -747,5 +842,32 @@ fn clean(doc: &Document) -> Cleaned {
         text_chars: total.saturating_sub(removed_chars),
         all_chars: total,
         scripts,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(value: &str) -> (bool, bool, bool) {
+        let mut n = Names::default();
+        classify_names(value, &mut n);
+        (n.strong, n.layout, n.content)
+    }
+
+    #[test]
+    fn class_names_classify_by_word_phrase_and_negation() {
+        assert_eq!(names("share-bar"), (true, false, false));
+        assert_eq!(names("c-read-more__list"), (true, false, false));
+        assert_eq!(names("mostPopular"), (true, false, false));
+        // A phrase beside a content word is the content, folded.
+        assert_eq!(names("entry-content-read-more"), (false, false, true));
+        assert_eq!(names("sidebarBlocks"), (false, true, false));
+        assert_eq!(
+            names("no-share category-social-issues tag-cookies"),
+            (false, false, false)
+        );
+        assert!(!is_neutral("no-"));
+        assert!(!is_neutral("“item“"));
     }
 }

@@ -44,6 +44,23 @@ const META_WORDS: &[&str] = &[
     "credits",
 ];
 
+/// Phrases in class names and ids (separators removed) that mark the metadata line of a
+/// post or an article.
+const META_PHRASES: &[&str] = &[
+    "postmeta",
+    "entrymeta",
+    "articlemeta",
+    "storymeta",
+    "postinfo",
+    "entryinfo",
+    "articleinfo",
+    "publishdate",
+    "publicationdate",
+    "postdate",
+    "entrydate",
+    "articledate",
+];
+
 /// An open element during the walk.
 struct Frame {
     id: NodeId,
@@ -234,7 +251,7 @@ fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
     let names = || [attr(e, "class"), attr(e, "id")].into_iter().flatten();
     if names().any(|v| has_word(v, AUTHOR_WORDS)) {
         Kind::Author
-    } else if names().any(|v| has_word(v, META_WORDS)) {
+    } else if names().any(|v| has_word(v, META_WORDS) || has_phrase(v, META_PHRASES)) {
         Kind::Meta
     } else if matches!(name, "div" | "section" | "header" | "footer" | "aside") {
         Kind::Block
@@ -243,6 +260,22 @@ fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
     } else {
         Kind::Other
     }
+}
+
+/// Whether a token of a class or id value, with its separators removed, contains a phrase of
+/// `list` (`entry-meta` contains `entrymeta`).
+fn has_phrase(value: &str, list: &[&str]) -> bool {
+    value
+        .split_ascii_whitespace()
+        .filter(|token| !is_neutral(token))
+        .any(|token| {
+            let joined: String = token
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .map(|c| c.to_ascii_lowercase())
+                .collect();
+            list.iter().any(|p| joined.contains(p))
+        })
 }
 
 /// Whether one of the words of a class or id value (split at punctuation and at
@@ -316,6 +349,9 @@ mod tests {
         assert!(!has_word("update mandate", META_WORDS));
         assert!(!has_word("no-author has-no-date", AUTHOR_WORDS));
         assert!(!has_word("no-author has-no-date", META_WORDS));
+        assert!(has_phrase("c-entry-meta__row", META_PHRASES));
+        assert!(has_phrase("articleInfo", META_PHRASES));
+        assert!(!has_phrase("recipe-meta", META_PHRASES));
     }
 
     fn lines(text: &str) -> Vec<String> {

@@ -465,6 +465,59 @@ fn deep_json_and_xml_stay_bounded() {
 }
 
 #[test]
+fn prose_lost_by_selection_brings_the_fallback_and_menus_do_not() {
+    let story = "The lifeboat crew launched at dawn after a yacht lost its mast off the point, \
+        and towed it into the harbour against a strong ebb tide before the wind rose. ";
+    let notes = "Volunteers train every Tuesday evening at the station, and new members are \
+        welcome whether or not they have been to sea before; the kit is provided. ";
+    let links: String = (0..200)
+        .map(|i| format!("<div><a href='/p{i}'>Page {i}</a></div>"))
+        .collect();
+    // Two separate blocks of prose far apart: selection keeps one, the fallback both.
+    let page = format!(
+        "<title>Station news</title><body><div id=a><div class=story><p>{story}{story}</p>\
+         <p>{story}{story}</p><p>{story}</p></div></div>{links}<div id=b><div class=notes>\
+         <p>{notes}{notes}</p><p>{notes}{notes}</p></div></div><div>© Station 2026</div></body>"
+    );
+    let out = extract(&page, "text/html", &base());
+    let text = out.text();
+    assert!(
+        text.contains("The lifeboat crew") && text.contains("Volunteers train"),
+        "{text}"
+    );
+    // Without the lost prose, the menu of links alone does not bring the fallback.
+    let page = format!(
+        "<title>Station news</title><body><div id=a><div class=story><p>{story}{story}</p>\
+         <p>{story}{story}</p><p>{story}</p></div></div>{links}{links}</body>"
+    );
+    let out = extract(&page, "text/html", &base());
+    assert!(!out.flags.whole_body, "{}", out.text());
+    assert!(!out.text().contains("Page 7"), "{}", out.text());
+}
+
+#[test]
+fn the_fallback_keeps_the_region_that_holds_the_prose() {
+    let para = "Tomatoes want sun, water and patience; a balcony gives them all three \
+                when the pots are deep enough and the compost is rich. ";
+    let section = format!("<p>{}</p>", para.repeat(4));
+    // Too deep for content selection; the site's header and footer are not marked as such.
+    let deep = "<div>".repeat(200);
+    let page = format!(
+        "<title>Site</title><body><div class=top>Garden Journal · Home · Vegetables · \
+         Flowers · About us · Contact</div><div class=wrap>{deep}{section}{section}{section}\
+         </div><div class=bottom>Copyright 2026 Garden Journal · Imprint · Privacy</div></body>"
+    );
+    let out = extract(&page, "text/html", &base());
+    assert!(out.flags.whole_body, "fallback expected:\n{}", out.text());
+    let text = out.text();
+    assert!(text.contains("Tomatoes want sun"), "{text}");
+    assert!(
+        !text.contains("Vegetables") && !text.contains("Imprint"),
+        "{text}"
+    );
+}
+
+#[test]
 fn headings_keep_the_page_levels_in_selection_and_fallback() {
     let para = "Tomatoes want sun, water and patience; a balcony gives them all three \
                 when the pots are deep enough and the compost is rich. ";
