@@ -130,13 +130,24 @@ pub(crate) fn prune(root: NodeRef<'_>) {
             if !node.is_element() {
                 return node.is_document() || node.is_fragment();
             }
-            let (kind, link, away) = with_element(&node, |e| {
+            let (kind, link, away, image) = with_element(&node, |e| {
                 let name = &*e.name.local;
                 let link = name == "a";
-                let away = link && attr(e, "href").is_some_and(|h| !h.trim().starts_with('#'));
-                (kind_of(name, e, node.id == root.id), link, away)
+                let away = link && attr(e, "href").is_some_and(leaves_the_page);
+                (
+                    kind_of(name, e, node.id == root.id),
+                    link,
+                    away,
+                    name == "img",
+                )
             })
-            .unwrap_or((Kind::Other, false, false));
+            .unwrap_or((Kind::Other, false, false, false));
+            if image && in_away > 0 {
+                // An image inside a link to another page is a teaser's picture: its
+                // alternative text names the other page, not this one.
+                remove.push(node.id);
+                return false;
+            }
             in_link += usize::from(link);
             in_away += usize::from(away);
             frames.push(Frame {
@@ -178,7 +189,9 @@ pub(crate) fn prune(root: NodeRef<'_>) {
     for id in remove {
         let node = NodeRef::new(id, root.tree);
         // A heading just before a removed block was its title ("Related stories").
-        if let Some(prev) = node.prev_element_sibling()
+        let block = with_element(&node, |e| &*e.name.local != "img").unwrap_or(false);
+        if block
+            && let Some(prev) = node.prev_element_sibling()
             && prev.id != root.id
             && with_element(&prev, |e| is_heading(&e.name.local)).unwrap_or(false)
         {
@@ -187,6 +200,21 @@ pub(crate) fn prune(root: NodeRef<'_>) {
         node.remove_from_parent();
     }
 }
+
+/// Whether a link goes to another page: not a `#fragment` of this one, nor a picture (a
+/// link from an image to its full-size file).
+fn leaves_the_page(href: &str) -> bool {
+    let href = href.trim();
+    let path = href
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    !href.starts_with('#') && !IMAGE_FILES.iter().any(|ext| path.ends_with(ext))
+}
+
+/// File extensions of pictures.
+const IMAGE_FILES: &[&str] = &[".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".svg"];
 
 /// Whether an element name is a heading.
 fn is_heading(name: &str) -> bool {

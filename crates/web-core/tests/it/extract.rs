@@ -128,6 +128,7 @@ fn boilerplate_inside_the_content_is_pruned_and_the_article_kept_whole() {
         "breakwater's long history",
         "Lifeboat crew honoured",
         "four sailors",
+        "The new ferry arrives",
         "covers the coast",
         "All rights reserved",
         "Coast Herald\n",
