@@ -289,6 +289,17 @@ fn is_prose_block(name: &str) -> bool {
     )
 }
 
+/// Whether a rendered line belongs to a list or a table: an item (`- `, `1. `), its indented
+/// continuation, or a table row.
+fn is_list_line(line: &str) -> bool {
+    let t = line.trim_start();
+    let numbered = t
+        .split_once(". ")
+        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    !line.is_empty()
+        && (t.starts_with("- ") || numbered || line.starts_with("  ") || line.starts_with('|'))
+}
+
 /// Visible characters of the prose lines of `whole` (lines of at least
 /// [`PROSE_MIN_CHARS`]) that `selected` does not have.
 fn lost_prose(selected: &[String], whole: &[String]) -> usize {
@@ -318,6 +329,23 @@ fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
                 || (!l.starts_with('#') && line_chars(l) >= PROSE_MIN_CHARS)
         })
         .collect();
+    // A list or a table (consecutive item or row lines) with as much text as a prose line is
+    // kept whole: the steps of a recipe, a table of figures. Link lists were pruned already.
+    let mut i = 0;
+    while i < wide.len() {
+        let end = (i..wide.len())
+            .find(|&j| !is_list_line(&wide[j]))
+            .unwrap_or(wide.len());
+        if end > i {
+            let chars: usize = wide[i..end].iter().map(|l| line_chars(l)).sum();
+            if chars >= PROSE_MIN_CHARS {
+                keep[i..end].iter_mut().for_each(|k| *k = true);
+            }
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
     // Headings over kept text: walk backwards remembering whether the next text line is kept.
     let mut next_kept = false;
     for i in (0..wide.len()).rev() {
@@ -868,6 +896,31 @@ mod tests {
             (false, false, false)
         );
         assert!(!is_neutral("no-"));
+    }
+
+    fn lines(text: &str) -> Vec<String> {
+        text.split('\n').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn merging_keeps_prose_lists_and_tables_and_drops_labels() {
+        let long = "A paragraph long enough to count as prose in the page's main container, \
+                    well over eighty visible characters.";
+        let narrow = lines(&format!("Kept by selection.\n\n{long}"));
+        let wide = lines(&format!(
+            "# Headline\n\nKept by selection.\n\nShare this\n\n## Steps\n\n1. Heat the oil in the wok.\n\
+             2. Fry the garlic until it turns golden.\n3. Add the greens and toss for a minute.\n\n## Tags\n\n\
+             - a\n- b\n\n| Size | Weight |\n| --- | --- |\n| Small tomatoes | 120 grams |\n\
+             | Large tomatoes | 240 grams |\n| Beefsteak tomatoes | 400 grams |\n\n{long}\n\nRead more"
+        ));
+        assert_eq!(
+            merge(&narrow, wide),
+            lines(&format!(
+                "# Headline\n\nKept by selection.\n\n## Steps\n\n1. Heat the oil in the wok.\n\
+                 2. Fry the garlic until it turns golden.\n3. Add the greens and toss for a minute.\n\n\
+                 | Size | Weight |\n| --- | --- |\n| Small tomatoes | 120 grams |\n| Large tomatoes | 240 grams |\n| Beefsteak tomatoes | 400 grams |\n\n{long}"
+            ))
+        );
         assert!(!is_neutral("“item“"));
     }
 }
