@@ -60,6 +60,9 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
 
     let (depth, elements) = depth_and_count(doc.root());
     let cleaned = clean(&doc);
+    if let Some(body) = doc.body() {
+        prune(body);
+    }
     let body_chars = cleaned.text_chars;
 
     let mut flags = Flags {

@@ -75,6 +75,8 @@ struct Frame {
     away: bool,
     /// Whether a heading below `h1` that is wholly a link to another page lies inside.
     linked_heading: bool,
+    /// Whether a heading of any rank lies inside (metadata never holds the headline).
+    heading: bool,
 }
 
 /// What the filter tests an element for.
@@ -160,6 +162,7 @@ pub(crate) fn prune(root: NodeRef<'_>) {
                 link,
                 away,
                 linked_heading: false,
+                heading: false,
             });
             true
         }
@@ -177,6 +180,8 @@ pub(crate) fn prune(root: NodeRef<'_>) {
                     parent.link_chars += frame.link_chars;
                     parent.away_chars += frame.away_chars;
                     parent.address_chars += frame.address_chars;
+                    parent.heading |=
+                        frame.heading || frame.kind == Kind::Heading || node_is_h1(&node);
                     parent.linked_heading |= frame.linked_heading
                         || (frame.kind == Kind::Heading
                             && frame.chars > 0
@@ -215,6 +220,11 @@ fn leaves_the_page(href: &str) -> bool {
 
 /// File extensions of pictures.
 const IMAGE_FILES: &[&str] = &[".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".svg"];
+
+/// Whether a node is an `h1`.
+fn node_is_h1(node: &NodeRef<'_>) -> bool {
+    with_element(node, |e| &*e.name.local == "h1").unwrap_or(false)
+}
 
 /// Whether an element name is a heading.
 fn is_heading(name: &str) -> bool {
@@ -272,7 +282,6 @@ fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
     match name {
         "ul" | "ol" | "dl" | "menu" => return Kind::List,
         "figcaption" | "address" => return Kind::Meta,
-        "p" => return Kind::Paragraph,
         "h2" | "h3" | "h4" | "h5" | "h6" => return Kind::Heading,
         _ => {}
     }
@@ -281,6 +290,8 @@ fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
         Kind::Author
     } else if names().any(|v| has_word(v, META_WORDS) || has_phrase(v, META_PHRASES)) {
         Kind::Meta
+    } else if name == "p" {
+        Kind::Paragraph
     } else if matches!(name, "div" | "section" | "header" | "footer" | "aside") {
         Kind::Block
     } else if matches!(name, "li" | "article") {
@@ -354,8 +365,8 @@ fn is_boilerplate(f: &Frame) -> bool {
                 || (f.linked_heading && f.chars <= TEASER_MAX_CHARS)
         }
         Kind::Card => f.linked_heading && f.chars <= TEASER_MAX_CHARS,
-        Kind::Meta => f.chars <= META_MAX_CHARS,
-        Kind::Author => f.chars <= AUTHOR_MAX_CHARS,
+        Kind::Meta => f.chars <= META_MAX_CHARS && !f.heading,
+        Kind::Author => f.chars <= AUTHOR_MAX_CHARS && !f.heading,
         Kind::Paragraph => {
             let label = f.chars - f.link_chars;
             f.away_chars > label && label <= PROMO_MAX_LABEL && f.address_chars == 0
