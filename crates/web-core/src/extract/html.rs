@@ -524,6 +524,10 @@ const HIDDEN_CLASSES: &[&str] = &[
     "visually-hidden",
     "visuallyhidden",
     "element-invisible",
+    "hidden",
+    "d-none",
+    "is-hidden",
+    "u-hidden",
 ];
 
 /// Words in class names and ids that mark chrome wherever they appear.

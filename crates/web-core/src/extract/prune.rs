@@ -1,7 +1,9 @@
-//! The boilerplate filter for text already chosen as content: removes what survives
-//! selection but is not the article — lists and blocks made of links (related stories,
-//! archives, tag clouds, table-of-contents menus), bylines, datelines and other short
-//! metadata, photo captions and credits. Pure and iterative, like the chrome filter.
+//! The boilerplate filter for the inside of the content, run on the cleaned page before
+//! content selection and again on what selection kept (selection rewrites some elements
+//! without their class names): lists and blocks made of links (related stories, archives,
+//! tag clouds, table-of-contents menus), teasers for other pages and their pictures, "read
+//! also" promotions, bylines, dates, tags, captions, credits and author boxes, and the
+//! headings such blocks leave behind. Pure and iterative, like the chrome filter.
 
 use dom_query::{NodeId, NodeRef};
 
@@ -84,7 +86,8 @@ struct Frame {
 enum Kind {
     /// `ul`, `ol`, `dl`, `menu`.
     List,
-    /// A block that may be a link farm: `div`, `section`, `p`, `table`, `header`, `footer`.
+    /// A block that may be a link farm or a teaser: `div`, `section`, `header`, `footer`,
+    /// `aside`.
     Block,
     /// Metadata by name or element (`figcaption`, `address`, class `caption`, …).
     Meta,
@@ -100,7 +103,8 @@ enum Kind {
     Other,
 }
 
-/// Removes link lists, link farms and short metadata from the subtree of `root`.
+/// Removes link lists, link farms, teasers, promotions, short metadata and author boxes
+/// from the subtree of `root` (never `root` itself).
 pub(crate) fn prune(root: NodeRef<'_>) {
     let mut frames: Vec<Frame> = Vec::new();
     let mut remove: Vec<NodeId> = Vec::new();
@@ -193,12 +197,13 @@ pub(crate) fn prune(root: NodeRef<'_>) {
     });
     for id in remove {
         let node = NodeRef::new(id, root.tree);
-        // A heading just before a removed block was its title ("Related stories").
+        // A heading just before a removed block was its title ("Related stories"); the
+        // page's headline (`h1`) is never such a title.
         let block = with_element(&node, |e| &*e.name.local != "img").unwrap_or(false);
         if block
             && let Some(prev) = node.prev_element_sibling()
             && prev.id != root.id
-            && with_element(&prev, |e| is_heading(&e.name.local)).unwrap_or(false)
+            && with_element(&prev, |e| is_subheading(&e.name.local)).unwrap_or(false)
         {
             prev.remove_from_parent();
         }
@@ -226,19 +231,23 @@ fn node_is_h1(node: &NodeRef<'_>) -> bool {
     with_element(node, |e| &*e.name.local == "h1").unwrap_or(false)
 }
 
-/// Whether an element name is a heading.
-fn is_heading(name: &str) -> bool {
-    matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+/// Whether an element name is a heading below `h1`.
+fn is_subheading(name: &str) -> bool {
+    matches!(name, "h2" | "h3" | "h4" | "h5" | "h6")
 }
 
 /// Removes headings left without content: those at the end of the text and those followed
-/// directly by a heading of a higher rank. Blank lines around a removed heading
-/// go with it.
+/// directly by a heading of a higher rank. Blank lines around a removed heading go with it.
+/// Text made only of headings is left as it is.
 pub(crate) fn drop_orphan_headings(lines: &mut Vec<String>) {
     let level = |line: &str| {
         let hashes = line.bytes().take_while(|&b| b == b'#').count();
         (hashes > 0 && hashes <= 6 && line.as_bytes().get(hashes) == Some(&b' ')).then_some(hashes)
     };
+    // Headings are all a page of headings has: keep them.
+    if lines.iter().all(|l| l.is_empty() || level(l).is_some()) {
+        return;
+    }
     let mut kept: Vec<String> = Vec::with_capacity(lines.len());
     // Walk backwards so that a heading is judged by what follows it after removals.
     let mut next_level: Option<usize> = Some(0);
@@ -282,7 +291,7 @@ fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
     match name {
         "ul" | "ol" | "dl" | "menu" => return Kind::List,
         "figcaption" | "address" => return Kind::Meta,
-        "h2" | "h3" | "h4" | "h5" | "h6" => return Kind::Heading,
+        n if is_subheading(n) => return Kind::Heading,
         _ => {}
     }
     let names = || [attr(e, "class"), attr(e, "id")].into_iter().flatten();
@@ -413,5 +422,8 @@ mod tests {
         let mut l = lines("Text\n\n#hashtag");
         drop_orphan_headings(&mut l);
         assert_eq!(l, lines("Text\n\n#hashtag"));
+        let mut l = lines("# Coming soon\n\n## Stay tuned");
+        drop_orphan_headings(&mut l);
+        assert_eq!(l, lines("# Coming soon\n\n## Stay tuned"));
     }
 }
