@@ -576,6 +576,7 @@ const CHROME_WORDS: &[&str] = &[
     "copyright",
     "login",
     "paywall",
+    "cta",
 ];
 
 /// Phrases that mark chrome when a class name or id contains them with its separators
@@ -895,6 +896,7 @@ mod tests {
         assert_eq!(names("share-bar"), (true, false, false));
         assert_eq!(names("c-read-more__list"), (true, false, false));
         assert_eq!(names("mostPopular"), (true, false, false));
+        assert_eq!(names("cta-global__container"), (true, false, false));
         // A phrase beside a content word is the content, folded.
         assert_eq!(names("entry-content-read-more"), (false, false, true));
         assert_eq!(names("sidebarBlocks"), (false, true, false));
