@@ -21,6 +21,8 @@ const SELECT_MAX_DEPTH: usize = 180;
 const SELECT_MAX_ELEMENTS: usize = 60_000;
 /// A chrome candidate holding more than this share of the page's text is kept anyway.
 const CHROME_MAX_SHARE: f64 = 0.4;
+/// Chrome by class name holding a paragraph of at least this many visible characters is kept.
+const NAMED_CHROME_MAX_PARAGRAPH: usize = 400;
 /// Layout chrome by name is removed when at least a quarter of its text is links, or when
 /// it has no more visible characters than this.
 const LAYOUT_SHORT: usize = 200;
@@ -532,12 +534,6 @@ const HIDDEN_CLASSES: &[&str] = &[
 
 /// Words in class names and ids that mark chrome wherever they appear.
 const CHROME_WORDS: &[&str] = &[
-    "cookie",
-    "cookies",
-    "cookiebanner",
-    "consent",
-    "gdpr",
-    "cmp",
     "share",
     "sharing",
     "shares",
@@ -577,6 +573,16 @@ const CHROME_WORDS: &[&str] = &[
     "login",
     "paywall",
     "cta",
+];
+
+/// Words in class names and ids that mark a consent banner: removed however long its text.
+const CONSENT_WORDS: &[&str] = &[
+    "cookie",
+    "cookies",
+    "cookiebanner",
+    "consent",
+    "gdpr",
+    "cmp",
 ];
 
 /// Phrases that mark chrome when a class name or id contains them with its separators
@@ -643,7 +649,9 @@ const CHROME_ROLES: &[&str] = &[
 /// How a class or id value classifies an element.
 #[derive(Clone, Copy, Default)]
 struct Names {
-    /// Hidden text or strong chrome (cookie banners, share bars, ads, comment widgets).
+    /// Hidden text, or a cookie or consent banner: removed however long its text.
+    always: bool,
+    /// Strong chrome (share bars, ads, comment widgets).
     strong: bool,
     /// Layout chrome (menus, sidebars, related lists) not also named content.
     layout: bool,
@@ -658,7 +666,7 @@ fn classify_names(value: &str, names: &mut Names) {
         }
         let lower = token.to_ascii_lowercase();
         if HIDDEN_CLASSES.contains(&lower.as_str()) {
-            names.strong = true;
+            names.always = true;
             continue;
         }
         let joined: String = lower.chars().filter(char::is_ascii_alphanumeric).collect();
@@ -666,6 +674,7 @@ fn classify_names(value: &str, names: &mut Names) {
         for part in words(token) {
             let part = part.to_ascii_lowercase();
             strong |= CHROME_WORDS.contains(&part.as_str());
+            names.always |= CONSENT_WORDS.contains(&part.as_str());
             layout |= LAYOUT_WORDS.contains(&part.as_str());
             content |= CONTENT_WORDS.contains(&part.as_str());
         }
@@ -708,6 +717,9 @@ enum Verdict {
     Remove,
     /// Chrome, removed unless it holds the main content or much of the page's text.
     Chrome,
+    /// Chrome by class name or id: removed like chrome, but only when no paragraph inside is
+    /// as long as an article's (a name like `Section--Ads` can mark a block of the article).
+    NamedChrome,
     /// Layout chrome by name: removed like chrome, but only when mostly links or short.
     Layout,
     /// `noscript`: removed, unless it holds much of the page's text and more than a short
@@ -754,8 +766,10 @@ fn verdict(node: &NodeRef<'_>, in_main: bool) -> Verdict {
         for value in [attr(e, "class"), attr(e, "id")].into_iter().flatten() {
             classify_names(value, &mut names);
         }
-        if names.strong {
+        if names.always {
             Verdict::Chrome
+        } else if names.strong {
+            Verdict::NamedChrome
         } else if names.layout && !names.content {
             Verdict::Layout
         } else {
@@ -770,6 +784,9 @@ struct Frame {
     id: NodeId,
     chars: usize,
     link_chars: usize,
+    /// Visible characters of the longest paragraph inside.
+    longest_paragraph: usize,
+    paragraph: bool,
     has_main: bool,
     verdict: Verdict,
     main: bool,
@@ -822,6 +839,8 @@ fn clean(doc: &Document) -> Cleaned {
                 id: node.id,
                 chars: 0,
                 link_chars: 0,
+                longest_paragraph: 0,
+                paragraph: name.as_ref().is_some_and(|n| &**n == "p"),
                 has_main: main,
                 verdict: v,
                 main,
@@ -836,8 +855,14 @@ fn clean(doc: &Document) -> Cleaned {
             {
                 in_main -= usize::from(frame.main);
                 in_link -= usize::from(frame.link);
+                let longest = if frame.paragraph {
+                    frame.longest_paragraph.max(frame.chars)
+                } else {
+                    frame.longest_paragraph
+                };
                 let chrome = match frame.verdict {
                     Verdict::Chrome | Verdict::Noscript => true,
+                    Verdict::NamedChrome => longest < NAMED_CHROME_MAX_PARAGRAPH,
                     Verdict::Layout => {
                         frame.link_chars * 4 >= frame.chars || frame.chars <= LAYOUT_SHORT
                     }
@@ -851,6 +876,7 @@ fn clean(doc: &Document) -> Cleaned {
                 if let Some(parent) = frames.last_mut() {
                     parent.chars += frame.chars;
                     parent.link_chars += frame.link_chars;
+                    parent.longest_paragraph = parent.longest_paragraph.max(longest);
                     parent.has_main |= frame.has_main;
                 }
             }
@@ -904,6 +930,11 @@ mod tests {
             names("no-share category-social-issues tag-cookies"),
             (false, false, false)
         );
+        for always in ["cookie-notice", "cmp-banner", "sr-only", "d-none"] {
+            let mut n = Names::default();
+            classify_names(always, &mut n);
+            assert!(n.always, "{always}");
+        }
         assert!(!is_neutral("no-"));
     }
 

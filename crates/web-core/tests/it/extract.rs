@@ -195,6 +195,29 @@ fn negated_and_taxonomy_class_names_do_not_mark_chrome() {
 }
 
 #[test]
+fn a_block_named_like_chrome_keeps_an_article_paragraph_but_a_consent_banner_goes() {
+    let long = "The grill heats evenly across the whole plate, and after ten minutes the steaks \
+        came off with a crust on both sides while the middle stayed pink; only the corners \
+        stayed cooler, which suits vegetables that should not char. The drip tray collects \
+        the fat, and the plate comes off for cleaning in the sink. ";
+    let consent = "We and our partners use cookies and similar technologies to store and access \
+        information on your device, to measure audiences, to personalise content and ads, and \
+        to develop and improve products; you can accept all, reject all or choose your \
+        preferences, and change them at any time from the privacy link in the footer. ";
+    let page = format!(
+        "<title>Grill test</title><article><section class='report__section--ads'>\
+         <h2>The result</h2><p>{long}{long}</p></section><div class='ad-slot'>Advertisement</div>\
+         <p>{long}{long}{long}</p></article><div class='cookie-consent'><p>{consent}</p></div>"
+    );
+    let out = extract(&page, "text/html", &base());
+    let text = out.text();
+    assert!(text.contains("## The result"), "{text}");
+    assert_eq!(text.matches("The grill heats evenly").count(), 5, "{text}");
+    assert!(!text.contains("Advertisement"), "{text}");
+    assert!(!text.contains("We and our partners"), "{text}");
+}
+
+#[test]
 fn html_metadata_title_language_and_links() {
     let body = std::fs::read_to_string(data("article.html")).expect("fixture readable");
     let out = extract(&body, "text/html", &base());
