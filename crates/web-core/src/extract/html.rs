@@ -823,7 +823,10 @@ fn clean(doc: &Document) -> Cleaned {
                 return node.is_document() || node.is_fragment();
             }
             let name = with_element(&node, |e| e.name.local.clone());
-            let link = name.as_ref().is_some_and(|n| &**n == "a");
+            // An `a` without `href` is an anchor (`<a name>`), not a link; broken markup can
+            // leave one open around whole sections.
+            let link = name.as_ref().is_some_and(|n| &**n == "a")
+                && with_element(&node, |e| attr(e, "href").is_some()).unwrap_or(false);
             if name.as_ref().is_some_and(|n| &**n == "script") {
                 scripts += 1;
             }

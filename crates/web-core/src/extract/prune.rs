@@ -138,7 +138,8 @@ pub(crate) fn prune(root: NodeRef<'_>) {
             }
             let (kind, link, away, image) = with_element(&node, |e| {
                 let name = &*e.name.local;
-                let link = name == "a";
+                // Without `href`, an `a` is an anchor (`<a name>`), not a link.
+                let link = name == "a" && attr(e, "href").is_some();
                 let away = link && attr(e, "href").is_some_and(leaves_the_page);
                 (
                     kind_of(name, e, node.id == root.id),

@@ -218,6 +218,20 @@ fn a_block_named_like_chrome_keeps_an_article_paragraph_but_a_consent_banner_goe
 }
 
 #[test]
+fn an_anchor_left_open_is_not_a_link() {
+    // Old markup: `<a name>` never closed, so the parser keeps the list inside it.
+    let item = "Build OpenSSL from source with the shared option, then install it under \
+        /usr/local so that the tunnel and rsync both find the same libraries. ";
+    let page = format!(
+        "<title>Rsync over a tunnel</title><body><h1>Rsync over a tunnel</h1>\
+         <h2><a name=steps>Steps</h2><ul><li>{item}</li><li>{item}</li><li>{item}</li>\
+         <li>{item}</li></ul></body>"
+    );
+    let text = extract(&page, "text/html", &base()).text();
+    assert_eq!(text.matches("Build OpenSSL").count(), 4, "{text}");
+}
+
+#[test]
 fn html_metadata_title_language_and_links() {
     let body = std::fs::read_to_string(data("article.html")).expect("fixture readable");
     let out = extract(&body, "text/html", &base());
