@@ -172,21 +172,25 @@ fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
     Some(prune_render(node))
 }
 
-/// The element the page itself marks as its main content, if exactly one does.
+/// The element the page itself marks as its main content, if exactly one does: an article
+/// body, else the main region, else the article.
 fn main_container(doc: &Document) -> Option<NodeRef<'_>> {
-    for selector in [
+    [
         r#"[itemprop="articleBody"]"#,
         "main",
         r#"[role="main"]"#,
         "article",
-    ] {
-        let found = doc.select(selector);
-        let nodes = found.nodes();
-        if nodes.len() == 1 {
-            return nodes.first().copied();
-        }
+    ]
+    .into_iter()
+    .find_map(|selector| unique(doc, selector))
+}
+
+/// The one element matching `selector`, if exactly one does.
+fn unique<'a>(doc: &'a Document, selector: &str) -> Option<NodeRef<'a>> {
+    match doc.select(selector).nodes() {
+        [node] => Some(*node),
+        _ => None,
     }
-    None
 }
 
 /// Widens a selection to the page's own main container when the selection lies within it
@@ -198,17 +202,16 @@ fn main_container(doc: &Document) -> Option<NodeRef<'_>> {
 fn widen(narrow: Vec<String>, doc: &Document) -> Vec<String> {
     let n = visible_chars(&narrow);
     // The most specific container first: an article body, an article, then the main region.
-    for selector in [
+    let containers = [
         r#"[itemprop="articleBody"]"#,
         "article",
         r#"[role="main"]"#,
         "main",
-    ] {
-        let found = doc.select(selector);
-        let [node] = found.nodes() else {
-            continue;
-        };
-        let wide = prune_render(*node);
+    ]
+    .into_iter()
+    .filter_map(|selector| unique(doc, selector));
+    for node in containers {
+        let wide = prune_render(node);
         let w = visible_chars(&wide);
         let lines: HashSet<&str> = wide.iter().map(String::as_str).collect();
         let covered: usize = narrow
