@@ -23,8 +23,8 @@ const AUTHOR_MAX_CHARS: usize = 800;
 /// A block holding a heading that is wholly a link, with no more text than this, is a teaser
 /// for another page.
 const TEASER_MAX_CHARS: usize = 400;
-/// A paragraph that is a link to another page after a label of at most this many characters
-/// ("Read also:") is a promotion.
+/// A paragraph that ends with a link to another page, after a label of at most this many
+/// characters ("Read also:"), is a promotion.
 const PROMO_MAX_LABEL: usize = 40;
 
 /// Words in class names and ids that mark an author box.
@@ -79,6 +79,8 @@ struct Frame {
     linked_heading: bool,
     /// Whether a heading of any rank lies inside (metadata never holds the headline).
     heading: bool,
+    /// Whether the last visible text inside is in a link to another page.
+    ends_in_link: bool,
 }
 
 /// What the filter tests an element for.
@@ -130,6 +132,9 @@ pub(crate) fn prune(root: NodeRef<'_>) {
                     if in_away > 0 {
                         top.away_chars += n;
                     }
+                    if n > 0 {
+                        top.ends_in_link = in_away > 0;
+                    }
                 }
                 return false;
             }
@@ -168,6 +173,7 @@ pub(crate) fn prune(root: NodeRef<'_>) {
                 away,
                 linked_heading: false,
                 heading: false,
+                ends_in_link: false,
             });
             true
         }
@@ -185,6 +191,9 @@ pub(crate) fn prune(root: NodeRef<'_>) {
                     parent.link_chars += frame.link_chars;
                     parent.away_chars += frame.away_chars;
                     parent.address_chars += frame.address_chars;
+                    if frame.chars > 0 {
+                        parent.ends_in_link = frame.ends_in_link;
+                    }
                     parent.heading |=
                         frame.heading || frame.kind == Kind::Heading || node_is_h1(&node);
                     parent.linked_heading |= frame.linked_heading
@@ -379,7 +388,10 @@ fn is_boilerplate(f: &Frame) -> bool {
         Kind::Author => f.chars <= AUTHOR_MAX_CHARS && !f.heading,
         Kind::Paragraph => {
             let label = f.chars - f.link_chars;
-            f.away_chars > label && label <= PROMO_MAX_LABEL && f.address_chars == 0
+            f.away_chars > label
+                && label <= PROMO_MAX_LABEL
+                && f.address_chars == 0
+                && f.ends_in_link
         }
         Kind::Heading | Kind::Other => false,
     }

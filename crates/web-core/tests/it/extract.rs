@@ -110,6 +110,8 @@ fn boilerplate_inside_the_content_is_pruned_and_the_article_kept_whole() {
         // The headline and the standfirst sit in the article's header, beside the body.
         "# Harbour reopens after a week of storm repairs\n\nFishing boats returned",
         "Engineers worked in shifts",
+        // A sentence that goes on after its link is not a promotion.
+        "See the harbour master's guide to moorings first.",
         // A link within the page and a link written as an address are content.
         "Questions and answers: Why was the port closed for so long?",
         "The full inspection report is at https://port.example/report-2026",
