@@ -63,7 +63,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let (depth, elements) = depth_and_count(doc.root());
     let cleaned = clean(&doc);
     if let Some(body) = doc.body() {
-        prune(body);
+        prune(body, base);
     }
     let body_chars = cleaned.text_chars;
 
@@ -78,7 +78,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     } else {
         None
     };
-    let selected = selected.map(|narrow| widen(narrow, &cleaned_doc.clone()));
+    let selected = selected.map(|narrow| widen(narrow, &cleaned_doc.clone(), base));
     let mut lines = match selected {
         Some(mut lines)
             if !(visible_chars(&lines) < (body_chars as f64 * SELECTION_MIN_SHARE) as usize
@@ -92,12 +92,14 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         selected => {
             let doc = cleaned_doc;
             let kept = selected.as_deref().map_or(0, visible_chars);
-            let whole = main_container(&doc).map(prune_render).filter(|lines| {
-                let chars = visible_chars(lines);
-                chars > kept && chars >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
-            });
+            let whole = main_container(&doc)
+                .map(|n| prune_render(n, base))
+                .filter(|lines| {
+                    let chars = visible_chars(lines);
+                    chars > kept && chars >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
+                });
             let whole = whole
-                .or_else(|| prose_region(&doc).map(prune_render))
+                .or_else(|| prose_region(&doc).map(|n| prune_render(n, base)))
                 .unwrap_or_default();
             match selected {
                 // The body's extra text is labels, menus and teasers, not prose: the
@@ -169,7 +171,7 @@ fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
     marked.remove_attr(H1_MARK);
     let root = readability.doc.select_single("#readability-page-1");
     let node = root.nodes().first().copied()?;
-    Some(prune_render(node))
+    Some(prune_render(node, base))
 }
 
 /// The element the page itself marks as its main content, if exactly one does: an article
@@ -198,8 +200,8 @@ fn unique<'a>(doc: &'a Document, selector: &str) -> Option<NodeRef<'a>> {
 /// several blocks of a recipe): the container's prose and the headings over it join the
 /// selected lines, in the page's order. Returns the selection unchanged otherwise.
 ///
-/// `doc` is the cleaned document before selection.
-fn widen(narrow: Vec<String>, doc: &Document) -> Vec<String> {
+/// `doc` is the cleaned document before selection; `base` the page's URL.
+fn widen(narrow: Vec<String>, doc: &Document, base: &Url) -> Vec<String> {
     let n = visible_chars(&narrow);
     // The most specific container first: an article body, an article, then the main region.
     let containers = [
@@ -211,7 +213,7 @@ fn widen(narrow: Vec<String>, doc: &Document) -> Vec<String> {
     .into_iter()
     .filter_map(|selector| unique(doc, selector));
     for node in containers {
-        let wide = prune_render(node);
+        let wide = prune_render(node, base);
         let w = visible_chars(&wide);
         let lines: HashSet<&str> = wide.iter().map(String::as_str).collect();
         let covered: usize = narrow
@@ -378,9 +380,9 @@ fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
     out
 }
 
-/// Prunes boilerplate from a subtree, then renders it.
-fn prune_render(node: NodeRef<'_>) -> Vec<String> {
-    prune(node);
+/// Prunes boilerplate from a subtree of the page at `page`, then renders it.
+fn prune_render(node: NodeRef<'_>, page: &Url) -> Vec<String> {
+    prune(node, page);
     let mut lines = render(node);
     drop_orphan_headings(&mut lines);
     lines

@@ -5,6 +5,7 @@
 //! also" promotions, bylines, dates, tags, captions, credits and author boxes, and the
 //! headings such blocks leave behind. Pure and iterative, like the chrome filter.
 
+use ::url::Url;
 use dom_query::{NodeId, NodeRef};
 
 use super::html::is_neutral;
@@ -107,7 +108,7 @@ enum Kind {
 
 /// Removes link lists, link farms, teasers, promotions, short metadata and author boxes
 /// from the subtree of `root` (never `root` itself).
-pub(crate) fn prune(root: NodeRef<'_>) {
+pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
     let mut frames: Vec<Frame> = Vec::new();
     let mut remove: Vec<NodeId> = Vec::new();
     let mut in_link = 0usize;
@@ -145,7 +146,7 @@ pub(crate) fn prune(root: NodeRef<'_>) {
                 let name = &*e.name.local;
                 // Without `href`, an `a` is an anchor (`<a name>`), not a link.
                 let link = name == "a" && attr(e, "href").is_some();
-                let away = link && attr(e, "href").is_some_and(leaves_the_page);
+                let away = link && attr(e, "href").is_some_and(|h| leaves_the_page(h, page));
                 (
                     kind_of(name, e, node.id == root.id),
                     link,
@@ -221,16 +222,26 @@ pub(crate) fn prune(root: NodeRef<'_>) {
     }
 }
 
-/// Whether a link goes to another page: not a `#fragment` of this one, nor a picture (a
-/// link from an image to its full-size file).
-fn leaves_the_page(href: &str) -> bool {
+/// Whether a link goes to another page: not a `#fragment` of this one, not this page's own
+/// address (a post's title linking to itself), nor a picture (a link from an image to its
+/// full-size file).
+fn leaves_the_page(href: &str, page: &Url) -> bool {
     let href = href.trim();
     let path = href
         .split(['?', '#'])
         .next()
         .unwrap_or("")
         .to_ascii_lowercase();
-    !href.starts_with('#') && !IMAGE_FILES.iter().any(|ext| path.ends_with(ext))
+    if href.starts_with('#') || IMAGE_FILES.iter().any(|ext| path.ends_with(ext)) {
+        return false;
+    }
+    // A serialised URL has `#` only before its fragment.
+    let without_fragment = |u: &str| u.split('#').next().unwrap_or("").len();
+    let here = &page.as_str()[..without_fragment(page.as_str())];
+    page.join(href).map_or(true, |target| {
+        let target = target.as_str();
+        &target[..without_fragment(target)] != here
+    })
 }
 
 /// File extensions of pictures.

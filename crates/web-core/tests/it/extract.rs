@@ -220,6 +220,18 @@ fn a_block_named_like_chrome_keeps_an_article_paragraph_but_a_consent_banner_goe
 }
 
 #[test]
+fn a_short_post_whose_title_links_to_itself_is_not_a_teaser() {
+    // The base URL is https://garden.example/articles/tomatoes?ref=feed#top.
+    let page = "<title>Tomatoes in pots</title><body><article><h2>\
+        <a href='/articles/tomatoes?ref=feed'>Tomatoes in pots</a></h2><p>A short note: \
+        three plants fit on a small balcony.</p></article><article><h2>\
+        <a href='/articles/chillies'>Chillies</a></h2><p>Another post.</p></article></body>";
+    let text = extract(page, "text/html", &base()).text();
+    assert!(text.contains("three plants fit"), "{text}");
+    assert!(!text.contains("Another post"), "{text}");
+}
+
+#[test]
 fn an_anchor_left_open_is_not_a_link() {
     // Old markup: `<a name>` never closed, so the parser keeps the list inside it.
     let item = "Build OpenSSL from source with the shared option, then install it under \
