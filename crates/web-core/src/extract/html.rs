@@ -2,13 +2,13 @@
 //! `dom_smoothie`, widening to the page's main container, the whole-body fallback, and the
 //! JavaScript-shell notice.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use ::url::Url;
 use dom_query::{Document, NodeId, NodeRef};
 use dom_smoothie::{Config, Readability};
 
-use super::prune::{drop_orphan_headings, prune};
+use super::prune::{drop_orphan_headings, prune, words};
 use super::render::{collapse, render};
 use super::tree::{Step, attr, depth_and_count, flatten_deep, walk, with_element, with_text};
 use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
@@ -21,6 +21,8 @@ const SELECT_MAX_DEPTH: usize = 180;
 const SELECT_MAX_ELEMENTS: usize = 60_000;
 /// A chrome candidate holding more than this share of the page's text is kept anyway.
 const CHROME_MAX_SHARE: f64 = 0.4;
+/// Chrome by class name holding a paragraph of at least this many visible characters is kept.
+const NAMED_CHROME_MAX_PARAGRAPH: usize = 400;
 /// Layout chrome by name is removed when at least a quarter of its text is links, or when
 /// it has no more visible characters than this.
 const LAYOUT_SHORT: usize = 200;
@@ -30,6 +32,9 @@ const SELECTION_MIN_SHARE: f64 = 0.3;
 const SELECTION_MIN_LOSS: usize = 600;
 /// …and the whole body has at least this many characters of prose the selection lacks.
 const FALLBACK_MIN_PROSE: usize = 200;
+/// The whole-body fallback narrows to the smallest element holding this share of the
+/// body's prose.
+const REGION_MIN_PROSE: f64 = 0.95;
 /// A selection is widened to the page's main container only when at least this share of its
 /// text is found there…
 const WIDEN_MIN_COVER: f64 = 0.8;
@@ -57,6 +62,9 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
 
     let (depth, elements) = depth_and_count(doc.root());
     let cleaned = clean(&doc);
+    if let Some(body) = doc.body() {
+        prune(body, base);
+    }
     let body_chars = cleaned.text_chars;
 
     let mut flags = Flags {
@@ -70,7 +78,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     } else {
         None
     };
-    let selected = selected.map(|narrow| widen(narrow, &cleaned_doc.clone()));
+    let selected = selected.map(|narrow| widen(narrow, &cleaned_doc.clone(), base));
     let mut lines = match selected {
         Some(mut lines)
             if !(visible_chars(&lines) < (body_chars as f64 * SELECTION_MIN_SHARE) as usize
@@ -84,12 +92,14 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         selected => {
             let doc = cleaned_doc;
             let kept = selected.as_deref().map_or(0, visible_chars);
-            let whole = main_container(&doc).map(prune_render).filter(|lines| {
-                let chars = visible_chars(lines);
-                chars > kept && chars >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
-            });
+            let whole = main_container(&doc)
+                .map(|n| prune_render(n, base))
+                .filter(|lines| {
+                    let chars = visible_chars(lines);
+                    chars > kept && chars >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
+                });
             let whole = whole
-                .or_else(|| doc.body().map(prune_render))
+                .or_else(|| prose_region(&doc).map(|n| prune_render(n, base)))
                 .unwrap_or_default();
             match selected {
                 // The body's extra text is labels, menus and teasers, not prose: the
@@ -161,24 +171,28 @@ fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
     marked.remove_attr(H1_MARK);
     let root = readability.doc.select_single("#readability-page-1");
     let node = root.nodes().first().copied()?;
-    Some(prune_render(node))
+    Some(prune_render(node, base))
 }
 
-/// The element the page itself marks as its main content, if exactly one does.
+/// The element the page itself marks as its main content, if exactly one does: an article
+/// body, else the main region, else the article.
 fn main_container(doc: &Document) -> Option<NodeRef<'_>> {
-    for selector in [
+    [
         r#"[itemprop="articleBody"]"#,
         "main",
         r#"[role="main"]"#,
         "article",
-    ] {
-        let found = doc.select(selector);
-        let nodes = found.nodes();
-        if nodes.len() == 1 {
-            return nodes.first().copied();
-        }
+    ]
+    .into_iter()
+    .find_map(|selector| unique(doc, selector))
+}
+
+/// The one element matching `selector`, if exactly one does.
+fn unique<'a>(doc: &'a Document, selector: &str) -> Option<NodeRef<'a>> {
+    match doc.select(selector).nodes() {
+        [node] => Some(*node),
+        _ => None,
     }
-    None
 }
 
 /// Widens a selection to the page's own main container when the selection lies within it
@@ -186,21 +200,20 @@ fn main_container(doc: &Document) -> Option<NodeRef<'_>> {
 /// several blocks of a recipe): the container's prose and the headings over it join the
 /// selected lines, in the page's order. Returns the selection unchanged otherwise.
 ///
-/// `doc` is the cleaned document before selection.
-fn widen(narrow: Vec<String>, doc: &Document) -> Vec<String> {
+/// `doc` is the cleaned document before selection; `base` the page's URL.
+fn widen(narrow: Vec<String>, doc: &Document, base: &Url) -> Vec<String> {
     let n = visible_chars(&narrow);
     // The most specific container first: an article body, an article, then the main region.
-    for selector in [
+    let containers = [
         r#"[itemprop="articleBody"]"#,
         "article",
         r#"[role="main"]"#,
         "main",
-    ] {
-        let found = doc.select(selector);
-        let [node] = found.nodes() else {
-            continue;
-        };
-        let wide = prune_render(*node);
+    ]
+    .into_iter()
+    .filter_map(|selector| unique(doc, selector));
+    for node in containers {
+        let wide = prune_render(node, base);
         let w = visible_chars(&wide);
         let lines: HashSet<&str> = wide.iter().map(String::as_str).collect();
         let covered: usize = narrow
@@ -217,6 +230,84 @@ fn widen(narrow: Vec<String>, doc: &Document) -> Vec<String> {
         }
     }
     narrow
+}
+
+/// The smallest element of the body that holds nearly all of its prose (blocks of at least
+/// [`PROSE_MIN_CHARS`] visible characters): the body without the site's header, sidebars
+/// and footer when the page does not mark them. The body itself when no child qualifies.
+fn prose_region(doc: &Document) -> Option<NodeRef<'_>> {
+    let body = doc.body()?;
+    // Prose characters under each element, by a post-order walk.
+    let mut prose: HashMap<NodeId, usize> = HashMap::new();
+    // Open elements: id, visible characters, prose below, whether a prose block is inside.
+    let mut frames: Vec<(NodeId, usize, usize, bool)> = Vec::new();
+    walk(body, |step| match step {
+        Step::Enter(node) => {
+            if let Some(n) = with_text(&node, |t| t.chars().filter(|c| !c.is_whitespace()).count())
+            {
+                if let Some(top) = frames.last_mut() {
+                    top.1 += n;
+                }
+                return false;
+            }
+            if node.is_element() {
+                frames.push((node.id, 0, 0, false));
+                return true;
+            }
+            false
+        }
+        Step::Leave(node, entered) => {
+            if entered
+                && node.is_element()
+                && let Some((id, chars, mut below, mut inner)) = frames.pop()
+            {
+                let block = with_element(&node, |e| is_prose_block(&e.name.local)).unwrap_or(false);
+                if block && !inner && chars >= PROSE_MIN_CHARS {
+                    below += chars;
+                    inner = true;
+                }
+                prose.insert(id, below);
+                if let Some(parent) = frames.last_mut() {
+                    parent.1 += chars;
+                    parent.2 += below;
+                    parent.3 |= inner;
+                }
+            }
+            true
+        }
+    });
+    let total = prose.get(&body.id).copied().unwrap_or(0);
+    let mut region = body;
+    'descend: loop {
+        for child in region.element_children() {
+            if prose.get(&child.id).copied().unwrap_or(0) as f64 >= total as f64 * REGION_MIN_PROSE
+                && total > 0
+            {
+                region = child;
+                continue 'descend;
+            }
+        }
+        return Some(region);
+    }
+}
+
+/// Elements whose text, when long enough, counts as prose.
+fn is_prose_block(name: &str) -> bool {
+    matches!(
+        name,
+        "p" | "li" | "dd" | "td" | "th" | "blockquote" | "pre" | "div" | "section" | "article"
+    )
+}
+
+/// Whether a rendered line belongs to a list or a table: an item (`- `, `1. `), its indented
+/// continuation, or a table row.
+fn is_list_line(line: &str) -> bool {
+    let t = line.trim_start();
+    let numbered = t
+        .split_once(". ")
+        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    !line.is_empty()
+        && (t.starts_with("- ") || numbered || line.starts_with("  ") || line.starts_with('|'))
 }
 
 /// Visible characters of the prose lines of `whole` (lines of at least
@@ -248,6 +339,23 @@ fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
                 || (!l.starts_with('#') && line_chars(l) >= PROSE_MIN_CHARS)
         })
         .collect();
+    // A list or a table (consecutive item or row lines) with as much text as a prose line is
+    // kept whole: the steps of a recipe, a table of figures. Link lists were pruned already.
+    let mut i = 0;
+    while i < wide.len() {
+        let end = (i..wide.len())
+            .find(|&j| !is_list_line(&wide[j]))
+            .unwrap_or(wide.len());
+        if end > i {
+            let chars: usize = wide[i..end].iter().map(|l| line_chars(l)).sum();
+            if chars >= PROSE_MIN_CHARS {
+                keep[i..end].iter_mut().for_each(|k| *k = true);
+            }
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
     // Headings over kept text: walk backwards remembering whether the next text line is kept.
     let mut next_kept = false;
     for i in (0..wide.len()).rev() {
@@ -272,9 +380,9 @@ fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
     out
 }
 
-/// Prunes boilerplate from a subtree, then renders it.
-fn prune_render(node: NodeRef<'_>) -> Vec<String> {
-    prune(node);
+/// Prunes boilerplate from a subtree of the page at `page`, then renders it.
+fn prune_render(node: NodeRef<'_>, page: &Url) -> Vec<String> {
+    prune(node, page);
     let mut lines = render(node);
     drop_orphan_headings(&mut lines);
     lines
@@ -423,16 +531,14 @@ const HIDDEN_CLASSES: &[&str] = &[
     "visually-hidden",
     "visuallyhidden",
     "element-invisible",
+    "hidden",
+    "d-none",
+    "is-hidden",
+    "u-hidden",
 ];
 
 /// Words in class names and ids that mark chrome wherever they appear.
 const CHROME_WORDS: &[&str] = &[
-    "cookie",
-    "cookies",
-    "cookiebanner",
-    "consent",
-    "gdpr",
-    "cmp",
     "share",
     "sharing",
     "shares",
@@ -471,6 +577,37 @@ const CHROME_WORDS: &[&str] = &[
     "copyright",
     "login",
     "paywall",
+    "cta",
+];
+
+/// Words in class names and ids that mark a consent banner: removed however long its text.
+const CONSENT_WORDS: &[&str] = &[
+    "cookie",
+    "cookies",
+    "cookiebanner",
+    "consent",
+    "gdpr",
+    "cmp",
+];
+
+/// Phrases that mark chrome when a class name or id contains them with its separators
+/// removed (`read-more`, `c-see-also__list`, `mostPopular`).
+const CHROME_PHRASES: &[&str] = &[
+    "readmore",
+    "readalso",
+    "alsoread",
+    "seealso",
+    "viewmore",
+    "mostread",
+    "mostpopular",
+    "morestories",
+    "morenews",
+    "morearticles",
+    "relatedposts",
+    "relatedarticles",
+    "relatedstories",
+    "youmayalso",
+    "youmightalso",
 ];
 
 /// Words in class names and ids that mark layout chrome, unless the same name also says
@@ -517,7 +654,9 @@ const CHROME_ROLES: &[&str] = &[
 /// How a class or id value classifies an element.
 #[derive(Clone, Copy, Default)]
 struct Names {
-    /// Hidden text or strong chrome (cookie banners, share bars, ads, comment widgets).
+    /// Hidden text, or a cookie or consent banner: removed however long its text.
+    always: bool,
+    /// Strong chrome (share bars, ads, comment widgets).
     strong: bool,
     /// Layout chrome (menus, sidebars, related lists) not also named content.
     layout: bool,
@@ -527,20 +666,26 @@ struct Names {
 
 fn classify_names(value: &str, names: &mut Names) {
     for token in value.split_ascii_whitespace() {
-        let token = token.to_ascii_lowercase();
-        if is_neutral(&token) {
+        if is_neutral(token) {
             continue;
         }
-        if HIDDEN_CLASSES.contains(&token.as_str()) {
-            names.strong = true;
+        let lower = token.to_ascii_lowercase();
+        if HIDDEN_CLASSES.contains(&lower.as_str()) {
+            names.always = true;
             continue;
         }
+        let joined: String = lower.chars().filter(char::is_ascii_alphanumeric).collect();
         let (mut strong, mut layout, mut content) = (false, false, false);
-        for part in token.split(|c: char| !c.is_ascii_alphanumeric()) {
-            strong |= CHROME_WORDS.contains(&part);
-            layout |= LAYOUT_WORDS.contains(&part);
-            content |= CONTENT_WORDS.contains(&part);
+        for part in words(token) {
+            let part = part.to_ascii_lowercase();
+            strong |= CHROME_WORDS.contains(&part.as_str());
+            names.always |= CONSENT_WORDS.contains(&part.as_str());
+            layout |= LAYOUT_WORDS.contains(&part.as_str());
+            content |= CONTENT_WORDS.contains(&part.as_str());
         }
+        // A phrase names chrome unless the same name also says content
+        // (`entry-content-read-more` is the content, folded).
+        strong |= !content && CHROME_PHRASES.iter().any(|p| joined.contains(p));
         names.strong |= strong;
         names.layout |= layout && !content;
         names.content |= content && !layout && !strong;
@@ -577,6 +722,9 @@ enum Verdict {
     Remove,
     /// Chrome, removed unless it holds the main content or much of the page's text.
     Chrome,
+    /// Chrome by class name or id: removed like chrome, but only when no paragraph inside is
+    /// as long as an article's (a name like `Section--Ads` can mark a block of the article).
+    NamedChrome,
     /// Layout chrome by name: removed like chrome, but only when mostly links or short.
     Layout,
     /// `noscript`: removed, unless it holds much of the page's text and more than a short
@@ -623,8 +771,10 @@ fn verdict(node: &NodeRef<'_>, in_main: bool) -> Verdict {
         for value in [attr(e, "class"), attr(e, "id")].into_iter().flatten() {
             classify_names(value, &mut names);
         }
-        if names.strong {
+        if names.always {
             Verdict::Chrome
+        } else if names.strong {
+            Verdict::NamedChrome
         } else if names.layout && !names.content {
             Verdict::Layout
         } else {
@@ -639,6 +789,9 @@ struct Frame {
     id: NodeId,
     chars: usize,
     link_chars: usize,
+    /// Visible characters of the longest paragraph inside.
+    longest_paragraph: usize,
+    paragraph: bool,
     has_main: bool,
     verdict: Verdict,
     main: bool,
@@ -675,7 +828,10 @@ fn clean(doc: &Document) -> Cleaned {
                 return node.is_document() || node.is_fragment();
             }
             let name = with_element(&node, |e| e.name.local.clone());
-            let link = name.as_ref().is_some_and(|n| &**n == "a");
+            // An `a` without `href` is an anchor (`<a name>`), not a link; broken markup can
+            // leave one open around whole sections.
+            let link = name.as_ref().is_some_and(|n| &**n == "a")
+                && with_element(&node, |e| attr(e, "href").is_some()).unwrap_or(false);
             if name.as_ref().is_some_and(|n| &**n == "script") {
                 scripts += 1;
             }
@@ -691,6 +847,8 @@ fn clean(doc: &Document) -> Cleaned {
                 id: node.id,
                 chars: 0,
                 link_chars: 0,
+                longest_paragraph: 0,
+                paragraph: name.as_ref().is_some_and(|n| &**n == "p"),
                 has_main: main,
                 verdict: v,
                 main,
@@ -705,8 +863,14 @@ fn clean(doc: &Document) -> Cleaned {
             {
                 in_main -= usize::from(frame.main);
                 in_link -= usize::from(frame.link);
+                let longest = if frame.paragraph {
+                    frame.longest_paragraph.max(frame.chars)
+                } else {
+                    frame.longest_paragraph
+                };
                 let chrome = match frame.verdict {
                     Verdict::Chrome | Verdict::Noscript => true,
+                    Verdict::NamedChrome => longest < NAMED_CHROME_MAX_PARAGRAPH,
                     Verdict::Layout => {
                         frame.link_chars * 4 >= frame.chars || frame.chars <= LAYOUT_SHORT
                     }
@@ -720,6 +884,7 @@ fn clean(doc: &Document) -> Cleaned {
                 if let Some(parent) = frames.last_mut() {
                     parent.chars += frame.chars;
                     parent.link_chars += frame.link_chars;
+                    parent.longest_paragraph = parent.longest_paragraph.max(longest);
                     parent.has_main |= frame.has_main;
                 }
             }
@@ -747,5 +912,63 @@ fn clean(doc: &Document) -> Cleaned {
         text_chars: total.saturating_sub(removed_chars),
         all_chars: total,
         scripts,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(value: &str) -> (bool, bool, bool) {
+        let mut n = Names::default();
+        classify_names(value, &mut n);
+        (n.strong, n.layout, n.content)
+    }
+
+    #[test]
+    fn class_names_classify_by_word_phrase_and_negation() {
+        assert_eq!(names("share-bar"), (true, false, false));
+        assert_eq!(names("c-read-more__list"), (true, false, false));
+        assert_eq!(names("mostPopular"), (true, false, false));
+        assert_eq!(names("cta-global__container"), (true, false, false));
+        // A phrase beside a content word is the content, folded.
+        assert_eq!(names("entry-content-read-more"), (false, false, true));
+        assert_eq!(names("sidebarBlocks"), (false, true, false));
+        assert_eq!(
+            names("no-share category-social-issues tag-cookies"),
+            (false, false, false)
+        );
+        for always in ["cookie-notice", "cmp-banner", "sr-only", "d-none"] {
+            let mut n = Names::default();
+            classify_names(always, &mut n);
+            assert!(n.always, "{always}");
+        }
+        assert!(!is_neutral("no-"));
+    }
+
+    fn lines(text: &str) -> Vec<String> {
+        text.split('\n').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn merging_keeps_prose_lists_and_tables_and_drops_labels() {
+        let long = "A paragraph long enough to count as prose in the page's main container, \
+                    well over eighty visible characters.";
+        let narrow = lines(&format!("Kept by selection.\n\n{long}"));
+        let wide = lines(&format!(
+            "# Headline\n\nKept by selection.\n\nShare this\n\n## Steps\n\n1. Heat the oil in the wok.\n\
+             2. Fry the garlic until it turns golden.\n3. Add the greens and toss for a minute.\n\n## Tags\n\n\
+             - a\n- b\n\n| Size | Weight |\n| --- | --- |\n| Small tomatoes | 120 grams |\n\
+             | Large tomatoes | 240 grams |\n| Beefsteak tomatoes | 400 grams |\n\n{long}\n\nRead more"
+        ));
+        assert_eq!(
+            merge(&narrow, wide),
+            lines(&format!(
+                "# Headline\n\nKept by selection.\n\n## Steps\n\n1. Heat the oil in the wok.\n\
+                 2. Fry the garlic until it turns golden.\n3. Add the greens and toss for a minute.\n\n\
+                 | Size | Weight |\n| --- | --- |\n| Small tomatoes | 120 grams |\n| Large tomatoes | 240 grams |\n| Beefsteak tomatoes | 400 grams |\n\n{long}"
+            ))
+        );
+        assert!(!is_neutral("“item“"));
     }
 }

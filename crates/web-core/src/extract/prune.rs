@@ -1,8 +1,11 @@
-//! The boilerplate filter for text already chosen as content: removes what survives
-//! selection but is not the article — lists and blocks made of links (related stories,
-//! archives, tag clouds, table-of-contents menus), bylines, datelines and other short
-//! metadata, photo captions and credits. Pure and iterative, like the chrome filter.
+//! The boilerplate filter for the inside of the content, run on the cleaned page before
+//! content selection and again on what selection kept (selection rewrites some elements
+//! without their class names): lists and blocks made of links (related stories, archives,
+//! tag clouds, table-of-contents menus), teasers for other pages and their pictures, "read
+//! also" promotions, bylines, dates, tags, captions, credits and author boxes, and the
+//! headings such blocks leave behind. Pure and iterative, like the chrome filter.
 
+use ::url::Url;
 use dom_query::{NodeId, NodeRef};
 
 use super::html::is_neutral;
@@ -21,8 +24,8 @@ const AUTHOR_MAX_CHARS: usize = 800;
 /// A block holding a heading that is wholly a link, with no more text than this, is a teaser
 /// for another page.
 const TEASER_MAX_CHARS: usize = 400;
-/// A paragraph that is a link to another page after a label of at most this many characters
-/// ("Read also:") is a promotion.
+/// A paragraph that ends with a link to another page, after a label of at most this many
+/// characters ("Read also:"), is a promotion.
 const PROMO_MAX_LABEL: usize = 40;
 
 /// Words in class names and ids that mark an author box.
@@ -44,6 +47,23 @@ const META_WORDS: &[&str] = &[
     "credits",
 ];
 
+/// Phrases in class names and ids (separators removed) that mark the metadata line of a
+/// post or an article.
+const META_PHRASES: &[&str] = &[
+    "postmeta",
+    "entrymeta",
+    "articlemeta",
+    "storymeta",
+    "postinfo",
+    "entryinfo",
+    "articleinfo",
+    "publishdate",
+    "publicationdate",
+    "postdate",
+    "entrydate",
+    "articledate",
+];
+
 /// An open element during the walk.
 struct Frame {
     id: NodeId,
@@ -58,6 +78,10 @@ struct Frame {
     away: bool,
     /// Whether a heading below `h1` that is wholly a link to another page lies inside.
     linked_heading: bool,
+    /// Whether a heading of any rank lies inside (metadata never holds the headline).
+    heading: bool,
+    /// Whether the last visible text inside is in a link to another page.
+    ends_in_link: bool,
 }
 
 /// What the filter tests an element for.
@@ -65,7 +89,8 @@ struct Frame {
 enum Kind {
     /// `ul`, `ol`, `dl`, `menu`.
     List,
-    /// A block that may be a link farm: `div`, `section`, `p`, `table`, `header`, `footer`.
+    /// A block that may be a link farm or a teaser: `div`, `section`, `header`, `footer`,
+    /// `aside`.
     Block,
     /// Metadata by name or element (`figcaption`, `address`, class `caption`, …).
     Meta,
@@ -81,8 +106,9 @@ enum Kind {
     Other,
 }
 
-/// Removes link lists, link farms and short metadata from the subtree of `root`.
-pub(crate) fn prune(root: NodeRef<'_>) {
+/// Removes link lists, link farms, teasers, promotions, short metadata and author boxes
+/// from the subtree of `root` (never `root` itself).
+pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
     let mut frames: Vec<Frame> = Vec::new();
     let mut remove: Vec<NodeId> = Vec::new();
     let mut in_link = 0usize;
@@ -107,19 +133,34 @@ pub(crate) fn prune(root: NodeRef<'_>) {
                     if in_away > 0 {
                         top.away_chars += n;
                     }
+                    if n > 0 {
+                        top.ends_in_link = in_away > 0;
+                    }
                 }
                 return false;
             }
             if !node.is_element() {
                 return node.is_document() || node.is_fragment();
             }
-            let (kind, link, away) = with_element(&node, |e| {
+            let (kind, link, away, image) = with_element(&node, |e| {
                 let name = &*e.name.local;
-                let link = name == "a";
-                let away = link && attr(e, "href").is_some_and(|h| !h.trim().starts_with('#'));
-                (kind_of(name, e, node.id == root.id), link, away)
+                // Without `href`, an `a` is an anchor (`<a name>`), not a link.
+                let link = name == "a" && attr(e, "href").is_some();
+                let away = link && attr(e, "href").is_some_and(|h| leaves_the_page(h, page));
+                (
+                    kind_of(name, e, node.id == root.id),
+                    link,
+                    away,
+                    name == "img",
+                )
             })
-            .unwrap_or((Kind::Other, false, false));
+            .unwrap_or((Kind::Other, false, false, false));
+            if image && in_away > 0 {
+                // An image inside a link to another page is a teaser's picture: its
+                // alternative text names the other page, not this one.
+                remove.push(node.id);
+                return false;
+            }
             in_link += usize::from(link);
             in_away += usize::from(away);
             frames.push(Frame {
@@ -132,6 +173,8 @@ pub(crate) fn prune(root: NodeRef<'_>) {
                 link,
                 away,
                 linked_heading: false,
+                heading: false,
+                ends_in_link: false,
             });
             true
         }
@@ -149,6 +192,11 @@ pub(crate) fn prune(root: NodeRef<'_>) {
                     parent.link_chars += frame.link_chars;
                     parent.away_chars += frame.away_chars;
                     parent.address_chars += frame.address_chars;
+                    if frame.chars > 0 {
+                        parent.ends_in_link = frame.ends_in_link;
+                    }
+                    parent.heading |=
+                        frame.heading || frame.kind == Kind::Heading || node_is_h1(&node);
                     parent.linked_heading |= frame.linked_heading
                         || (frame.kind == Kind::Heading
                             && frame.chars > 0
@@ -160,10 +208,13 @@ pub(crate) fn prune(root: NodeRef<'_>) {
     });
     for id in remove {
         let node = NodeRef::new(id, root.tree);
-        // A heading just before a removed block was its title ("Related stories").
-        if let Some(prev) = node.prev_element_sibling()
+        // A heading just before a removed block was its title ("Related stories"); the
+        // page's headline (`h1`) is never such a title.
+        let block = with_element(&node, |e| &*e.name.local != "img").unwrap_or(false);
+        if block
+            && let Some(prev) = node.prev_element_sibling()
             && prev.id != root.id
-            && with_element(&prev, |e| is_heading(&e.name.local)).unwrap_or(false)
+            && with_element(&prev, |e| is_subheading(&e.name.local)).unwrap_or(false)
         {
             prev.remove_from_parent();
         }
@@ -171,19 +222,53 @@ pub(crate) fn prune(root: NodeRef<'_>) {
     }
 }
 
-/// Whether an element name is a heading.
-fn is_heading(name: &str) -> bool {
-    matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+/// Whether a link goes to another page: not a `#fragment` of this one, not this page's own
+/// address (a post's title linking to itself), nor a picture (a link from an image to its
+/// full-size file).
+fn leaves_the_page(href: &str, page: &Url) -> bool {
+    let href = href.trim();
+    let path = href
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if href.starts_with('#') || IMAGE_FILES.iter().any(|ext| path.ends_with(ext)) {
+        return false;
+    }
+    // A serialised URL has `#` only before its fragment.
+    let without_fragment = |u: &str| u.split('#').next().unwrap_or("").len();
+    let here = &page.as_str()[..without_fragment(page.as_str())];
+    page.join(href).map_or(true, |target| {
+        let target = target.as_str();
+        &target[..without_fragment(target)] != here
+    })
+}
+
+/// File extensions of pictures.
+const IMAGE_FILES: &[&str] = &[".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".svg"];
+
+/// Whether a node is an `h1`.
+fn node_is_h1(node: &NodeRef<'_>) -> bool {
+    with_element(node, |e| &*e.name.local == "h1").unwrap_or(false)
+}
+
+/// Whether an element name is a heading below `h1`.
+fn is_subheading(name: &str) -> bool {
+    matches!(name, "h2" | "h3" | "h4" | "h5" | "h6")
 }
 
 /// Removes headings left without content: those at the end of the text and those followed
-/// directly by a heading of a higher rank. Blank lines around a removed heading
-/// go with it.
+/// directly by a heading of a higher rank. Blank lines around a removed heading go with it.
+/// Text made only of headings is left as it is.
 pub(crate) fn drop_orphan_headings(lines: &mut Vec<String>) {
     let level = |line: &str| {
         let hashes = line.bytes().take_while(|&b| b == b'#').count();
         (hashes > 0 && hashes <= 6 && line.as_bytes().get(hashes) == Some(&b' ')).then_some(hashes)
     };
+    // Headings are all a page of headings has: keep them.
+    if lines.iter().all(|l| l.is_empty() || level(l).is_some()) {
+        return;
+    }
     let mut kept: Vec<String> = Vec::with_capacity(lines.len());
     // Walk backwards so that a heading is judged by what follows it after removals.
     let mut next_level: Option<usize> = Some(0);
@@ -227,15 +312,16 @@ fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
     match name {
         "ul" | "ol" | "dl" | "menu" => return Kind::List,
         "figcaption" | "address" => return Kind::Meta,
-        "p" => return Kind::Paragraph,
-        "h2" | "h3" | "h4" | "h5" | "h6" => return Kind::Heading,
+        n if is_subheading(n) => return Kind::Heading,
         _ => {}
     }
     let names = || [attr(e, "class"), attr(e, "id")].into_iter().flatten();
     if names().any(|v| has_word(v, AUTHOR_WORDS)) {
         Kind::Author
-    } else if names().any(|v| has_word(v, META_WORDS)) {
+    } else if names().any(|v| has_word(v, META_WORDS) || has_phrase(v, META_PHRASES)) {
         Kind::Meta
+    } else if name == "p" {
+        Kind::Paragraph
     } else if matches!(name, "div" | "section" | "header" | "footer" | "aside") {
         Kind::Block
     } else if matches!(name, "li" | "article") {
@@ -243,6 +329,22 @@ fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
     } else {
         Kind::Other
     }
+}
+
+/// Whether a token of a class or id value, with its separators removed, contains a phrase of
+/// `list` (`entry-meta` contains `entrymeta`).
+fn has_phrase(value: &str, list: &[&str]) -> bool {
+    value
+        .split_ascii_whitespace()
+        .filter(|token| !is_neutral(token))
+        .any(|token| {
+            let joined: String = token
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .map(|c| c.to_ascii_lowercase())
+                .collect();
+            list.iter().any(|p| joined.contains(p))
+        })
 }
 
 /// Whether one of the words of a class or id value (split at punctuation and at
@@ -293,11 +395,14 @@ fn is_boilerplate(f: &Frame) -> bool {
                 || (f.linked_heading && f.chars <= TEASER_MAX_CHARS)
         }
         Kind::Card => f.linked_heading && f.chars <= TEASER_MAX_CHARS,
-        Kind::Meta => f.chars <= META_MAX_CHARS,
-        Kind::Author => f.chars <= AUTHOR_MAX_CHARS,
+        Kind::Meta => f.chars <= META_MAX_CHARS && !f.heading,
+        Kind::Author => f.chars <= AUTHOR_MAX_CHARS && !f.heading,
         Kind::Paragraph => {
             let label = f.chars - f.link_chars;
-            f.away_chars > label && label <= PROMO_MAX_LABEL && f.address_chars == 0
+            f.away_chars > label
+                && label <= PROMO_MAX_LABEL
+                && f.address_chars == 0
+                && f.ends_in_link
         }
         Kind::Heading | Kind::Other => false,
     }
@@ -316,6 +421,9 @@ mod tests {
         assert!(!has_word("update mandate", META_WORDS));
         assert!(!has_word("no-author has-no-date", AUTHOR_WORDS));
         assert!(!has_word("no-author has-no-date", META_WORDS));
+        assert!(has_phrase("c-entry-meta__row", META_PHRASES));
+        assert!(has_phrase("articleInfo", META_PHRASES));
+        assert!(!has_phrase("recipe-meta", META_PHRASES));
     }
 
     fn lines(text: &str) -> Vec<String> {
@@ -338,5 +446,8 @@ mod tests {
         let mut l = lines("Text\n\n#hashtag");
         drop_orphan_headings(&mut l);
         assert_eq!(l, lines("Text\n\n#hashtag"));
+        let mut l = lines("# Coming soon\n\n## Stay tuned");
+        drop_orphan_headings(&mut l);
+        assert_eq!(l, lines("# Coming soon\n\n## Stay tuned"));
     }
 }

@@ -110,6 +110,8 @@ fn boilerplate_inside_the_content_is_pruned_and_the_article_kept_whole() {
         // The headline and the standfirst sit in the article's header, beside the body.
         "# Harbour reopens after a week of storm repairs\n\nFishing boats returned",
         "Engineers worked in shifts",
+        // A sentence that goes on after its link is not a promotion.
+        "See the harbour master's guide to moorings first.",
         // A link within the page and a link written as an address are content.
         "Questions and answers: Why was the port closed for so long?",
         "The full inspection report is at https://port.example/report-2026",
@@ -128,6 +130,7 @@ fn boilerplate_inside_the_content_is_pruned_and_the_article_kept_whole() {
         "breakwater's long history",
         "Lifeboat crew honoured",
         "four sailors",
+        "The new ferry arrives",
         "covers the coast",
         "All rights reserved",
         "Coast Herald\n",
@@ -191,6 +194,55 @@ fn negated_and_taxonomy_class_names_do_not_mark_chrome() {
     );
     assert!(!out.text().contains("Share this"), "{}", out.text());
     assert!(!out.flags.javascript_shell);
+}
+
+#[test]
+fn a_block_named_like_chrome_keeps_an_article_paragraph_but_a_consent_banner_goes() {
+    let long = "The grill heats evenly across the whole plate, and after ten minutes the steaks \
+        came off with a crust on both sides while the middle stayed pink; only the corners \
+        stayed cooler, which suits vegetables that should not char. The drip tray collects \
+        the fat, and the plate comes off for cleaning in the sink. ";
+    let consent = "We and our partners use cookies and similar technologies to store and access \
+        information on your device, to measure audiences, to personalise content and ads, and \
+        to develop and improve products; you can accept all, reject all or choose your \
+        preferences, and change them at any time from the privacy link in the footer. ";
+    let page = format!(
+        "<title>Grill test</title><article><section class='report__section--ads'>\
+         <h2>The result</h2><p>{long}{long}</p></section><div class='ad-slot'>Advertisement</div>\
+         <p>{long}{long}{long}</p></article><div class='cookie-consent'><p>{consent}</p></div>"
+    );
+    let out = extract(&page, "text/html", &base());
+    let text = out.text();
+    assert!(text.contains("## The result"), "{text}");
+    assert_eq!(text.matches("The grill heats evenly").count(), 5, "{text}");
+    assert!(!text.contains("Advertisement"), "{text}");
+    assert!(!text.contains("We and our partners"), "{text}");
+}
+
+#[test]
+fn a_short_post_whose_title_links_to_itself_is_not_a_teaser() {
+    // The base URL is https://garden.example/articles/tomatoes?ref=feed#top.
+    let page = "<title>Tomatoes in pots</title><body><article><h2>\
+        <a href='/articles/tomatoes?ref=feed'>Tomatoes in pots</a></h2><p>A short note: \
+        three plants fit on a small balcony.</p></article><article><h2>\
+        <a href='/articles/chillies'>Chillies</a></h2><p>Another post.</p></article></body>";
+    let text = extract(page, "text/html", &base()).text();
+    assert!(text.contains("three plants fit"), "{text}");
+    assert!(!text.contains("Another post"), "{text}");
+}
+
+#[test]
+fn an_anchor_left_open_is_not_a_link() {
+    // Old markup: `<a name>` never closed, so the parser keeps the list inside it.
+    let item = "Build OpenSSL from source with the shared option, then install it under \
+        /usr/local so that the tunnel and rsync both find the same libraries. ";
+    let page = format!(
+        "<title>Rsync over a tunnel</title><body><h1>Rsync over a tunnel</h1>\
+         <h2><a name=steps>Steps</h2><ul><li>{item}</li><li>{item}</li><li>{item}</li>\
+         <li>{item}</li></ul></body>"
+    );
+    let text = extract(&page, "text/html", &base()).text();
+    assert_eq!(text.matches("Build OpenSSL").count(), 4, "{text}");
 }
 
 #[test]
@@ -462,6 +514,59 @@ fn deep_json_and_xml_stay_bounded() {
     let deep_xml = format!("<?xml version='1.0'?>{}x", "<a>".repeat(200_000));
     let out = bounded(&deep_xml, "text/xml", Duration::from_secs(10));
     assert_eq!(out.text(), "x");
+}
+
+#[test]
+fn prose_lost_by_selection_brings_the_fallback_and_menus_do_not() {
+    let story = "The lifeboat crew launched at dawn after a yacht lost its mast off the point, \
+        and towed it into the harbour against a strong ebb tide before the wind rose. ";
+    let notes = "Volunteers train every Tuesday evening at the station, and new members are \
+        welcome whether or not they have been to sea before; the kit is provided. ";
+    let links: String = (0..200)
+        .map(|i| format!("<div><a href='/p{i}'>Page {i}</a></div>"))
+        .collect();
+    // Two separate blocks of prose far apart: selection keeps one, the fallback both.
+    let page = format!(
+        "<title>Station news</title><body><div id=a><div class=story><p>{story}{story}</p>\
+         <p>{story}{story}</p><p>{story}</p></div></div>{links}<div id=b><div class=notes>\
+         <p>{notes}{notes}</p><p>{notes}{notes}</p></div></div><div>© Station 2026</div></body>"
+    );
+    let out = extract(&page, "text/html", &base());
+    let text = out.text();
+    assert!(
+        text.contains("The lifeboat crew") && text.contains("Volunteers train"),
+        "{text}"
+    );
+    // Without the lost prose, the menu of links alone does not bring the fallback.
+    let page = format!(
+        "<title>Station news</title><body><div id=a><div class=story><p>{story}{story}</p>\
+         <p>{story}{story}</p><p>{story}</p></div></div>{links}{links}</body>"
+    );
+    let out = extract(&page, "text/html", &base());
+    assert!(!out.flags.whole_body, "{}", out.text());
+    assert!(!out.text().contains("Page 7"), "{}", out.text());
+}
+
+#[test]
+fn the_fallback_keeps_the_region_that_holds_the_prose() {
+    let para = "Tomatoes want sun, water and patience; a balcony gives them all three \
+                when the pots are deep enough and the compost is rich. ";
+    let section = format!("<p>{}</p>", para.repeat(4));
+    // Too deep for content selection; the site's header and footer are not marked as such.
+    let deep = "<div>".repeat(200);
+    let page = format!(
+        "<title>Site</title><body><div class=top>Garden Journal · Home · Vegetables · \
+         Flowers · About us · Contact</div><div class=wrap>{deep}{section}{section}{section}\
+         </div><div class=bottom>Copyright 2026 Garden Journal · Imprint · Privacy</div></body>"
+    );
+    let out = extract(&page, "text/html", &base());
+    assert!(out.flags.whole_body, "fallback expected:\n{}", out.text());
+    let text = out.text();
+    assert!(text.contains("Tomatoes want sun"), "{text}");
+    assert!(
+        !text.contains("Vegetables") && !text.contains("Imprint"),
+        "{text}"
+    );
 }
 
 #[test]
