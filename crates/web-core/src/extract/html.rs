@@ -796,6 +796,7 @@ struct Frame {
     verdict: Verdict,
     main: bool,
     link: bool,
+    code: bool,
 }
 
 /// Removes chrome from the document: never-content elements, hidden elements, and chrome
@@ -809,6 +810,7 @@ fn clean(doc: &Document) -> Cleaned {
     let mut frames: Vec<Frame> = Vec::new();
     let mut in_main = 0usize;
     let mut in_link = 0usize;
+    let mut in_code = 0usize;
     let mut scripts = 0usize;
     let mut total = 0usize;
     walk(doc.root(), |step| match step {
@@ -835,7 +837,15 @@ fn clean(doc: &Document) -> Cleaned {
             if name.as_ref().is_some_and(|n| &**n == "script") {
                 scripts += 1;
             }
-            let v = verdict(&node, in_main > 0);
+            let code = name
+                .as_ref()
+                .is_some_and(|n| matches!(&**n, "pre" | "code"));
+            let v = match verdict(&node, in_main > 0) {
+                // Inside code, class names are highlighting (`token comment`), not chrome.
+                Verdict::Remove => Verdict::Remove,
+                _ if in_code > 0 || code => Verdict::Other,
+                v => v,
+            };
             if matches!(v, Verdict::Remove) {
                 remove.push(node.id);
                 return false;
@@ -843,6 +853,7 @@ fn clean(doc: &Document) -> Cleaned {
             let main = matches!(v, Verdict::Main);
             in_main += usize::from(main);
             in_link += usize::from(link);
+            in_code += usize::from(code);
             frames.push(Frame {
                 id: node.id,
                 chars: 0,
@@ -853,6 +864,7 @@ fn clean(doc: &Document) -> Cleaned {
                 verdict: v,
                 main,
                 link,
+                code,
             });
             true
         }
@@ -863,6 +875,7 @@ fn clean(doc: &Document) -> Cleaned {
             {
                 in_main -= usize::from(frame.main);
                 in_link -= usize::from(frame.link);
+                in_code -= usize::from(frame.code);
                 let longest = if frame.paragraph {
                     frame.longest_paragraph.max(frame.chars)
                 } else {

@@ -82,6 +82,8 @@ struct Frame {
     heading: bool,
     /// Whether the last visible text inside is in a link to another page.
     ends_in_link: bool,
+    /// Whether the element is `pre` or `code`.
+    code: bool,
 }
 
 /// What the filter tests an element for.
@@ -113,6 +115,7 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
     let mut remove: Vec<NodeId> = Vec::new();
     let mut in_link = 0usize;
     let mut in_away = 0usize;
+    let mut in_code = 0usize;
     walk(root, |step| match step {
         Step::Enter(node) => {
             if let Some((n, address)) = with_text(&node, |t| {
@@ -144,15 +147,18 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
             }
             let (kind, link, away, image) = with_element(&node, |e| {
                 let name = &*e.name.local;
+                // Code is content to the last token: its highlighting spans (`token tag`,
+                // `hljs-date`) are not metadata.
+                let code = in_code > 0 || matches!(name, "pre" | "code");
                 // Without `href`, an `a` is an anchor (`<a name>`), not a link.
                 let link = name == "a" && attr(e, "href").is_some();
                 let away = link && attr(e, "href").is_some_and(|h| leaves_the_page(h, page));
-                (
-                    kind_of(name, e, node.id == root.id),
-                    link,
-                    away,
-                    name == "img",
-                )
+                let kind = if code {
+                    Kind::Other
+                } else {
+                    kind_of(name, e, node.id == root.id)
+                };
+                (kind, link, away, name == "img" && !code)
             })
             .unwrap_or((Kind::Other, false, false, false));
             if image && in_away > 0 {
@@ -161,8 +167,11 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
                 remove.push(node.id);
                 return false;
             }
+            let code =
+                with_element(&node, |e| matches!(&*e.name.local, "pre" | "code")).unwrap_or(false);
             in_link += usize::from(link);
             in_away += usize::from(away);
+            in_code += usize::from(code);
             frames.push(Frame {
                 id: node.id,
                 kind,
@@ -175,6 +184,7 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
                 linked_heading: false,
                 heading: false,
                 ends_in_link: false,
+                code,
             });
             true
         }
@@ -185,6 +195,7 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
             {
                 in_link -= usize::from(frame.link);
                 in_away -= usize::from(frame.away);
+                in_code -= usize::from(frame.code);
                 if is_boilerplate(&frame) {
                     remove.push(frame.id);
                 } else if let Some(parent) = frames.last_mut() {

@@ -232,6 +232,23 @@ fn a_short_post_whose_title_links_to_itself_is_not_a_teaser() {
 }
 
 #[test]
+fn highlighted_code_keeps_every_token_whatever_its_class() {
+    let para = "Each route answers with a small page, and the layout below is the one every \
+        page shares; the header and the footer come from the same template. ";
+    let page = format!(
+        "<title>Templates</title><article><p>{para}{para}</p><pre><code class='language-html'>\
+         <span class='token tag'>&lt;footer&gt;</span><span class='hljs-date'>2026</span> \
+         <span class='share-button'>share</span> <span class='ad'>ad</span> \
+         <span class='token comment'>&lt;!-- end --&gt;</span></code></pre><p>{para}</p></article>"
+    );
+    let text = extract(&page, "text/html", &base()).text();
+    assert!(
+        text.contains("```html\n<footer>2026 share ad <!-- end -->\n```"),
+        "{text}"
+    );
+}
+
+#[test]
 fn an_anchor_left_open_is_not_a_link() {
     // Old markup: `<a name>` never closed, so the parser keeps the list inside it.
     let item = "Build OpenSSL from source with the shared option, then install it under \
