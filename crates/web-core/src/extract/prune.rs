@@ -11,6 +11,8 @@ use dom_query::{NodeId, NodeRef};
 use super::html::is_neutral;
 use super::tree::{Step, attr, walk, with_element, with_text};
 
+/// Boilerplate holding more than this share of the text under the filtered root is kept.
+const PRUNE_MAX_SHARE: f64 = 0.4;
 /// A list whose text is at least this share of link text is navigation.
 const LIST_LINK_SHARE: f64 = 0.8;
 /// Another block whose text is at least this share of link text is navigation…
@@ -112,7 +114,9 @@ enum Kind {
 /// from the subtree of `root` (never `root` itself).
 pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
     let mut frames: Vec<Frame> = Vec::new();
-    let mut remove: Vec<NodeId> = Vec::new();
+    // Boilerplate found: the element and its visible characters.
+    let mut remove: Vec<(NodeId, usize)> = Vec::new();
+    let mut total = 0usize;
     let mut in_link = 0usize;
     let mut in_away = 0usize;
     let mut in_code = 0usize;
@@ -125,6 +129,7 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
                     t.contains("://") || t.contains('@') || t.contains("www."),
                 )
             }) {
+                total += n;
                 if let Some(top) = frames.last_mut() {
                     top.chars += n;
                     if in_link > 0 {
@@ -164,7 +169,7 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
             if image && in_away > 0 {
                 // An image inside a link to another page is a teaser's picture: its
                 // alternative text names the other page, not this one.
-                remove.push(node.id);
+                remove.push((node.id, 0));
                 return false;
             }
             let code =
@@ -197,7 +202,7 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
                 in_away -= usize::from(frame.away);
                 in_code -= usize::from(frame.code);
                 if is_boilerplate(&frame) {
-                    remove.push(frame.id);
+                    remove.push((frame.id, frame.chars));
                 } else if let Some(parent) = frames.last_mut() {
                     parent.chars += frame.chars;
                     parent.link_chars += frame.link_chars;
@@ -217,7 +222,10 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
             true
         }
     });
-    for id in remove {
+    // What holds much of the text is the content, whatever it looks like (an author's page
+    // is one long author box).
+    let cap = (total as f64 * PRUNE_MAX_SHARE) as usize;
+    for (id, _) in remove.into_iter().filter(|&(_, chars)| chars <= cap) {
         let node = NodeRef::new(id, root.tree);
         // A heading just before a removed block was its title ("Related stories"); the
         // page's headline (`h1`) is never such a title.

@@ -232,6 +232,18 @@ fn a_short_post_whose_title_links_to_itself_is_not_a_teaser() {
 }
 
 #[test]
+fn boilerplate_that_holds_most_of_the_page_is_its_content() {
+    // An author's own page is one long author box.
+    let page = "<title>Mara Quinn</title><body><h1>Mara Quinn</h1><div class='author-bio'>\
+        <p>Mara Quinn covers the coast and its industries: fishing, ferries and the port.</p>\
+        <p>She joined the Herald in 2014 after ten years on a regional weekly.</p></div>\
+        <div class='author-bio'><p>Contact her at the newsroom.</p></div></body>";
+    let text = extract(page, "text/html", &base()).text();
+    assert!(text.contains("Mara Quinn covers the coast"), "{text}");
+    assert!(text.contains("She joined the Herald"), "{text}");
+}
+
+#[test]
 fn highlighted_code_keeps_every_token_whatever_its_class() {
     let para = "Each route answers with a small page, and the layout below is the one every \
         page shares; the header and the footer come from the same template. ";
