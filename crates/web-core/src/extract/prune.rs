@@ -80,8 +80,8 @@ struct Frame {
     away: bool,
     /// Whether a heading below `h1` that is wholly a link to another page lies inside.
     linked_heading: bool,
-    /// Whether a heading of any rank lies inside (metadata never holds the headline).
-    heading: bool,
+    /// Whether an `h1` lies inside (metadata never holds the headline).
+    headline: bool,
     /// Whether the last visible text inside is in a link to another page.
     ends_in_link: bool,
     /// Whether the element is `pre` or `code`.
@@ -114,8 +114,9 @@ enum Kind {
 /// from the subtree of `root` (never `root` itself).
 pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
     let mut frames: Vec<Frame> = Vec::new();
-    // Boilerplate found: the element and its visible characters.
-    let mut remove: Vec<(NodeId, usize)> = Vec::new();
+    // Boilerplate found: the element, its visible characters, and whether a heading just
+    // before it is its title (a block of links or teasers, not a date or a caption).
+    let mut remove: Vec<(NodeId, usize, bool)> = Vec::new();
     let mut total = 0usize;
     let mut in_link = 0usize;
     let mut in_away = 0usize;
@@ -169,7 +170,7 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
             if image && in_away > 0 {
                 // An image inside a link to another page is a teaser's picture: its
                 // alternative text names the other page, not this one.
-                remove.push((node.id, 0));
+                remove.push((node.id, 0, false));
                 return false;
             }
             let code =
@@ -187,7 +188,7 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
                 link,
                 away,
                 linked_heading: false,
-                heading: false,
+                headline: false,
                 ends_in_link: false,
                 code,
             });
@@ -202,7 +203,8 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
                 in_away -= usize::from(frame.away);
                 in_code -= usize::from(frame.code);
                 if is_boilerplate(&frame) {
-                    remove.push((frame.id, frame.chars));
+                    let titled = matches!(frame.kind, Kind::List | Kind::Block | Kind::Card);
+                    remove.push((frame.id, frame.chars, titled));
                 } else if let Some(parent) = frames.last_mut() {
                     parent.chars += frame.chars;
                     parent.link_chars += frame.link_chars;
@@ -211,8 +213,7 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
                     if frame.chars > 0 {
                         parent.ends_in_link = frame.ends_in_link;
                     }
-                    parent.heading |=
-                        frame.heading || frame.kind == Kind::Heading || node_is_h1(&node);
+                    parent.headline |= frame.headline || node_is_h1(&node);
                     parent.linked_heading |= frame.linked_heading
                         || (frame.kind == Kind::Heading
                             && frame.chars > 0
@@ -225,12 +226,11 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
     // What holds much of the text is the content, whatever it looks like (an author's page
     // is one long author box).
     let cap = (total as f64 * PRUNE_MAX_SHARE) as usize;
-    for (id, _) in remove.into_iter().filter(|&(_, chars)| chars <= cap) {
+    for (id, _, titled) in remove.into_iter().filter(|&(_, chars, _)| chars <= cap) {
         let node = NodeRef::new(id, root.tree);
-        // A heading just before a removed block was its title ("Related stories"); the
-        // page's headline (`h1`) is never such a title.
-        let block = with_element(&node, |e| &*e.name.local != "img").unwrap_or(false);
-        if block
+        // A heading just before a removed block of links or teasers was its title ("Related
+        // stories"); the page's headline (`h1`) is never such a title.
+        if titled
             && let Some(prev) = node.prev_element_sibling()
             && prev.id != root.id
             && with_element(&prev, |e| is_subheading(&e.name.local)).unwrap_or(false)
@@ -414,8 +414,8 @@ fn is_boilerplate(f: &Frame) -> bool {
                 || (f.linked_heading && f.chars <= TEASER_MAX_CHARS)
         }
         Kind::Card => f.linked_heading && f.chars <= TEASER_MAX_CHARS,
-        Kind::Meta => f.chars <= META_MAX_CHARS && !f.heading,
-        Kind::Author => f.chars <= AUTHOR_MAX_CHARS && !f.heading,
+        Kind::Meta => f.chars <= META_MAX_CHARS && !f.headline,
+        Kind::Author => f.chars <= AUTHOR_MAX_CHARS && !f.headline,
         Kind::Paragraph => {
             let label = f.chars - f.link_chars;
             f.away_chars > label

@@ -132,6 +132,7 @@ fn boilerplate_inside_the_content_is_pruned_and_the_article_kept_whole() {
         "four sailors",
         "The new ferry arrives",
         "covers the coast",
+        "About the author",
         "All rights reserved",
         "Coast Herald\n",
     ] {
