@@ -79,14 +79,13 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         None
     };
     let selected = selected.map(|narrow| widen(narrow, &cleaned_doc.clone(), base));
+    // The h1 of the cleaned page, before the fallback (if any) prunes the document.
+    let h1 = first_h1(&cleaned_doc);
     let mut lines = match selected {
-        Some(mut lines)
+        Some(lines)
             if !(visible_chars(&lines) < (body_chars as f64 * SELECTION_MIN_SHARE) as usize
                 && body_chars.saturating_sub(visible_chars(&lines)) >= SELECTION_MIN_LOSS) =>
         {
-            if let Some(h1) = headline(&cleaned_doc, title.as_deref(), &lines) {
-                lines.splice(0..0, [format!("# {h1}"), String::new()]);
-            }
             lines
         }
         selected => {
@@ -113,6 +112,12 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         }
     };
 
+    if !flags.whole_body
+        && let Some(h1) = headline(h1, title.as_deref(), &lines)
+    {
+        lines.splice(0..0, [format!("# {h1}"), String::new()]);
+    }
+
     if cleaned.scripts > 0
         && body.len() >= SHELL_MIN_BYTES
         && cleaned.all_chars.max(visible_chars(&lines)) < SHELL_MAX_TEXT
@@ -134,19 +139,23 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     }
 }
 
-/// The page's headline when content selection dropped it: the first `h1` left after the
+/// The page's headline when content selection dropped it: `h1`, the first left after the
 /// chrome filter, if it is the title's headline (one contains the other, so a site name in
 /// an `h1` does not count), has at least this many words, and is not in the lines already.
-fn headline(doc: &Document, title: Option<&str>, lines: &[String]) -> Option<String> {
-    let h1 = doc
-        .select_single("h1")
-        .nodes()
-        .first()
-        .map(|n| collapse(&n.text()))?;
+fn headline(h1: Option<String>, title: Option<&str>, lines: &[String]) -> Option<String> {
+    let h1 = h1?;
     let title = title?;
     let related = title.contains(h1.as_str()) || h1.contains(title);
     let present = lines.iter().any(|l| l.contains(h1.as_str()));
     (h1.split_whitespace().count() >= HEADLINE_MIN_WORDS && related && !present).then_some(h1)
+}
+
+/// The text of the document's first `h1`.
+fn first_h1(doc: &Document) -> Option<String> {
+    doc.select_single("h1")
+        .nodes()
+        .first()
+        .map(|n| collapse(&n.text()))
 }
 
 /// The attribute that marks a page's own `h1` elements through content selection.

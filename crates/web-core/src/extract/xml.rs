@@ -243,7 +243,10 @@ fn decode(s: &str) -> String {
     while let Some(amp) = rest.find('&') {
         out.push_str(&rest[..amp]);
         rest = &rest[amp..];
-        let Some(semi) = rest[..rest.len().min(12)].find(';') else {
+        // An entity is short: look for its `;` within the next few characters (a byte
+        // window could end inside a multi-byte character).
+        let window = rest.char_indices().nth(12).map_or(rest.len(), |(i, _)| i);
+        let Some(semi) = rest[..window].find(';') else {
             out.push('&');
             rest = &rest[1..];
             continue;
@@ -281,6 +284,17 @@ fn decode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ampersand_before_multibyte_text_is_kept() {
+        // Found by the fuzzer: the search for `;` once ended inside a character.
+        assert_eq!(decode("A & 日本語の"), "A & 日本語の");
+        assert_eq!(
+            decode("&\u{fffd}\u{fffd}\u{fffd}\u{fffd}"),
+            "&\u{fffd}\u{fffd}\u{fffd}\u{fffd}"
+        );
+        assert_eq!(decode("&日本語&amp;"), "&日本語&");
+    }
 
     #[test]
     fn entities_and_attributes() {

@@ -532,6 +532,12 @@ fn invalid_bytes_and_control_characters() {
     }
     let out = extract(&body, "text/html", &base());
     assert!(out.text().contains("naïve"));
+    // Found by the fuzz target: an ampersand followed by multi-byte characters in a feed.
+    let feed = String::from_utf8_lossy(b"\x9f&\x8c\x8c\x8c\x8c");
+    bounded(&feed, "application/rss+xml", Duration::from_secs(5));
+    let feed = "<rss><channel><item><title>A & 日本語の</title></item></channel></rss>";
+    let out = bounded(feed, "application/rss+xml", Duration::from_secs(5));
+    assert!(out.text().contains("A & 日本語の"), "{}", out.text());
 }
 
 #[test]
