@@ -10,7 +10,9 @@ use dom_smoothie::{Config, Readability};
 
 use super::prune::{drop_orphan_headings, prune, words};
 use super::render::{collapse, render};
-use super::tree::{Step, attr, depth_and_count, flatten_deep, walk, with_element, with_text};
+use super::tree::{
+    Step, attr, depth_and_count, flatten_deep, visible_len, walk, with_element, with_text,
+};
 use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
 
 /// Start tags nested deeper than this (by a pre-parse estimate) are dropped before parsing.
@@ -228,7 +230,7 @@ fn widen(narrow: Vec<String>, doc: &Document, base: &Url) -> Vec<String> {
         let covered: usize = narrow
             .iter()
             .filter(|l| lines.contains(l.as_str()))
-            .map(|l| line_chars(l))
+            .map(|l| visible_len(l))
             .sum();
         if covered as f64 >= n as f64 * WIDEN_MIN_COVER {
             if w > n && w as f64 <= n as f64 * WIDEN_MAX_GROWTH {
@@ -252,8 +254,7 @@ fn prose_region(doc: &Document) -> Option<NodeRef<'_>> {
     let mut frames: Vec<(NodeId, usize, usize, bool)> = Vec::new();
     walk(body, |step| match step {
         Step::Enter(node) => {
-            if let Some(n) = with_text(&node, |t| t.chars().filter(|c| !c.is_whitespace()).count())
-            {
+            if let Some(n) = with_text(&node, visible_len) {
                 if let Some(top) = frames.last_mut() {
                     top.1 += n;
                 }
@@ -326,14 +327,9 @@ fn lost_prose(selected: &[String], whole: &[String]) -> usize {
     whole
         .iter()
         .filter(|l| !kept.contains(l.as_str()))
-        .map(|l| line_chars(l))
+        .map(|l| visible_len(l))
         .filter(|&n| n >= PROSE_MIN_CHARS)
         .sum()
-}
-
-/// Characters other than whitespace in a line.
-fn line_chars(line: &str) -> usize {
-    line.chars().filter(|c| !c.is_whitespace()).count()
 }
 
 /// The lines of `wide` worth keeping beside `narrow`: those also in `narrow`, prose lines,
@@ -345,7 +341,7 @@ fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
         .map(|l| {
             l.is_empty()
                 || set.contains(l.as_str())
-                || (!l.starts_with('#') && line_chars(l) >= PROSE_MIN_CHARS)
+                || (!l.starts_with('#') && visible_len(l) >= PROSE_MIN_CHARS)
         })
         .collect();
     // A list or a table (consecutive item or row lines) with as much text as a prose line is
@@ -356,7 +352,7 @@ fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
             .find(|&j| !is_list_line(&wide[j]))
             .unwrap_or(wide.len());
         if end > i {
-            let chars: usize = wide[i..end].iter().map(|l| line_chars(l)).sum();
+            let chars: usize = wide[i..end].iter().map(|l| visible_len(l)).sum();
             if chars >= PROSE_MIN_CHARS {
                 keep[i..end].iter_mut().for_each(|k| *k = true);
             }
@@ -399,7 +395,7 @@ fn prune_render(node: NodeRef<'_>, page: &Url) -> Vec<String> {
 
 /// Characters other than whitespace in the lines.
 fn visible_chars(lines: &[String]) -> usize {
-    lines.iter().map(|l| line_chars(l)).sum()
+    lines.iter().map(|l| visible_len(l)).sum()
 }
 
 /// The title: `<title>`, else `og:title`, else the first `h1`.
@@ -506,7 +502,7 @@ pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
 }
 
 /// Elements removed with everything in them.
-fn is_never_content(name: &str) -> bool {
+pub(crate) fn is_never_content(name: &str) -> bool {
     matches!(
         name,
         "script"
@@ -824,8 +820,7 @@ fn clean(doc: &Document) -> Cleaned {
     let mut total = 0usize;
     walk(doc.root(), |step| match step {
         Step::Enter(node) => {
-            if let Some(n) = with_text(&node, |t| t.chars().filter(|c| !c.is_whitespace()).count())
-            {
+            if let Some(n) = with_text(&node, visible_len) {
                 total += n;
                 if let Some(top) = frames.last_mut() {
                     top.chars += n;

@@ -9,7 +9,7 @@ use ::url::Url;
 use dom_query::{NodeId, NodeRef};
 
 use super::html::is_neutral;
-use super::tree::{Step, attr, walk, with_element, with_text};
+use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
 
 /// Boilerplate holding more than this share of the text under the filtered root is kept.
 const PRUNE_MAX_SHARE: f64 = 0.4;
@@ -124,7 +124,7 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
     walk(root, |step| match step {
         Step::Enter(node) => {
             if let Some((n, address)) = with_text(&node, |t| {
-                let n = t.chars().filter(|c| !c.is_whitespace()).count();
+                let n = visible_len(t);
                 (
                     n,
                     t.contains("://") || t.contains('@') || t.contains("www."),

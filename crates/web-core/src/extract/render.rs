@@ -5,6 +5,7 @@
 
 use dom_query::NodeRef;
 
+use super::html::is_never_content;
 use super::tree::{Step, attr, walk, with_element, with_text};
 
 /// Renders the subtree of `root` to lines (no leading, trailing or repeated blank lines).
@@ -78,36 +79,11 @@ struct Renderer {
     code_start: usize,
 }
 
-/// Elements whose subtree is never text.
+/// Elements whose subtree is never text: what the chrome filter removes as never content,
+/// plus images (their `alt` text is written before this test), the head, and ruby
+/// annotations.
 fn is_skipped(name: &str) -> bool {
-    matches!(
-        name,
-        "script"
-            | "style"
-            | "template"
-            | "svg"
-            | "math"
-            | "iframe"
-            | "object"
-            | "embed"
-            | "canvas"
-            | "video"
-            | "audio"
-            | "map"
-            | "select"
-            | "textarea"
-            | "button"
-            | "input"
-            | "img"
-            | "head"
-            | "title"
-            | "meta"
-            | "link"
-            | "datalist"
-            | "dialog"
-            | "rt"
-            | "rp"
-    )
+    is_never_content(name) || matches!(name, "img" | "head" | "title" | "rt" | "rp")
 }
 
 /// Image extensions that make an `alt` value look like a file name rather than a description.

@@ -65,6 +65,11 @@ pub(crate) fn with_text<R>(node: &NodeRef<'_>, f: impl FnOnce(&str) -> R) -> Opt
     .flatten()
 }
 
+/// Characters other than whitespace in a text: what the extractor counts as text's size.
+pub(crate) fn visible_len(text: &str) -> usize {
+    text.chars().filter(|c| !c.is_whitespace()).count()
+}
+
 /// An attribute's value.
 pub(crate) fn attr<'e>(e: &'e Element, name: &str) -> Option<&'e str> {
     e.attrs
