@@ -45,12 +45,8 @@ pub struct CheckArgs {
 
 /// Runs `mcp-web check` with the system resolver, writing to stdout.
 pub fn exec(args: &CheckArgs) -> ExitCode {
-    let settings = match super::settings(&args.config) {
-        Ok(settings) => settings,
-        Err(code) => return code,
-    };
-    let runtime = match super::runtime() {
-        Ok(runtime) => runtime,
+    let (settings, runtime) = match super::settings_and_runtime(&args.config) {
+        Ok(both) => both,
         Err(code) => return code,
     };
     let mut out = output::stdout();

@@ -45,12 +45,8 @@ pub struct FetchArgs {
 
 /// Runs `mcp-web fetch` with the system resolver, writing the answer to stdout.
 pub fn exec(args: &FetchArgs) -> ExitCode {
-    let settings = match super::settings(&args.config) {
-        Ok(settings) => settings,
-        Err(code) => return code,
-    };
-    let runtime = match super::runtime() {
-        Ok(runtime) => runtime,
+    let (settings, runtime) = match super::settings_and_runtime(&args.config) {
+        Ok(both) => both,
         Err(code) => return code,
     };
     let answer = runtime.block_on(async {

@@ -62,6 +62,14 @@ fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
         })
 }
 
+/// The settings and a runtime for a command that needs both, or the exit status once the
+/// problem is said on stderr.
+fn settings_and_runtime(
+    config: &options::ConfigArgs,
+) -> Result<(Settings, tokio::runtime::Runtime), ExitCode> {
+    Ok((settings(config)?, runtime()?))
+}
+
 /// A token cancelled when the user presses Ctrl-C. Call it inside the runtime, and
 /// only for work that watches the token: the handler replaces the default exit.
 fn cancel_on_interrupt() -> CancellationToken {
