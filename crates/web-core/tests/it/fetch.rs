@@ -31,6 +31,11 @@ async fn get(fetcher: &Fetcher, u: &str) -> Result<mcp_web_core::fetch::Page, Er
     fetcher.fetch(&url(u), &CancellationToken::new()).await
 }
 
+/// Fetches `http://site.test:PORT/` (the test resolver's name for 127.0.0.2) with `options`.
+async fn get_site(options: FetchOptions, port: u16) -> Result<mcp_web_core::fetch::Page, Error> {
+    get(&site_fetcher(options), &format!("http://site.test:{port}/")).await
+}
+
 async fn compress(kind: &str, data: &[u8]) -> Vec<u8> {
     use async_compression::tokio::write::{BrotliEncoder, GzipEncoder, ZlibEncoder, ZstdEncoder};
     let mut out = Vec::new();
@@ -184,12 +189,7 @@ async fn headers_deadline_names_its_phase_and_key() {
         headers_timeout: Duration::from_millis(300),
         ..quick_options()
     };
-    let err = get(
-        &site_fetcher(options),
-        &format!("http://site.test:{}/", server.port()),
-    )
-    .await
-    .unwrap_err();
+    let err = get_site(options, server.port()).await.unwrap_err();
     let Error::Deadline(d) = &err else {
         panic!("{err}")
     };
@@ -220,12 +220,7 @@ async fn body_deadline_keeps_the_head_and_says_so() {
         timeout: Duration::from_millis(1000),
         ..quick_options()
     };
-    let page = get(
-        &site_fetcher(options),
-        &format!("http://site.test:{}/", server.port()),
-    )
-    .await
-    .unwrap();
+    let page = get_site(options, server.port()).await.unwrap();
     assert_eq!(
         page.truncated,
         Some(Truncation::Deadline {
@@ -259,12 +254,7 @@ async fn connect_deadline_names_its_phase_and_key() {
         connect_timeout: Duration::from_millis(300),
         ..quick_options()
     };
-    let err = get(
-        &site_fetcher(options),
-        &format!("http://site.test:{}/", addr.port()),
-    )
-    .await
-    .unwrap_err();
+    let err = get_site(options, addr.port()).await.unwrap_err();
     let Error::Deadline(d) = &err else {
         panic!("{err}")
     };
@@ -284,12 +274,7 @@ async fn total_deadline_covers_the_whole_fetch() {
         total_timeout: Duration::from_millis(300),
         ..quick_options()
     };
-    let err = get(
-        &site_fetcher(options),
-        &format!("http://site.test:{}/", server.port()),
-    )
-    .await
-    .unwrap_err();
+    let err = get_site(options, server.port()).await.unwrap_err();
     assert_eq!(err.config_key(), Some("total-timeout"), "{err}");
 }
 
@@ -468,12 +453,7 @@ async fn a_gzip_bomb_stops_at_max_bytes() {
         ..quick_options()
     };
     let started = std::time::Instant::now();
-    let page = get(
-        &site_fetcher(options),
-        &format!("http://site.test:{}/", server.port()),
-    )
-    .await
-    .unwrap();
+    let page = get_site(options, server.port()).await.unwrap();
     assert_eq!(page.bytes, 3 << 20);
     assert_eq!(page.truncated, Some(Truncation::ByteCap { limit: 3 << 20 }));
     assert!(started.elapsed() < Duration::from_secs(10));
@@ -549,12 +529,7 @@ async fn a_utf8_page_cut_inside_a_character_keeps_whole_characters_and_lines() {
         max_bytes: cap,
         ..quick_options()
     };
-    let page = get(
-        &site_fetcher(options),
-        &format!("http://site.test:{}/", server.port()),
-    )
-    .await
-    .unwrap();
+    let page = get_site(options, server.port()).await.unwrap();
     assert_eq!(page.bytes, cap);
     assert!(!page.text.contains('\u{fffd}'));
     let answer = render(&page, 40_000);
@@ -584,12 +559,7 @@ async fn max_chars_cuts_the_answer_and_points_to_web_grep() {
         )),
     )
     .await;
-    let page = get(
-        &site_fetcher(quick_options()),
-        &format!("http://site.test:{}/", server.port()),
-    )
-    .await
-    .unwrap();
+    let page = get_site(quick_options(), server.port()).await.unwrap();
     assert_eq!(page.truncated, None);
     let answer = render(&page, 1000);
     let notice = answer.lines().last().unwrap();
