@@ -30,6 +30,17 @@ fn run_check(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Runs the check of `urls` under `policy` with `resolver`: whether all were allowed, and
+/// the report.
+async fn check_with(urls: &[&str], policy: &Policy, resolver: &StaticResolver) -> (bool, String) {
+    let urls: Vec<String> = urls.iter().map(|u| u.to_string()).collect();
+    let mut out = Vec::new();
+    let ok = check(&urls, policy, resolver, &mut out)
+        .await
+        .expect("writing to memory");
+    (ok, String::from_utf8(out).expect("the report is UTF-8"))
+}
+
 fn ip(s: &str) -> IpAddr {
     s.parse().expect("an IP address")
 }
@@ -220,34 +231,15 @@ async fn names_are_resolved_through_the_seam_and_every_address_judged() {
                 ip("2606:2800:21f:cb07:6820:80da:af6b:8b2c"),
             ],
         );
-    let urls = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
 
-    let mut out = Vec::new();
-    let ok = check(
-        &urls(&["https://public.example/a"]),
-        &Policy::default(),
-        &resolver,
-        &mut out,
-    )
-    .await
-    .unwrap();
-    let text = String::from_utf8(out).unwrap();
+    let (ok, text) = check_with(&["https://public.example/a"], &Policy::default(), &resolver).await;
     assert!(ok, "{text}");
     assert_eq!(
         text,
         "https://public.example/a\n  shape: ok, https://public.example/a (host public.example, port 443)\n  public.example resolves to 2 addresses:\n  93.184.215.14: allowed: public address\n  2606:2800:21f:cb07:6820:80da:af6b:8b2c: allowed: public address\nok: every address of every URL is allowed.\n"
     );
 
-    let mut out = Vec::new();
-    let ok = check(
-        &urls(&["http://intranet.example/"]),
-        &Policy::default(),
-        &resolver,
-        &mut out,
-    )
-    .await
-    .unwrap();
-    let text = String::from_utf8(out).unwrap();
+    let (ok, text) = check_with(&["http://intranet.example/"], &Policy::default(), &resolver).await;
     assert!(!ok, "{text}");
     assert!(
         text.contains("  93.184.215.14: allowed: public address\n"),
@@ -262,42 +254,15 @@ async fn names_are_resolved_through_the_seam_and_every_address_judged() {
     let policy = parse_web_config(&json!({"allow-hosts": ["intranet.example"]}))
         .unwrap()
         .policy();
-    let mut out = Vec::new();
-    assert!(
-        check(
-            &urls(&["http://intranet.example/"]),
-            &policy,
-            &resolver,
-            &mut out
-        )
-        .await
-        .unwrap()
-    );
+    let (ok, text) = check_with(&["http://intranet.example/"], &policy, &resolver).await;
+    assert!(ok, "{text}");
     let policy = parse_web_config(&json!({"allow-hosts": ["example"]}))
         .unwrap()
         .policy();
-    let mut out = Vec::new();
-    assert!(
-        !check(
-            &urls(&["http://intranet.example/"]),
-            &policy,
-            &resolver,
-            &mut out
-        )
-        .await
-        .unwrap()
-    );
+    let (ok, text) = check_with(&["http://intranet.example/"], &policy, &resolver).await;
+    assert!(!ok, "{text}");
 
-    let mut out = Vec::new();
-    let ok = check(
-        &urls(&["http://nowhere.example/"]),
-        &Policy::default(),
-        &resolver,
-        &mut out,
-    )
-    .await
-    .unwrap();
-    let text = String::from_utf8(out).unwrap();
+    let (ok, text) = check_with(&["http://nowhere.example/"], &Policy::default(), &resolver).await;
     assert!(!ok);
     assert!(
         text.contains("  nowhere.example did not resolve (nowhere.example is not in the static resolver). A fetch would fail; no configuration key changes this.\n"),
@@ -318,11 +283,8 @@ async fn ip_literals_and_shape_refusals_are_not_resolved() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let mut out = Vec::new();
-    let ok = check(&urls, &Policy::default(), &resolver, &mut out)
-        .await
-        .unwrap();
-    let text = String::from_utf8(out).unwrap();
+    let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+    let (ok, text) = check_with(&urls, &Policy::default(), &resolver).await;
     assert!(!ok);
     assert_eq!(resolver.lookups(), 0, "{text}");
     assert!(!text.contains("pw@"), "{text}");
