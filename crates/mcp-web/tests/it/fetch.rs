@@ -1,68 +1,9 @@
 //! `mcp-web fetch`: the real binary against a server this test starts on loopback
 //! (port 0), permitted explicitly; and the same refused by default.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener};
 use std::process::{Command, Output};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
-/// A loopback HTTP server answering each request with `answer(path)`; counts
-/// connections and bytes received.
-struct Server {
-    addr: SocketAddr,
-    connections: Arc<AtomicUsize>,
-    bytes: Arc<AtomicUsize>,
-}
-
-impl Server {
-    fn start(answer: fn(&str) -> Vec<u8>) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-        let addr = listener.local_addr().expect("local address");
-        let connections = Arc::new(AtomicUsize::new(0));
-        let bytes = Arc::new(AtomicUsize::new(0));
-        let (c, b) = (connections.clone(), bytes.clone());
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { continue };
-                c.fetch_add(1, Ordering::SeqCst);
-                let b = b.clone();
-                std::thread::spawn(move || {
-                    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-                    let mut head = Vec::new();
-                    let mut buf = [0u8; 4096];
-                    loop {
-                        match stream.read(&mut buf) {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => {
-                                b.fetch_add(n, Ordering::SeqCst);
-                                head.extend_from_slice(&buf[..n]);
-                            }
-                        }
-                        if let Some(end) = head.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let text = String::from_utf8_lossy(&head[..end]).into_owned();
-                            head.drain(..end + 4);
-                            let path = text.split_whitespace().nth(1).unwrap_or("/").to_owned();
-                            if stream.write_all(&answer(&path)).is_err() {
-                                return;
-                            }
-                        }
-                    }
-                });
-            }
-        });
-        Server {
-            addr,
-            connections,
-            bytes,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-}
+use crate::support::Server;
 
 fn response(status: u16, headers: &str, body: &str) -> Vec<u8> {
     format!(
@@ -155,7 +96,7 @@ fn refused_by_default_with_the_teaching_message() {
         err.contains("loopback address") && err.contains("\"allow-loopback\": true"),
         "{err}"
     );
-    assert_eq!(server.connections.load(Ordering::SeqCst), 0);
+    assert_eq!(server.connections(), 0);
     let (code, _, err) = run(&["file:///etc/passwd"], None);
     assert_eq!(code, 1);
     assert!(err.contains("the scheme 'file' is not fetched"), "{err}");
@@ -205,10 +146,10 @@ fn the_environment_proxy_variables_are_never_read() {
     // Every proxy variable names a listener that would see any request routed to it.
     let trap = Server::start(|_| response(200, "content-type: text/plain\r\n", "trapped"));
     let server = Server::start(site);
-    let proxy = format!("http://{}", trap.addr);
+    let proxy = trap.url("");
     let (code, out, err) = run(&[&server.url("/"), "--allow-loopback"], Some(&proxy));
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("# Grammars"), "{out}");
-    assert_eq!(trap.connections.load(Ordering::SeqCst), 0);
-    assert_eq!(trap.bytes.load(Ordering::SeqCst), 0);
+    assert_eq!(trap.connections(), 0);
+    assert_eq!(trap.bytes(), 0);
 }

@@ -6,3 +6,4 @@ mod fetch;
 mod protocol;
 mod robots;
 mod serve;
+mod support;

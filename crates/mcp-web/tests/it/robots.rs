@@ -2,13 +2,11 @@
 //! a robots.txt served by a server this test starts on loopback (port 0), permitted
 //! with allow-loopback; and the same refused by default.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+
+use crate::support::Server;
 
 /// Runs `mcp-web robots ARGS…`; returns (exit code, stdout, stderr).
 fn robots(args: &[&str]) -> (i32, String, String) {
@@ -172,73 +170,15 @@ fn offline_problems_with_the_file() {
     );
 }
 
-/// A loopback HTTP server answering `/robots.txt` with `robots` and anything else
-/// with a page; counts the requests for robots.txt.
-struct Server {
-    addr: SocketAddr,
-    robots_hits: Arc<AtomicUsize>,
-    user_agents: Arc<Mutex<Vec<String>>>,
-}
-
-impl Server {
-    fn start(robots: Vec<u8>) -> Server {
-        let robots: Arc<[u8]> = robots.into();
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-        let addr = listener.local_addr().expect("local address");
-        let robots_hits = Arc::new(AtomicUsize::new(0));
-        let user_agents = Arc::new(Mutex::new(Vec::new()));
-        let (hits, agents) = (robots_hits.clone(), user_agents.clone());
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { continue };
-                let (hits, agents, robots) = (hits.clone(), agents.clone(), robots.clone());
-                std::thread::spawn(move || {
-                    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-                    let mut head = Vec::new();
-                    let mut buf = [0u8; 4096];
-                    loop {
-                        match stream.read(&mut buf) {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => head.extend_from_slice(&buf[..n]),
-                        }
-                        let Some(end) = head.windows(4).position(|w| w == b"\r\n\r\n") else {
-                            continue;
-                        };
-                        let text = String::from_utf8_lossy(&head[..end]).into_owned();
-                        head.drain(..end + 4);
-                        let path = text.split_whitespace().nth(1).unwrap_or("/").to_owned();
-                        if let Some(agent) =
-                            text.lines().find_map(|l| l.strip_prefix("user-agent: "))
-                        {
-                            agents.lock().expect("test rig").push(agent.to_owned());
-                        }
-                        let answer: &[u8] = if path == "/robots.txt" {
-                            hits.fetch_add(1, Ordering::SeqCst);
-                            &robots
-                        } else {
-                            b"HTTP/1.1 200 OK\r\ncontent-length: 4\r\ncontent-type: text/plain\r\n\r\npage"
-                        };
-                        if stream.write_all(answer).is_err() {
-                            return;
-                        }
-                    }
-                });
-            }
-        });
-        Server {
-            addr,
-            robots_hits,
-            user_agents,
+/// A loopback server answering `/robots.txt` with `robots` and anything else with a page.
+fn robots_server(robots: Vec<u8>) -> Server {
+    Server::start(move |path| {
+        if path == "/robots.txt" {
+            robots.clone()
+        } else {
+            b"HTTP/1.1 200 OK\r\ncontent-length: 4\r\ncontent-type: text/plain\r\n\r\npage".to_vec()
         }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    fn robots_hits(&self) -> usize {
-        self.robots_hits.load(Ordering::SeqCst)
-    }
+    })
 }
 
 /// An HTTP response with this status and plain-text body.
@@ -254,7 +194,7 @@ const SERVED: &str = "User-agent: *\nDisallow: /private\nCrawl-delay: 1\n";
 
 #[test]
 fn online_fetches_each_origin_once_through_the_floor() {
-    let server = Server::start(response("200 OK", SERVED));
+    let server = robots_server(response("200 OK", SERVED));
     let (private, public) = (server.url("/private/a"), server.url("/public"));
     let (code, out, err) = robots(&["--allow-loopback", &private, &public]);
     assert_eq!(
@@ -265,8 +205,12 @@ fn online_fetches_each_origin_once_through_the_floor() {
         )
     );
     assert_eq!(code, 1, "{err}");
-    assert_eq!(server.robots_hits(), 1, "one fetch for the origin");
-    let agents = server.user_agents.lock().expect("test rig").clone();
+    assert_eq!(
+        server.requests("/robots.txt"),
+        1,
+        "one fetch for the origin"
+    );
+    let agents = server.user_agents();
     assert!(
         agents.iter().all(|a| a.starts_with("mcp-web/")),
         "{agents:?}"
@@ -278,7 +222,7 @@ fn online_fetches_each_origin_once_through_the_floor() {
 
 #[test]
 fn online_a_server_error_disallows_everything() {
-    let server = Server::start(response("503 Service Unavailable", "busy"));
+    let server = robots_server(response("503 Service Unavailable", "busy"));
     let page = server.url("/anything");
     let (code, out, _) = robots(&["--allow-loopback", &page]);
     assert_eq!(
@@ -292,7 +236,7 @@ fn online_a_server_error_disallows_everything() {
 
 #[test]
 fn online_by_default_the_floor_refuses_robots_txt_on_loopback() {
-    let server = Server::start(response("200 OK", SERVED));
+    let server = robots_server(response("200 OK", SERVED));
     let page = server.url("/private/a");
     let (code, out, _) = robots(&[&page]);
     assert_eq!(
@@ -302,5 +246,9 @@ fn online_by_default_the_floor_refuses_robots_txt_on_loopback() {
         )
     );
     assert_eq!(code, 0);
-    assert_eq!(server.robots_hits(), 0, "no request reached the server");
+    assert_eq!(
+        server.requests("/robots.txt"),
+        0,
+        "no request reached the server"
+    );
 }
