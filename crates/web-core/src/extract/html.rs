@@ -80,9 +80,9 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     } else {
         None
     };
-    let selected = selected.map(|narrow| widen(narrow, &cleaned_doc.clone(), base));
-    // The h1 of the cleaned page, before the fallback (if any) prunes the document.
+    // The h1 of the cleaned page, before widening or the fallback prune parts of it again.
     let h1 = first_h1(&cleaned_doc);
+    let selected = selected.map(|narrow| widen(narrow, &cleaned_doc, base));
     let mut lines = match selected {
         Some(lines)
             if !(visible_chars(&lines) < (body_chars as f64 * SELECTION_MIN_SHARE) as usize
