@@ -6,10 +6,10 @@
 //!
 //! | layer | modules |
 //! |---|---|
-//! | 0 pure | [`error`], [`addr`], [`url`], [`extract`], [`robots`] (parser) |
+//! | 0 pure | [`error`], [`addr`], [`url`], [`media`], [`extract`], [`robots`] (parser) |
 //! | 1 policy | [`guard`] |
 //! | 2 I/O | [`transport`], [`fetch`] |
-//! | 3 | `robots::cache` |
+//! | 3 | [`page`], `robots::cache` |
 //! | 4 | [`config`] |
 //!
 //! Nothing in this crate knows about MCP.
@@ -20,6 +20,8 @@ pub mod error;
 pub mod extract;
 pub mod fetch;
 pub mod guard;
+pub mod media;
+pub mod page;
 pub mod robots;
 pub mod transport;
 pub mod url;

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use mcp_web_core::config::Settings;
 use mcp_web_core::error::{ConfigError, Error};
-use mcp_web_core::fetch::{Fetcher, render};
+use mcp_web_core::fetch::Fetcher;
+use mcp_web_core::page::render;
 use mcp_web_core::transport::{Resolve, SystemResolver};
 use mcp_web_core::url::CheckedUrl;
 use tokio_util::sync::CancellationToken;

@@ -4,7 +4,8 @@
 use mcp_kit::{Annotations, Request, ToolSpec};
 use mcp_web_core::config::Settings;
 use mcp_web_core::error::Error;
-use mcp_web_core::fetch::{Fetcher, render};
+use mcp_web_core::fetch::Fetcher;
+use mcp_web_core::page::render;
 use mcp_web_core::url::CheckedUrl;
 use serde_json::json;
 

@@ -31,6 +31,8 @@ mod xml;
 
 use ::url::Url;
 
+use crate::media;
+
 /// What [`extract`] found in a body.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Extracted {
@@ -58,20 +60,8 @@ impl Extracted {
     }
 }
 
-/// How a body was interpreted, from its content type or, when that says nothing useful,
-/// from its first bytes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum BodyKind {
-    /// HTML or XHTML.
-    #[default]
-    Html,
-    /// Plain text, Markdown, CSV and other text kept as it is.
-    Text,
-    /// JSON (pretty-printed when it arrived minified).
-    Json,
-    /// XML, RSS or Atom.
-    Xml,
-}
+/// How a body was interpreted: the one media classifier's kind (see [`crate::media`]).
+pub use crate::media::Kind as BodyKind;
 
 /// Observations about an extraction, for callers that want to explain the result.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -112,8 +102,18 @@ RSS feed, or another source.]";
 /// ```
 #[must_use]
 pub fn extract(body: &str, content_type: &str, base: &Url) -> Extracted {
+    let kind = media::classify(content_type, body.as_bytes())
+        .or_else(|| media::sniff(body.as_bytes()))
+        .unwrap_or(BodyKind::Text);
+    extract_as(body, kind, base)
+}
+
+/// Extracts a body whose kind is already known (a fetched page carries the kind the
+/// media classifier gave it, so it is not classified twice).
+#[must_use]
+pub fn extract_as(body: &str, kind: BodyKind, base: &Url) -> Extracted {
     let body = body.strip_prefix('\u{feff}').unwrap_or(body);
-    match body_kind(body, content_type) {
+    match kind {
         BodyKind::Html => html::extract_html(body, base),
         BodyKind::Text => text::extract_text(body),
         BodyKind::Json => text::extract_json(body),
@@ -121,83 +121,32 @@ pub fn extract(body: &str, content_type: &str, base: &Url) -> Extracted {
     }
 }
 
-/// Decides how to read a body from its media type, sniffing when the type is absent or
-/// generic.
-fn body_kind(body: &str, content_type: &str) -> BodyKind {
-    let media = content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    match media.as_str() {
-        "text/html" | "application/xhtml+xml" => BodyKind::Html,
-        "text/plain"
-        | "text/markdown"
-        | "text/x-markdown"
-        | "text/csv"
-        | "text/tab-separated-values"
-        | "text/x-rst"
-        | "text/x-org" => BodyKind::Text,
-        "application/json" | "text/json" | "application/ld+json" => BodyKind::Json,
-        "application/xml"
-        | "text/xml"
-        | "application/rss+xml"
-        | "application/atom+xml"
-        | "application/rdf+xml"
-        | "image/svg+xml" => BodyKind::Xml,
-        m if m.ends_with("+json") => BodyKind::Json,
-        m if m.ends_with("+xml") => BodyKind::Xml,
-        "" | "application/octet-stream" | "text/unknown" | "unknown/unknown" => sniff(body),
-        m if m.starts_with("text/") => BodyKind::Text,
-        _ => sniff(body),
-    }
-}
-
-/// Guesses the kind of a body from its first non-blank characters.
-fn sniff(body: &str) -> BodyKind {
-    let head: String = body
-        .trim_start()
-        .chars()
-        .take(512)
-        .collect::<String>()
-        .to_ascii_lowercase();
-    if head.starts_with("<?xml") {
-        if head.contains("<html") || head.contains("<!doctype html") {
-            BodyKind::Html
-        } else {
-            BodyKind::Xml
-        }
-    } else if head.starts_with("<rss") || head.starts_with("<feed") {
-        BodyKind::Xml
-    } else if head.starts_with('<') {
-        BodyKind::Html
-    } else if (head.starts_with('{') || head.starts_with('['))
-        && serde_json::from_str::<serde::de::IgnoredAny>(body).is_ok()
-    {
-        BodyKind::Json
-    } else {
-        BodyKind::Text
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn kind(body: &str, content_type: &str) -> BodyKind {
+        extract(
+            body,
+            content_type,
+            &Url::parse("https://example.com/").unwrap(),
+        )
+        .kind
+    }
+
     #[test]
     fn kinds_follow_the_media_type_then_the_body() {
-        assert_eq!(body_kind("x", "text/html; charset=utf-8"), BodyKind::Html);
-        assert_eq!(body_kind("<p>", "text/plain"), BodyKind::Text);
-        assert_eq!(body_kind("{}", "application/vnd.api+json"), BodyKind::Json);
-        assert_eq!(body_kind("<rss/>", "application/rss+xml"), BodyKind::Xml);
-        assert_eq!(body_kind("  <!doctype html><p>", ""), BodyKind::Html);
-        assert_eq!(body_kind("<?xml version='1.0'?><feed>", ""), BodyKind::Xml);
-        assert_eq!(
-            body_kind("[1,2]", "application/octet-stream"),
-            BodyKind::Json
-        );
-        assert_eq!(body_kind("[1,2", ""), BodyKind::Text);
-        assert_eq!(body_kind("a,b\n1,2", "text/csv"), BodyKind::Text);
+        assert_eq!(kind("x", "text/html; charset=utf-8"), BodyKind::Html);
+        assert_eq!(kind("<p>", "text/plain"), BodyKind::Text);
+        assert_eq!(kind("{}", "application/vnd.api+json"), BodyKind::Json);
+        assert_eq!(kind("<rss/>", "application/rss+xml"), BodyKind::Xml);
+        assert_eq!(kind("  <!doctype html><p>", ""), BodyKind::Html);
+        assert_eq!(kind("<?xml version='1.0'?><feed>", ""), BodyKind::Xml);
+        assert_eq!(kind("[1,2]", "application/octet-stream"), BodyKind::Json);
+        assert_eq!(kind("[1,2", ""), BodyKind::Text);
+        assert_eq!(kind("a,b\n1,2", "text/csv"), BodyKind::Text);
+        // A type that is not text is still read: sniffed, never refused.
+        assert_eq!(kind("<p>hi", "application/x-unknown"), BodyKind::Html);
+        assert_eq!(kind("a\0b", "application/x-unknown"), BodyKind::Text);
     }
 }

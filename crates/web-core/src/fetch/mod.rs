@@ -5,7 +5,8 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), mcp_web_core::Error> {
 //! use std::sync::Arc;
-//! use mcp_web_core::fetch::{FetchOptions, Fetcher, render};
+//! use mcp_web_core::fetch::{FetchOptions, Fetcher};
+//! use mcp_web_core::page::PageText;
 //! use mcp_web_core::guard::Policy;
 //! use mcp_web_core::url::CheckedUrl;
 //! use mcp_web_core::transport::SystemResolver;
@@ -15,7 +16,7 @@
 //!     .expect("no ca-file to read");
 //! let url = CheckedUrl::parse("https://example.com/")?;
 //! let page = fetcher.fetch(&url, &CancellationToken::new()).await?;
-//! let answer = render(&page, 40_000); // exactly what web_fetch answers
+//! let answer = PageText::new(&page).render(40_000); // exactly what web_fetch answers
 //! # Ok(()) }
 //! ```
 //!
@@ -39,7 +40,6 @@
 
 pub mod charset;
 mod redirect;
-mod text;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -65,11 +65,11 @@ use crate::error::{
 };
 use crate::extract::{self, Extracted};
 use crate::guard::Policy;
+use crate::media::{self, Declared, Kind};
 use crate::transport::{CheckedPeer, ConnectError, ProxyUrl, Resolve, Transport, TransportOptions};
 use crate::url::CheckedUrl;
 
 pub use redirect::{Hop, MAX_REDIRECTS, next_hop};
-pub use text::Kind;
 
 /// The limits and identity of a fetch (the fetch-related config keys).
 #[derive(Debug, Clone)]
@@ -164,32 +164,10 @@ impl Page {
         !redirect::same_resource(&self.final_url, &self.url)
     }
 
-    /// The page run through the extractor: title, text lines, links, language.
+    /// The page run through the extractor (once per call: keep what it returns, or
+    /// use [`crate::page::PageText`], which holds it as numbered lines).
     pub fn extract(&self) -> Extracted {
-        extract::extract(&self.text, self.media_type(), self.final_url.url())
-    }
-
-    /// The page's title (`<title>`, `og:title` or the first `h1`; a feed's title), or
-    /// `None`.
-    pub fn title(&self) -> Option<String> {
-        self.extract().title
-    }
-
-    /// The readable text of the page: HTML with its markup, scripts and navigation
-    /// removed; other kinds as the extractor keeps them.
-    pub fn readable_text(&self) -> String {
-        self.extract().text()
-    }
-
-    /// The media type the extractor is told: the declared one, or the sniffed kind's.
-    fn media_type(&self) -> &str {
-        match (self.content_type.is_empty(), self.kind) {
-            (false, _) => &self.content_type,
-            (true, Kind::Html) => "text/html",
-            (true, Kind::Text) => "text/plain",
-            (true, Kind::Json) => "application/json",
-            (true, Kind::Xml) => "application/xml",
-        }
+        extract::extract_as(&self.text, self.kind, self.final_url.url())
     }
 }
 
@@ -396,7 +374,7 @@ impl Fetcher {
             (request_deadline, "timeout", self.options.timeout),
             (total_deadline, "total-timeout", self.options.total_timeout),
         ]);
-        let declared_kind = (!content_type.is_empty()).then(|| text::kind_of(&content_type));
+        let declared = media::declared(&content_type);
         let header_charset = charset::charset_param(&content_type).map(str::to_owned);
 
         if !(200..300).contains(&status) {
@@ -404,7 +382,7 @@ impl Fetcher {
             let (bytes, cut) = read_body(&url, body, &encoding, 64 * 1024, deadline, key, limit)
                 .await
                 .unwrap_or_default();
-            let kind = declared_kind.flatten().or_else(|| text::sniff(&bytes));
+            let kind = media::classify(&content_type, &bytes);
             let html = kind == Some(Kind::Html);
             let (decoded, _, _) = charset::decode(
                 &bytes,
@@ -426,20 +404,15 @@ impl Fetcher {
             return Err(Error::Http(Http {
                 url: url.to_string(),
                 status,
-                excerpt: excerpt(&decoded, &content_type, kind, &url),
+                excerpt: excerpt(&decoded, kind, &url),
                 retry_after,
             }));
         }
 
-        if declared_kind == Some(None) {
+        if declared == Declared::NotText {
             return Err(Error::Content(Content {
                 url: url.to_string(),
-                content_type: content_type
-                    .split(';')
-                    .next()
-                    .unwrap_or_default()
-                    .trim()
-                    .to_owned(),
+                content_type: media::essence(&content_type),
                 bytes: declared_len,
             }));
         }
@@ -453,10 +426,15 @@ impl Fetcher {
             limit,
         )
         .await?;
-        let Some(kind) = declared_kind.flatten().or_else(|| text::sniff(&bytes)) else {
+        let Some(kind) = media::classify(&content_type, &bytes) else {
+            let essence = media::essence(&content_type);
             return Err(Error::Content(Content {
                 url: url.to_string(),
-                content_type: "application/octet-stream (undeclared)".to_owned(),
+                content_type: if essence.is_empty() {
+                    "application/octet-stream (undeclared)".to_owned()
+                } else {
+                    essence
+                },
                 bytes: Some(bytes.len() as u64),
             }));
         };
@@ -485,13 +463,8 @@ impl Fetcher {
 
 /// A short excerpt of an error page: its title, else its first non-empty line, cut
 /// to 200 characters.
-fn excerpt(body: &str, content_type: &str, kind: Option<Kind>, url: &CheckedUrl) -> Option<String> {
-    let media = match (content_type.is_empty(), kind) {
-        (false, _) => content_type,
-        (true, Some(Kind::Html)) => "text/html",
-        (true, _) => "text/plain",
-    };
-    let extracted = extract::extract(body, media, url.url());
+fn excerpt(body: &str, kind: Option<Kind>, url: &CheckedUrl) -> Option<String> {
+    let extracted = extract::extract_as(body, kind.unwrap_or(Kind::Text), url.url());
     let line = extracted.title.or_else(|| {
         extracted
             .lines
@@ -652,92 +625,9 @@ fn with_url(error: Error, url: &CheckedUrl) -> Error {
     }
 }
 
-/// Renders a page exactly as `web_fetch` answers it: a `# Title` line (the URL when
-/// the page has no title), `Retrieved from <final url>` when a redirect moved it, a
-/// blank line, the text, and — when the text stops early — a blank line and a
-/// `[truncated: …]` notice naming the cap and the key that raises it. `max_chars`
-/// (the `max-chars` key) caps the text; every cut is head-only, on a character and
-/// line boundary.
-pub fn render(page: &Page, max_chars: usize) -> String {
-    render_extracted(page, &page.extract(), max_chars)
-}
-
-/// [`render`] with the page already extracted (callers that also need its links or
-/// lines extract once).
-pub fn render_extracted(page: &Page, extracted: &Extracted, max_chars: usize) -> String {
-    let title = extracted
-        .title
-        .clone()
-        .unwrap_or_else(|| page.final_url.to_string());
-    let mut body = extracted.text();
-    let mut notice = None;
-    if let Some(cut) = page.truncated {
-        body = cut_to_line(&body, usize::MAX).to_owned();
-        notice = Some(match cut {
-            Truncation::ByteCap { limit } => format!(
-                "[truncated: kept the first {} characters because the server's byte cap of {limit} bytes was reached; the rest of the page was not fetched; raise max-bytes to keep more]",
-                body.chars().count()
-            ),
-            Truncation::Deadline { key, limit } => format!(
-                "[truncated: kept the first {} characters because the {key} of {} ran out while reading the body; the rest of the page was not fetched; raise {key} to wait longer]",
-                body.chars().count(),
-                crate::error::seconds(limit)
-            ),
-        });
-    }
-    if body.chars().count() > max_chars {
-        body = cut_to_line(&body, max_chars).to_owned();
-        notice = Some(format!(
-            "[truncated: kept the first {} characters because the answer cap of {max_chars} characters was reached; web_grep searches the whole page; raise max-chars to keep more]",
-            body.chars().count()
-        ));
-    }
-    let mut out = format!("# {title}\n");
-    if page.redirected() {
-        out.push_str(&format!("Retrieved from {}\n", page.final_url));
-    }
-    out.push('\n');
-    out.push_str(body.trim_end());
-    if let Some(notice) = notice {
-        out.push_str("\n\n");
-        out.push_str(&notice);
-    }
-    out
-}
-
-/// The longest prefix of `text` of at most `max` characters that ends on a line
-/// boundary (the whole first line cut on a character boundary when no line fits).
-fn cut_to_line(text: &str, max: usize) -> &str {
-    let end = text.char_indices().nth(max).map_or(text.len(), |(i, _)| i);
-    let prefix = &text[..end];
-    if end == text.len() && max == usize::MAX {
-        // The text itself is a cut prefix: drop its unfinished last line.
-        return match prefix.rfind('\n') {
-            Some(nl) => &prefix[..nl],
-            None => prefix,
-        };
-    }
-    if text[end..].starts_with('\n') {
-        return prefix;
-    }
-    match prefix.rfind('\n') {
-        Some(nl) => &prefix[..nl],
-        None => prefix,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cut_on_line_boundaries() {
-        assert_eq!(cut_to_line("ab\ncd\nef", 5), "ab\ncd");
-        assert_eq!(cut_to_line("ab\ncd\nef", 4), "ab");
-        assert_eq!(cut_to_line("abcdef", 3), "abc");
-        assert_eq!(cut_to_line("ab\ncd\nef", usize::MAX), "ab\ncd");
-        assert_eq!(cut_to_line("héllo\nwörld", 8), "héllo");
-    }
 
     #[test]
     fn earliest_deadline_names_its_key() {

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use mcp_web_core::ErrorKind;
 use mcp_web_core::error::{Error, Phase};
-use mcp_web_core::fetch::{FetchOptions, Fetcher, Kind, Truncation, render};
+use mcp_web_core::fetch::{FetchOptions, Fetcher, Truncation};
+use mcp_web_core::media::Kind;
+use mcp_web_core::page::{PageText, render};
 use mcp_web_core::transport::{ProxyUrl, StaticResolver};
 use mcp_web_core::url::CheckedUrl;
 use tokio::io::AsyncWriteExt;
@@ -148,7 +150,7 @@ async fn proxy_is_asked_for_the_vetted_address_never_the_name() {
     let page = get(&fetcher, &format!("http://site.test:{}/a", server.port()))
         .await
         .unwrap();
-    assert_eq!(page.title().as_deref(), Some("via proxy"));
+    assert_eq!(PageText::new(&page).title(), Some("via proxy"));
     assert!(page.peer.via_proxy());
     assert_eq!(page.peer.addr(), server.addr);
     assert_eq!(
@@ -163,7 +165,7 @@ async fn proxy_is_asked_for_the_vetted_address_never_the_name() {
     )
     .await
     .unwrap();
-    assert_eq!(page.title().as_deref(), Some("tls via proxy"));
+    assert_eq!(PageText::new(&page).title(), Some("tls via proxy"));
 
     assert_eq!(
         proxy.lines(),
@@ -668,7 +670,7 @@ async fn error_statuses_and_non_text_bodies() {
         (Kind::Json, "UTF-8", "{\"a\":\"é\"}")
     );
     let page = get(&fetcher, &format!("{base}/sniff")).await.unwrap();
-    assert_eq!(page.title().as_deref(), Some("sniffed"));
+    assert_eq!(PageText::new(&page).title(), Some("sniffed"));
 }
 
 #[tokio::test]
@@ -684,7 +686,7 @@ async fn tls_needs_a_trusted_root_and_never_skips_verification() {
         ..quick_options()
     };
     let page = get(&site_fetcher(trusted.clone()), &u).await.unwrap();
-    assert_eq!(page.title().as_deref(), Some("secure"));
+    assert_eq!(PageText::new(&page).title(), Some("secure"));
     // The certificate names site.test, not other.test: the name is checked.
     let resolver = Arc::new(StaticResolver::new().with("other.test", [PERMITTED]));
     let err = get(
@@ -753,7 +755,10 @@ async fn https_negotiates_http2_and_reuses_the_connection() {
         let page = get(&fetcher, &format!("https://site.test:{port}{path}"))
             .await
             .unwrap();
-        assert_eq!(page.readable_text(), format!("HTTP/2.0 {path}"));
+        assert_eq!(
+            PageText::new(&page).body().join("\n"),
+            format!("HTTP/2.0 {path}")
+        );
         assert_eq!(page.peer.addr().ip(), PERMITTED);
     }
     assert_eq!(connections.load(std::sync::atomic::Ordering::SeqCst), 1);

@@ -6,6 +6,7 @@ use std::net::{IpAddr, Ipv6Addr};
 use std::sync::Arc;
 
 use mcp_web_core::ErrorKind;
+use mcp_web_core::page::PageText;
 use mcp_web_core::transport::StaticResolver;
 use mcp_web_core::url::CheckedUrl;
 use tokio_util::sync::CancellationToken;
@@ -125,7 +126,7 @@ async fn the_canary_answers_when_loopback_is_allowed() {
         .fetch(&url, &CancellationToken::new())
         .await
         .unwrap();
-    assert_eq!(page.title().as_deref(), Some("canary"));
+    assert_eq!(PageText::new(&page).title(), Some("canary"));
     assert_eq!(page.peer.addr(), targets.canary.addr);
     assert_eq!(targets.canary.hits(), 1);
 }

@@ -3,6 +3,7 @@
 mod extract;
 mod fetch;
 mod floor;
+mod page;
 mod robots_cache;
 mod support;
 mod tidy;
