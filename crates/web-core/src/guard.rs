@@ -55,6 +55,8 @@ pub enum Allowed {
     AllowCidr(IpNet),
     /// `allow-hosts` names the host.
     AllowHost,
+    /// A one-time [`Grant`] of this call admitted it.
+    Granted,
 }
 
 impl Allowed {
@@ -66,6 +68,7 @@ impl Allowed {
             Allowed::AllowPrivate => Some("allow-private"),
             Allowed::AllowCidr(_) => Some("allow-cidrs"),
             Allowed::AllowHost => Some("allow-hosts"),
+            Allowed::Granted => Some("ask-permission"),
         }
     }
 }
@@ -78,6 +81,7 @@ impl fmt::Display for Allowed {
             Allowed::AllowPrivate => f.write_str("allowed by \"allow-private\""),
             Allowed::AllowCidr(net) => write!(f, "allowed by \"allow-cidrs\" entry {net}"),
             Allowed::AllowHost => f.write_str("allowed by \"allow-hosts\""),
+            Allowed::Granted => f.write_str("allowed once, by a permission the user granted"),
         }
     }
 }
@@ -159,6 +163,79 @@ impl Policy {
             only_exact: class.only_exact(),
             carries: classification.via.map(|e| (e.how.label(), e.v4)),
         })
+    }
+}
+
+/// What a one-time [`Grant`] opens, as the switch it stands in for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// What `allow-loopback` opens: loopback addresses.
+    Loopback,
+    /// What `allow-private` opens: every class a machine can have, loopback included.
+    Private,
+}
+
+/// A permission the user granted for one tool call: reach one host at an address that
+/// `allow-loopback` or `allow-private` would permit. It never opens cloud metadata, nor
+/// any class no switch opens, and belongs to the call it was granted for: it is carried
+/// by that call's fetch context and never enters the shared pool of connections.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Grant {
+    host: String,
+    scope: Scope,
+}
+
+impl Grant {
+    /// A grant to reach `host` (as the URL writes it: lowercase, punycode) within `scope`.
+    pub fn new(host: impl Into<String>, scope: Scope) -> Grant {
+        Grant {
+            host: host.into(),
+            scope,
+        }
+    }
+
+    /// The host the grant is for.
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// What the grant opens.
+    pub fn scope(&self) -> Scope {
+        self.scope
+    }
+
+    /// Whether the grant admits `peer` reached for the URL host `host`.
+    pub fn admits(&self, host: &str, peer: IpAddr) -> bool {
+        if self.host.is_empty() || !self.host.eq_ignore_ascii_case(host) {
+            return false;
+        }
+        match (addr::classify(canonical(peer)).reach(), self.scope) {
+            (Reach::Loopback, Scope::Loopback | Scope::Private) => true,
+            (Reach::Machine, Scope::Private) => true,
+            (Reach::Machine, Scope::Loopback)
+            | (Reach::Public | Reach::NoMachine | Reach::Metadata, _) => false,
+        }
+    }
+}
+
+impl Policy {
+    /// [`Policy::decide`], then — for an address the policy refuses — the one-time
+    /// `grant` of this call, if any. The policy's own refusal stands when the grant does
+    /// not admit the address.
+    #[expect(
+        clippy::result_large_err,
+        reason = "a refusal ends the request and becomes an Error::Blocked of the same size; boxing it here buys nothing"
+    )]
+    pub fn decide_with(
+        &self,
+        host: &str,
+        peer: IpAddr,
+        grant: Option<&Grant>,
+    ) -> Result<Allowed, Blocked> {
+        match self.decide(host, peer) {
+            Err(_) if grant.is_some_and(|g| g.admits(host, peer)) => Ok(Allowed::Granted),
+            decided => decided,
+        }
     }
 }
 
@@ -470,5 +547,61 @@ mod tests {
             r#"allowed by "allow-cidrs" entry 10.0.0.0/8"#
         );
         assert_eq!(Allowed::AllowHost.key(), Some("allow-hosts"));
+    }
+
+    #[test]
+    fn a_grant_admits_its_host_within_its_scope_only() {
+        let policy = Policy::default();
+        let loopback = Grant::new("wiki.corp", Scope::Loopback);
+        let private = Grant::new("wiki.corp", Scope::Private);
+        // The verdict only: a refusal's details are the policy's, compared below.
+        let decide = |host: &str, peer: &str, grant: &Grant| {
+            policy.decide_with(host, ip(peer), Some(grant)).map_err(|_| ())
+        };        assert_eq!(
+            decide("wiki.corp", "127.0.0.1", &loopback),
+            Ok(Allowed::Granted)
+        );
+        assert_eq!(decide("WIKI.corp", "::1", &loopback), Ok(Allowed::Granted));
+        assert_eq!(
+            decide("wiki.corp", "127.0.0.1", &private),
+            Ok(Allowed::Granted)
+        );
+        assert_eq!(
+            decide("wiki.corp", "10.1.2.3", &private),
+            Ok(Allowed::Granted)
+        );
+        assert_eq!(
+            decide("wiki.corp", "::ffff:10.1.2.3", &private),
+            Ok(Allowed::Granted)
+        );
+        // Outside its scope, for another host, or for what no switch opens: the
+        // policy's own refusal stands.
+        for (host, peer, grant) in [
+            ("wiki.corp", "10.1.2.3", &loopback),
+            ("other.corp", "127.0.0.1", &private),
+            ("corp", "10.1.2.3", &private),
+            ("wiki.corp", "169.254.169.254", &private),
+            ("wiki.corp", "fd00:ec2::23", &private),
+            ("wiki.corp", "224.0.0.1", &private),
+            ("wiki.corp", "0.0.0.0", &private),
+        ] {
+            assert_eq!(
+                policy.decide_with(host, ip(peer), Some(grant)),
+                policy.decide(host, ip(peer)),
+                "{host} {peer} {grant:?}"
+            );
+            assert!(decide(host, peer, grant).is_err(), "{host} {peer}");
+        }
+        // A public address is public with or without a grant; no grant, no change.
+        assert_eq!(
+            decide("wiki.corp", "93.184.216.34", &private),
+            Ok(Allowed::Public)
+        );
+        assert!(
+            policy
+                .decide_with("wiki.corp", ip("127.0.0.1"), None)
+                .is_err()
+        );
+        assert_eq!(Allowed::Granted.key(), Some("ask-permission"));
     }
 }

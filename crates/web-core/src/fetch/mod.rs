@@ -28,7 +28,8 @@
 //!
 //! Deadlines: `connect-timeout` per connection (in the transport), `headers-timeout`
 //! from sending a request until its response headers, `timeout` per request (headers
-//! and body), `total-timeout` for the whole fetch with its redirects. A deadline that
+//! and body), `total-timeout` for the whole tool call, every fetch and redirect of it
+//! (the [`Call`] a tool call makes once and passes to each fetch). A deadline that
 //! expires before the headers is a [`Deadline`] error naming
 //! its phase and key; one that expires while reading the body keeps the head and
 //! marks the page [`Truncation::Deadline`], as the byte cap marks it
@@ -38,6 +39,7 @@
 //! decoded bytes, so a compression bomb stops at the cap. Text is decoded to UTF-8
 //! as a browser would choose the encoding (see [`charset`]).
 
+mod call;
 pub mod charset;
 mod redirect;
 
@@ -69,6 +71,7 @@ use crate::media::{self, Declared, Kind};
 use crate::transport::{CheckedPeer, ConnectError, ProxyUrl, Resolve, Transport, TransportOptions};
 use crate::url::CheckedUrl;
 
+pub use call::Call;
 pub use redirect::{Hop, MAX_REDIRECTS, next_hop};
 
 /// The limits and identity of a fetch (the fetch-related config keys).
@@ -82,7 +85,8 @@ pub struct FetchOptions {
     pub headers_timeout: Duration,
     /// Budget for one request, headers and body (`timeout`).
     pub timeout: Duration,
-    /// Budget for one fetch, every redirect included (`total-timeout`).
+    /// Budget for one tool call, every fetch and redirect included (`total-timeout`);
+    /// [`Fetcher::call`] starts a [`Call`] with it.
     pub total_timeout: Duration,
     /// The `User-Agent` header (`user-agent`).
     pub user_agent: String,
@@ -175,7 +179,7 @@ impl Page {
 /// share the pool; build another `Fetcher` for another policy.
 #[derive(Clone)]
 pub struct Fetcher {
-    client: Client<Transport, Empty<Bytes>>,
+    client: HttpClient,
     transport: Transport,
     options: Arc<FetchOptions>,
 }
@@ -188,6 +192,9 @@ impl fmt::Debug for Fetcher {
             .finish_non_exhaustive()
     }
 }
+
+/// The HTTP client over the guarded transport.
+type HttpClient = Client<Transport, Empty<Bytes>>;
 
 /// What answered one request, before its body is read.
 struct Answer {
@@ -235,57 +242,75 @@ impl Fetcher {
         &self.transport
     }
 
-    /// This fetcher with another cap on decoded body bytes, sharing its pool of
-    /// vetted connections (robots.txt is read to its own limit, not `max-bytes`).
-    pub fn with_max_bytes(&self, max_bytes: usize) -> Fetcher {
-        Fetcher {
-            client: self.client.clone(),
-            transport: self.transport.clone(),
-            options: Arc::new(FetchOptions {
-                max_bytes,
-                ..(*self.options).clone()
-            }),
-        }
+    /// A new call's context: `total-timeout` from now for all of its fetches, stopped
+    /// early when `cancel` fires. A tool call makes one and passes it to every fetch.
+    pub fn call(&self, cancel: CancellationToken) -> Call {
+        Call::new(self.options.total_timeout, cancel)
     }
 
-    /// Fetches one page with a GET, following redirects hop by hop. Stops at once
-    /// with [`Error::Cancelled`] when `cancel` fires.
+    /// Fetches one page as a call of its own (see [`Fetcher::fetch_in`]): `total-timeout`
+    /// from now, stopped at once with [`Error::Cancelled`] when `cancel` fires.
     pub async fn fetch(&self, url: &CheckedUrl, cancel: &CancellationToken) -> Result<Page, Error> {
-        let total_deadline = Instant::now() + self.options.total_timeout;
+        self.fetch_in(url, &self.call(cancel.clone())).await
+    }
+
+    /// Fetches one page with a GET within `call`, following up to its redirect budget
+    /// hop by hop, reading up to its byte cap, until its deadline. Stops at once with
+    /// [`Error::Cancelled`] when the call is cancelled. A call with a one-time grant is
+    /// fetched over connections of its own, which are never pooled.
+    pub async fn fetch_in(&self, url: &CheckedUrl, call: &Call) -> Result<Page, Error> {
+        let granted;
+        let client = match call.grant() {
+            None => &self.client,
+            Some(grant) => {
+                granted = Client::builder(TokioExecutor::new())
+                    .pool_max_idle_per_host(0)
+                    .build(self.transport.granting(grant.clone()));
+                &granted
+            }
+        };
         tokio::select! {
             biased;
-            () = cancel.cancelled() => Err(Error::Cancelled),
-            page = self.fetch_chain(url, total_deadline) => page,
+            () = call.cancellation().cancelled() => Err(Error::Cancelled),
+            page = self.fetch_chain(client, url, call) => page,
         }
     }
 
-    async fn fetch_chain(&self, url: &CheckedUrl, total_deadline: Instant) -> Result<Page, Error> {
+    async fn fetch_chain(
+        &self,
+        client: &HttpClient,
+        url: &CheckedUrl,
+        call: &Call,
+    ) -> Result<Page, Error> {
         let mut chain = vec![url.clone()];
         let mut current = url.clone();
         loop {
-            let answer = self.request(&current, total_deadline).await?;
+            let answer = self.request(client, &current, call).await?;
             let status = answer.response.status().as_u16();
             let location = answer
                 .response
                 .headers()
                 .get(header::LOCATION)
                 .and_then(|v| v.to_str().ok());
-            match next_hop(&current, status, location, &chain, MAX_REDIRECTS)? {
+            match next_hop(&current, status, location, &chain, call.max_redirects())? {
                 Hop::Follow(next) => {
                     chain.push(next.clone());
                     current = next;
                 }
                 Hop::Done => {
-                    return self
-                        .read_page(url, current, chain, answer, total_deadline)
-                        .await;
+                    return self.read_page(url, current, chain, answer, call).await;
                 }
             }
         }
     }
 
     /// Sends one GET and waits for its response headers.
-    async fn request(&self, url: &CheckedUrl, total_deadline: Instant) -> Result<Answer, Error> {
+    async fn request(
+        &self,
+        client: &HttpClient,
+        url: &CheckedUrl,
+        call: &Call,
+    ) -> Result<Answer, Error> {
         let target = url
             .as_str()
             .split_once('#')
@@ -306,6 +331,14 @@ impl Fetcher {
             .body(Empty::new())
             .map_err(|e| transport_error(url, TransportFailure::Other, &e))?;
         let started = Instant::now();
+        if call.expired() {
+            return Err(Error::Deadline(Deadline {
+                url: url.to_string(),
+                phase: Phase::Connecting,
+                key: "total-timeout",
+                limit: call.budget(),
+            }));
+        }
         let request_deadline = started + self.options.timeout;
         let (deadline, key, limit) = earliest(&[
             (
@@ -314,9 +347,9 @@ impl Fetcher {
                 self.options.headers_timeout,
             ),
             (request_deadline, "timeout", self.options.timeout),
-            (total_deadline, "total-timeout", self.options.total_timeout),
+            (call.deadline(), "total-timeout", call.budget()),
         ]);
-        match timeout_at(deadline, self.client.request(request)).await {
+        match timeout_at(deadline, client.request(request)).await {
             Err(_) => Err(Error::Deadline(Deadline {
                 url: url.to_string(),
                 phase: Phase::ReadingHeaders,
@@ -338,7 +371,7 @@ impl Fetcher {
         url: CheckedUrl,
         chain: Vec<CheckedUrl>,
         answer: Answer,
-        total_deadline: Instant,
+        call: &Call,
     ) -> Result<Page, Error> {
         let Answer {
             response,
@@ -372,7 +405,7 @@ impl Fetcher {
             .to_ascii_lowercase();
         let (deadline, key, limit) = earliest(&[
             (request_deadline, "timeout", self.options.timeout),
-            (total_deadline, "total-timeout", self.options.total_timeout),
+            (call.deadline(), "total-timeout", call.budget()),
         ]);
         let declared = media::declared(&content_type);
         let header_charset = charset::charset_param(&content_type).map(str::to_owned);
@@ -420,7 +453,7 @@ impl Fetcher {
             &url,
             body,
             &encoding,
-            self.options.max_bytes,
+            call.max_bytes().unwrap_or(self.options.max_bytes),
             deadline,
             key,
             limit,

@@ -7,7 +7,7 @@
 //!
 //! | outcome | rules | kept |
 //! |---|---|---|
-//! | 2xx, within [`MAX_REDIRECTS`] redirects | the parsed file | [`FRESH_FOR`] (24 h, §2.4) |
+//! | 2xx, within [`MAX_REDIRECTS`] redirects (the fetch stops at the next hop without requesting it) | the parsed file | [`FRESH_FOR`] (24 h, §2.4) |
 //! | 4xx | none apply: everything allowed | [`FRESH_FOR`] |
 //! | 5xx | everything disallowed ([`Reason::ServerError`], names `respect-robots`) | [`RETRY_AFTER`] |
 //! | no connection, a deadline, the floor refusing, more redirects, not text | none apply | [`RETRY_AFTER`] |
@@ -77,7 +77,13 @@ impl Source for Fetcher {
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<Body, Error>> {
         Box::pin(async move {
-            let page = self.fetch(url, cancel).await?;
+            // robots.txt is read to its own limit, not `max-bytes` (one byte more tells a
+            // complete last line), and stops at the sixth hop without requesting it.
+            let call = self
+                .call(cancel.clone())
+                .with_max_redirects(MAX_REDIRECTS)
+                .with_max_bytes(PARSE_LIMIT + 1);
+            let page = self.fetch_in(url, &call).await?;
             Ok(Body {
                 redirects: page.chain.len().saturating_sub(1),
                 truncated: page.truncated.is_some(),
@@ -152,8 +158,7 @@ impl RobotsCache {
     /// bytes whatever `max-bytes` says, one byte more to tell a complete last line.
     pub fn new(fetcher: &Fetcher) -> RobotsCache {
         let user_agent = fetcher.options().user_agent.clone();
-        let fetcher = fetcher.with_max_bytes(PARSE_LIMIT + 1);
-        RobotsCache::with_source(Arc::new(fetcher), &user_agent)
+        RobotsCache::with_source(Arc::new(fetcher.clone()), &user_agent)
     }
 
     /// A cache fetching from `source`, for the product token of `user_agent`.

@@ -51,9 +51,9 @@ use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 
 use crate::error::{
-    ConfigError, Deadline, Error, Phase, Transport as TransportError, TransportFailure,
+    Blocked, ConfigError, Deadline, Error, Phase, Transport as TransportError, TransportFailure,
 };
-use crate::guard::Policy;
+use crate::guard::{Allowed, Grant, Policy};
 
 pub use proxy::ProxyUrl;
 pub use resolve::{Resolve, Resolving, StaticResolver, SystemResolver};
@@ -111,9 +111,22 @@ pub struct Transport {
 
 struct Inner {
     policy: Policy,
+    /// A one-time permission of one call; only an unpooled transport carries one.
+    grant: Option<Grant>,
     resolver: Arc<dyn Resolve>,
     options: TransportOptions,
     tls: tokio_rustls::TlsConnector,
+}
+
+impl Inner {
+    /// The guard's decision on `peer` for `host`: the policy, then the grant.
+    #[expect(
+        clippy::result_large_err,
+        reason = "a refusal ends the request as this very Error; boxing it here buys nothing"
+    )]
+    fn decide(&self, host: &str, peer: IpAddr) -> Result<Allowed, Blocked> {
+        self.policy.decide_with(host, peer, self.grant.as_ref())
+    }
 }
 
 impl fmt::Debug for Transport {
@@ -137,6 +150,7 @@ impl Transport {
         Ok(Transport {
             inner: Arc::new(Inner {
                 policy,
+                grant: None,
                 resolver,
                 options,
                 tls,
@@ -149,6 +163,26 @@ impl Transport {
         &self.inner.policy
     }
 
+    /// This connector with a one-time `grant` added to its policy, for the connections
+    /// of the one call it was granted to. Connections it opens must not be pooled with
+    /// the policy's own (the fetcher gives them a client of their own).
+    pub fn granting(&self, grant: Grant) -> Transport {
+        Transport {
+            inner: Arc::new(Inner {
+                policy: self.inner.policy.clone(),
+                grant: Some(grant),
+                resolver: Arc::clone(&self.inner.resolver),
+                options: self.inner.options.clone(),
+                tls: self.inner.tls.clone(),
+            }),
+        }
+    }
+
+    /// The one-time grant this connector carries, if any.
+    pub fn grant(&self) -> Option<&Grant> {
+        self.inner.grant.as_ref()
+    }
+
     /// The candidate addresses of `host`, each classified by the guard, without
     /// connecting: an IP literal is its own candidate, a name is resolved. This is
     /// the first half of a connection, for `mcp-web check`.
@@ -159,7 +193,6 @@ impl Transport {
             .map(|ip| {
                 let verdict = self
                     .inner
-                    .policy
                     .decide(host, ip)
                     .map(|_| ())
                     .map_err(Error::Blocked);
@@ -209,7 +242,7 @@ impl Transport {
         let mut allowed = Vec::new();
         let mut first_refusal = None;
         for ip in candidates {
-            match self.inner.policy.decide(host, ip) {
+            match self.inner.decide(host, ip) {
                 Ok(_) => allowed.push(ip),
                 Err(blocked) => {
                     first_refusal.get_or_insert(blocked);
@@ -280,7 +313,7 @@ impl Transport {
                 return Err(Authorize::NoPeer(e));
             }
         };
-        if let Err(blocked) = self.inner.policy.decide(host, peer.ip()) {
+        if let Err(blocked) = self.inner.decide(host, peer.ip()) {
             reset(stream);
             return Err(Authorize::Refused(Box::new(blocked)));
         }

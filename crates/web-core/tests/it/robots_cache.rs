@@ -257,8 +257,11 @@ async fn a_sixth_redirect_makes_robots_txt_unavailable() {
     assert!(verdict.is_allowed(), "{verdict}");
     assert_eq!(
         verdict.reason().to_string(),
-        "robots.txt could not be read (it redirected 6 times; at most 5 are followed), so no rules apply"
+        "robots.txt could not be read (it redirected more than 5 times), so no rules apply"
     );
+    // robots.txt and five redirects were requested; the sixth hop, /r6, never was.
+    let paths: Vec<String> = server.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(paths, ["/robots.txt", "/r1", "/r2", "/r3", "/r4", "/r5"]);
 }
 
 #[tokio::test]

@@ -1,0 +1,106 @@
+//! The per-call fetch context: what one tool call allows all of its fetches.
+//!
+//! A tool call (one `web_fetch`, a whole crawl, a grep across a site) makes one [`Call`]
+//! when it starts and passes it to every fetch it makes, robots.txt included. The call
+//! carries its cancellation, one deadline for the whole call (`total-timeout`), and the
+//! budgets a fetch may narrow for itself (redirects, bytes), plus room for a one-time
+//! permission [`Grant`]. The pool of vetted connections is not in the call: it belongs to
+//! the [`Fetcher`](super::Fetcher) and its policy, and a granted connection never enters it.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::MAX_REDIRECTS;
+use crate::guard::Grant;
+
+/// What one tool call allows its fetches: cancellation, one deadline, redirect and
+/// byte budgets, and a one-time grant. Clones share the cancellation and the deadline.
+#[derive(Debug, Clone)]
+pub struct Call {
+    cancel: CancellationToken,
+    deadline: Instant,
+    budget: Duration,
+    max_redirects: usize,
+    max_bytes: Option<usize>,
+    grant: Option<Grant>,
+}
+
+impl Call {
+    /// A call that started now, with `total_timeout` (the `total-timeout` key) for all
+    /// of its fetches together, stopped early when `cancel` fires.
+    pub fn new(total_timeout: Duration, cancel: CancellationToken) -> Call {
+        Call {
+            cancel,
+            deadline: Instant::now() + total_timeout,
+            budget: total_timeout,
+            max_redirects: MAX_REDIRECTS,
+            max_bytes: None,
+            grant: None,
+        }
+    }
+
+    /// This call with at most `max` redirects per fetch instead of [`MAX_REDIRECTS`]:
+    /// the fetch stops at hop `max + 1` without requesting it.
+    #[must_use]
+    pub fn with_max_redirects(mut self, max: usize) -> Call {
+        self.max_redirects = max;
+        self
+    }
+
+    /// This call reading at most `max` decoded body bytes per response instead of the
+    /// fetcher's `max-bytes`.
+    #[must_use]
+    pub fn with_max_bytes(mut self, max: usize) -> Call {
+        self.max_bytes = Some(max);
+        self
+    }
+
+    /// This call with a one-time permission the user granted it.
+    #[must_use]
+    pub fn with_grant(mut self, grant: Grant) -> Call {
+        self.grant = Some(grant);
+        self
+    }
+
+    /// The call's cancellation.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Whether the call was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// When the whole call's time runs out.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// The call's whole budget (`total-timeout`), as messages name it.
+    pub fn budget(&self) -> Duration {
+        self.budget
+    }
+
+    /// Whether the call's time has run out.
+    pub fn expired(&self) -> bool {
+        Instant::now() >= self.deadline
+    }
+
+    /// The most redirects one fetch of this call follows.
+    pub fn max_redirects(&self) -> usize {
+        self.max_redirects
+    }
+
+    /// The byte cap this call sets for each response, when it sets one.
+    pub fn max_bytes(&self) -> Option<usize> {
+        self.max_bytes
+    }
+
+    /// The one-time permission of this call, if the user granted one.
+    pub fn grant(&self) -> Option<&Grant> {
+        self.grant.as_ref()
+    }
+}
