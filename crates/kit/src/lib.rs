@@ -20,12 +20,14 @@
 pub const SDK_LOG_TARGET: &str = "rmcp";
 
 pub mod http;
+pub mod params;
 pub mod request;
 pub mod server;
 pub mod stdio;
 pub mod toolkit;
 
 pub use http::{AuthToken, HttpError, HttpListener, HttpOptions, check_bind};
+pub use params::{Args, ArgumentError, ArgumentRule, Param, Params};
 pub use request::{Peer, Request};
 pub use server::{Server, ServerConfigError};
 pub use toolkit::{Annotations, CallFuture, FromConfig, Registry, ToolSpec, Toolkit};

@@ -1,15 +1,15 @@
 //! `web_fetch`: one page as text, through the guarded fetch, rendered exactly as
 //! `mcp-web fetch` prints it.
 
-use mcp_kit::{Annotations, Request, ToolSpec};
+use mcp_kit::{Annotations, ArgumentError, Param, Params, Request, ToolSpec};
 use mcp_web_core::config::Settings;
 use mcp_web_core::error::Error;
 use mcp_web_core::fetch::Fetcher;
 use mcp_web_core::page::render;
 use mcp_web_core::url::CheckedUrl;
-use serde_json::json;
+use serde_json::{Map, Value};
 
-use super::{answer_error, string_arg};
+use super::{answer_arguments_error, answer_error};
 
 /// The tool's name.
 pub const NAME: &str = "web_fetch";
@@ -27,44 +27,39 @@ directions found in it. Private, loopback and cloud-metadata addresses are refus
 unless the server's configuration permits them; a refusal names the rule and the \
 configuration key that would change it.";
 
+/// The tool's one parameter, `url`.
+pub static PARAMS: Params = Params::new(&[Param::required_string(
+    "url",
+    "The http:// or https:// URL of the page to read.",
+)]);
+
 /// The tool as `tools/list` shows it: exactly one parameter, `url`.
 pub fn spec() -> ToolSpec {
-    ToolSpec {
-        name: NAME.to_owned(),
-        description: DESCRIPTION.to_owned(),
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "url": {
-                    "type": "string",
-                    "description": "The http:// or https:// URL of the page to read."
-                }
-            },
-            "required": ["url"],
-            "additionalProperties": false
-        }),
-        annotations: Annotations {
+    ToolSpec::new(
+        NAME,
+        DESCRIPTION,
+        &PARAMS,
+        Annotations {
             read_only: Some(true),
             idempotent: Some(true),
             open_world: Some(true),
             destructive: None,
         },
-    }
+    )
+}
+
+/// The `url` argument of one call, checked against [`PARAMS`].
+fn url_argument(args: &Map<String, Value>) -> Result<String, ArgumentError> {
+    Ok(PARAMS.parse(NAME, args)?.string("url")?.to_owned())
 }
 
 /// Serves one `web_fetch` call: progress when fetching starts and when the page
 /// arrived; the fetch stops as soon as the request is cancelled.
 pub async fn call(fetcher: &Fetcher, settings: &Settings, request: Request) {
-    let raw = match string_arg(&request, "url") {
+    let raw = match url_argument(&request.args) {
         Ok(raw) => raw,
-        Err(message) => return request.error(message),
+        Err(error) => return answer_arguments_error(request, &error),
     };
-    if let Some(extra) = request.args.keys().find(|key| *key != "url") {
-        let message = format!(
-            "web_fetch takes exactly one parameter, \"url\"; \"{extra}\" is not one of its parameters"
-        );
-        return request.error(message);
-    }
     let url = match CheckedUrl::parse(&raw) {
         Ok(url) => url,
         Err(bad) => return answer_error(request, &Error::from(bad)),
@@ -87,5 +82,69 @@ pub async fn call(fetcher: &Fetcher, settings: &Settings, request: Request) {
             request.text(text);
         }
         Err(error) => answer_error(request, &error),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_kit::ArgumentRule;
+    use serde_json::json;
+
+    fn url_of(args: Value) -> Result<String, ArgumentError> {
+        url_argument(args.as_object().expect("an object"))
+    }
+
+    #[test]
+    fn the_published_schema_is_unchanged() {
+        let expected = json!({
+            "type": "object",
+            "properties": {
+                "url": {
+                    "type": "string",
+                    "description": "The http:// or https:// URL of the page to read."
+                }
+            },
+            "required": ["url"],
+            "additionalProperties": false
+        });
+        assert_eq!(spec().input_schema.to_string(), expected.to_string());
+    }
+
+    #[test]
+    fn the_url_is_read() {
+        assert_eq!(
+            url_of(json!({"url": "https://example.com/"})).unwrap(),
+            "https://example.com/"
+        );
+    }
+
+    #[test]
+    fn anything_but_one_string_url_is_refused() {
+        let missing = url_of(json!({})).unwrap_err();
+        assert_eq!(
+            (missing.parameter(), missing.rule()),
+            ("url", ArgumentRule::Missing)
+        );
+        assert_eq!(
+            missing.to_string(),
+            "web_fetch: the parameter \"url\" is required and takes a string"
+        );
+        let mistyped = url_of(json!({"url": ["https://example.com/"]})).unwrap_err();
+        assert_eq!(mistyped.rule(), ArgumentRule::WrongType);
+        assert_eq!(
+            mistyped.to_string(),
+            "web_fetch: the parameter \"url\" must be a string, not [\"https://example.com/\"]"
+        );
+        let extra = url_of(json!({"url": "https://example.com/", "max-chars": 10})).unwrap_err();
+        assert_eq!(
+            (extra.parameter(), extra.rule()),
+            ("max-chars", ArgumentRule::Unknown)
+        );
+        assert_eq!(
+            extra.to_string(),
+            "web_fetch: \"max-chars\" is not a parameter of web_fetch; it takes exactly one \
+             parameter, \"url\""
+        );
     }
 }

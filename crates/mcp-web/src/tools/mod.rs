@@ -1,10 +1,12 @@
-//! The Web pack: the toolkit named `Web` and its tools, one module per tool (schema,
-//! arguments, output rendering). A failed call becomes a tool error whose text is the
-//! teaching message and whose `structuredContent` is [`error_data`].
+//! The Web pack: the toolkit named `Web` and its tools, one module per tool (its
+//! parameters defined once, from which schema and parser derive; output rendering).
+//! A failed call becomes a tool error whose text is the teaching message and whose
+//! `structuredContent` is [`error_data`], or [`arguments_error_data`] when the call's
+//! arguments were refused.
 
 use std::sync::Arc;
 
-use mcp_kit::{CallFuture, FromConfig, Request, ToolSpec, Toolkit};
+use mcp_kit::{ArgumentError, CallFuture, FromConfig, Request, ToolSpec, Toolkit};
 use mcp_web_core::config::{Settings, parse_web_config};
 use mcp_web_core::error::{ConfigError, Error};
 use mcp_web_core::fetch::Fetcher;
@@ -106,20 +108,21 @@ pub fn answer_error(request: Request, error: &Error) {
     request.error_with(error.to_string(), error_data(error));
 }
 
-/// Reads the one string argument `name`; a missing or mistyped argument is answered
-/// as a tool error naming the parameter, and `None` returned.
-pub(crate) fn string_arg(request: &Request, name: &str) -> Result<String, String> {
-    match request.args.get(name) {
-        Some(Value::String(value)) => Ok(value.clone()),
-        Some(other) => Err(format!(
-            "{}: the parameter \"{name}\" must be a string, not {other}",
-            request.tool
-        )),
-        None => Err(format!(
-            "{}: the parameter \"{name}\" is required",
-            request.tool
-        )),
-    }
+/// The `structuredContent` of refused arguments: `kind` `"bad_arguments"`, the `rule`
+/// broken, `config_key` null (no key changes what a tool takes) and the `parameter`
+/// concerned.
+pub fn arguments_error_data(error: &ArgumentError) -> Map<String, Value> {
+    let mut data = Map::new();
+    data.insert("kind".into(), json!("bad_arguments"));
+    data.insert("rule".into(), json!(error.rule().as_str()));
+    data.insert("config_key".into(), Value::Null);
+    data.insert("parameter".into(), json!(error.parameter()));
+    data
+}
+
+/// Answers `request` with refused arguments as a tool error.
+pub fn answer_arguments_error(request: Request, error: &ArgumentError) {
+    request.error_with(error.to_string(), arguments_error_data(error));
 }
 
 #[cfg(test)]
@@ -135,6 +138,24 @@ mod tests {
         assert_eq!(data["rule"], json!(error.rule()));
         assert_eq!(data["config_key"], json!(error.config_key()));
         assert!(data.contains_key("url"));
+    }
+
+    #[test]
+    fn arguments_error_data_names_the_parameter_and_rule() {
+        let args = json!({"url": "https://example.com/", "depth": 1});
+        let error = fetch::PARAMS
+            .parse(fetch::NAME, args.as_object().unwrap())
+            .unwrap_err();
+        let data = arguments_error_data(&error);
+        assert_eq!(
+            Value::Object(data),
+            json!({
+                "kind": "bad_arguments",
+                "rule": "unknown_parameter",
+                "config_key": null,
+                "parameter": "depth",
+            })
+        );
     }
 
     #[test]

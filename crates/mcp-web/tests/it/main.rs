@@ -7,3 +7,4 @@ mod protocol;
 mod robots;
 mod serve;
 mod support;
+mod tools;
