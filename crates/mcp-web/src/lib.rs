@@ -3,9 +3,11 @@
 //! actually opened before a byte is written to it.
 //!
 //! This crate glues [`mcp_web_core`] (the web library) to [`mcp_kit`] (the MCP
-//! framework): [`tools`] holds the Web pack, [`cli`] one module per subcommand, each
-//! calling the same functions the tools call.
+//! framework): [`ops`] holds the operations over one [`ops::Context`], [`tools`] the Web
+//! pack (one module per tool), [`cli`] one module per subcommand; a tool and its
+//! subcommand call the same operation.
 
 pub mod app;
 pub mod cli;
+pub mod ops;
 pub mod tools;

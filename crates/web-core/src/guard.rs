@@ -556,8 +556,11 @@ mod tests {
         let private = Grant::new("wiki.corp", Scope::Private);
         // The verdict only: a refusal's details are the policy's, compared below.
         let decide = |host: &str, peer: &str, grant: &Grant| {
-            policy.decide_with(host, ip(peer), Some(grant)).map_err(|_| ())
-        };        assert_eq!(
+            policy
+                .decide_with(host, ip(peer), Some(grant))
+                .map_err(|_| ())
+        };
+        assert_eq!(
             decide("wiki.corp", "127.0.0.1", &loopback),
             Ok(Allowed::Granted)
         );

@@ -1,5 +1,5 @@
 //! `mcp-web fetch URL`: fetches one page through the floor and prints exactly what
-//! the `web_fetch` tool answers — the same [`Fetcher`] and the same [`render`].
+//! the `web_fetch` tool answers: the same operation, [`ops::fetch`].
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -7,14 +7,12 @@ use std::sync::Arc;
 
 use mcp_web_core::config::Settings;
 use mcp_web_core::error::{ConfigError, Error};
-use mcp_web_core::fetch::Fetcher;
-use mcp_web_core::page::render;
 use mcp_web_core::transport::{Resolve, SystemResolver};
-use mcp_web_core::url::CheckedUrl;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::options::ConfigArgs;
 use crate::cli::output;
+use crate::ops::{self, Context};
 
 /// The one-line help.
 pub const ABOUT: &str = "Fetch one page through the floor and print exactly what web_fetch answers";
@@ -86,18 +84,19 @@ pub enum Failure {
     Fetch(Error),
 }
 
-/// Fetches `raw` with a fetcher built from `settings` and renders the page as
-/// `web_fetch` answers it, `max-chars` applied.
+/// Fetches `raw` through the context `settings` describe (names resolved by
+/// `resolver`) with [`ops::fetch`], the operation `web_fetch` runs, and renders the page
+/// as `web_fetch` answers it, `max-chars` applied.
 pub async fn fetch(
     raw: &str,
     settings: &Settings,
     resolver: Arc<dyn Resolve>,
     cancel: &CancellationToken,
 ) -> Result<String, Failure> {
-    let url = CheckedUrl::parse(raw).map_err(|e| Failure::Fetch(e.into()))?;
-    let options = settings.fetch_options().map_err(Failure::Config)?;
-    let fetcher = Fetcher::new(options, settings.policy(), resolver).map_err(Failure::Config)?;
-    let page = fetcher.fetch(&url, cancel).await.map_err(Failure::Fetch)?;
-    let max_chars = usize::try_from(settings.max_chars).unwrap_or(usize::MAX);
-    Ok(render(&page, max_chars))
+    let context = Context::with_resolver(settings.clone(), resolver).map_err(Failure::Config)?;
+    let call = context.call(cancel.clone());
+    let fetched = ops::fetch::fetch(&context, raw, &call, &())
+        .await
+        .map_err(Failure::Fetch)?;
+    Ok(fetched.answer(context.max_chars()))
 }

@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use mcp_web_core::config::Settings;
 use mcp_web_core::error::ConfigError;
-use mcp_web_core::fetch::Fetcher;
 use mcp_web_core::robots::cache::RobotsCache;
 use mcp_web_core::robots::{PARSE_LIMIT, Robots, Verdict, path_and_query, product_token};
 use mcp_web_core::transport::{Resolve, SystemResolver};
@@ -18,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::options::ConfigArgs;
 use crate::cli::output;
+use crate::ops::Context;
 
 /// The one-line help.
 pub const ABOUT: &str =
@@ -116,9 +116,13 @@ pub fn exec(args: &RobotsArgs) -> ExitCode {
 
 /// The robots.txt cache a configuration builds: its floor, its fetch options, its
 /// user agent.
-pub fn cache(settings: &Settings, resolver: Arc<dyn Resolve>) -> Result<RobotsCache, ConfigError> {
-    let fetcher = Fetcher::new(settings.fetch_options()?, settings.policy(), resolver)?;
-    Ok(RobotsCache::new(&fetcher))
+pub fn cache(
+    settings: &Settings,
+    resolver: Arc<dyn Resolve>,
+) -> Result<Arc<RobotsCache>, ConfigError> {
+    Ok(Arc::clone(
+        Context::with_resolver(settings.clone(), resolver)?.robots(),
+    ))
 }
 
 /// Explains each of `urls` against `robots` for `agent`. Returns true when all are

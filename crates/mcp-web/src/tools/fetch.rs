@@ -2,12 +2,9 @@
 //! `mcp-web fetch` prints it.
 
 use mcp_kit::{Annotations, ArgumentError, Param, Params, Request, ToolSpec};
-use mcp_web_core::config::Settings;
-use mcp_web_core::error::Error;
-use mcp_web_core::fetch::Fetcher;
-use mcp_web_core::page::render;
-use mcp_web_core::url::CheckedUrl;
 use serde_json::{Map, Value};
+
+use crate::ops::{self, Context};
 
 use super::{answer_arguments_error, answer_error};
 
@@ -53,33 +50,19 @@ fn url_argument(args: &Map<String, Value>) -> Result<String, ArgumentError> {
     Ok(PARAMS.parse(NAME, args)?.string("url")?.to_owned())
 }
 
-/// Serves one `web_fetch` call: progress when fetching starts and when the page
-/// arrived; the fetch stops as soon as the request is cancelled.
-pub async fn call(fetcher: &Fetcher, settings: &Settings, request: Request) {
+/// Serves one `web_fetch` call through [`ops::fetch`]: progress when fetching starts,
+/// when the page arrived and when it is laid out; the fetch stops as soon as the request
+/// is cancelled, and `total-timeout` bounds the whole call.
+pub async fn call(context: &Context, request: Request) {
     let raw = match url_argument(&request.args) {
         Ok(raw) => raw,
         Err(error) => return answer_arguments_error(request, &error),
     };
-    let url = match CheckedUrl::parse(&raw) {
-        Ok(url) => url,
-        Err(bad) => return answer_error(request, &Error::from(bad)),
-    };
-    request.progress(0.0, Some(2.0), Some(&format!("fetching {url}")));
-    let cancel = request.cancellation_token();
-    match fetcher.fetch(&url, &cancel).await {
-        Ok(page) => {
-            request.progress(
-                1.0,
-                Some(2.0),
-                Some(&format!(
-                    "received {} bytes from {}",
-                    page.bytes, page.final_url
-                )),
-            );
-            let max_chars = usize::try_from(settings.max_chars).unwrap_or(usize::MAX);
-            let text = render(&page, max_chars);
-            request.progress(2.0, Some(2.0), Some("done"));
-            request.text(text);
+    let call = context.call(request.cancellation_token());
+    match ops::fetch::fetch(context, &raw, &call, &request).await {
+        Ok(fetched) => {
+            let answer = fetched.answer(context.max_chars());
+            request.text(answer);
         }
         Err(error) => answer_error(request, &error),
     }

@@ -4,48 +4,43 @@
 //! `structuredContent` is [`error_data`], or [`arguments_error_data`] when the call's
 //! arguments were refused.
 
-use std::sync::Arc;
-
 use mcp_kit::{ArgumentError, CallFuture, FromConfig, Request, ToolSpec, Toolkit};
 use mcp_web_core::config::{Settings, parse_web_config};
 use mcp_web_core::error::{ConfigError, Error};
 use mcp_web_core::fetch::Fetcher;
-use mcp_web_core::transport::SystemResolver;
 use serde_json::{Map, Value, json};
+
+use crate::ops::Context;
 
 pub mod fetch;
 
 /// The Web pack: read-only web tools under the floor.
 #[derive(Debug, Clone)]
 pub struct Web {
-    settings: Arc<Settings>,
-    fetcher: Fetcher,
+    context: Context,
 }
 
 impl Web {
     /// The pack for `settings`, fetching through a new guarded fetcher that resolves
     /// names with the system resolver. Fails only when `ca-file` cannot be read.
     pub fn new(settings: Settings) -> Result<Self, ConfigError> {
-        let fetcher = Fetcher::new(
-            settings.fetch_options()?,
-            settings.policy(),
-            Arc::new(SystemResolver),
-        )?;
-        Ok(Self::with_fetcher(settings, fetcher))
+        Ok(Self::with_context(Context::new(settings)?))
     }
 
     /// The pack for `settings` using a prepared `fetcher` (its transport and pool are
     /// shared; its policy is the one it was built with).
     pub fn with_fetcher(settings: Settings, fetcher: Fetcher) -> Self {
-        Self {
-            settings: Arc::new(settings),
-            fetcher,
-        }
+        Self::with_context(Context::with_fetcher(settings, fetcher))
+    }
+
+    /// The pack over a prepared operation context.
+    pub fn with_context(context: Context) -> Self {
+        Self { context }
     }
 
     /// The settings the pack was built with.
     pub fn settings(&self) -> &Settings {
-        &self.settings
+        self.context.settings()
     }
 }
 
@@ -62,7 +57,7 @@ impl Toolkit for Web {
         let pack = self.clone();
         Box::pin(async move {
             match request.tool.as_str() {
-                fetch::NAME => fetch::call(&pack.fetcher, &pack.settings, request).await,
+                fetch::NAME => fetch::call(&pack.context, request).await,
                 // The server routes only the tools this pack lists.
                 other => {
                     let message = format!("the Web pack has no tool named {other}");

@@ -1,0 +1,102 @@
+//! The operations behind the tools and the command line: `web_fetch` and `mcp-web fetch`
+//! (and the coming crawl, grep and search) are one function each here, over one
+//! [`Context`], so a tool and its subcommand cannot drift apart.
+//!
+//! A tool module parses its arguments, calls its operation and maps the outcome to an
+//! MCP answer; a subcommand parses its flags, calls the same operation and prints the
+//! outcome. Progress goes to an [`Observer`]: the MCP request for a tool, nothing for
+//! the command line.
+
+use std::sync::Arc;
+
+use mcp_web_core::config::Settings;
+use mcp_web_core::error::ConfigError;
+use mcp_web_core::fetch::{Call, Fetcher};
+use mcp_web_core::robots::cache::RobotsCache;
+use mcp_web_core::transport::{Resolve, SystemResolver};
+use tokio_util::sync::CancellationToken;
+
+pub mod fetch;
+
+/// What every operation works with: the settings, the guarded fetcher (one pool for the
+/// configured policy) and the robots.txt cache that fetches through it. Built in one
+/// place; clones share the pool and the cache.
+#[derive(Debug, Clone)]
+pub struct Context {
+    settings: Arc<Settings>,
+    fetcher: Fetcher,
+    robots: Arc<RobotsCache>,
+}
+
+impl Context {
+    /// The context `settings` describe, resolving names with the system resolver.
+    /// Fails only when `ca-file` cannot be read.
+    pub fn new(settings: Settings) -> Result<Context, ConfigError> {
+        Context::with_resolver(settings, Arc::new(SystemResolver))
+    }
+
+    /// The context `settings` describe, resolving names with `resolver` (tests resolve
+    /// names to loopback addresses with a static resolver).
+    pub fn with_resolver(
+        settings: Settings,
+        resolver: Arc<dyn Resolve>,
+    ) -> Result<Context, ConfigError> {
+        let fetcher = Fetcher::new(settings.fetch_options()?, settings.policy(), resolver)?;
+        Ok(Context::with_fetcher(settings, fetcher))
+    }
+
+    /// The context of `settings` around a prepared `fetcher`, whose transport, pool and
+    /// policy are shared as they are.
+    pub fn with_fetcher(settings: Settings, fetcher: Fetcher) -> Context {
+        let robots = Arc::new(RobotsCache::new(&fetcher));
+        Context {
+            settings: Arc::new(settings),
+            fetcher,
+            robots,
+        }
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The guarded fetcher.
+    pub fn fetcher(&self) -> &Fetcher {
+        &self.fetcher
+    }
+
+    /// The robots.txt cache.
+    pub fn robots(&self) -> &Arc<RobotsCache> {
+        &self.robots
+    }
+
+    /// A new call: `total-timeout` from now for everything it fetches, stopped early
+    /// when `cancel` fires. One tool call or one command makes one.
+    pub fn call(&self, cancel: CancellationToken) -> Call {
+        self.fetcher.call(cancel)
+    }
+
+    /// The `max-chars` cap on the text one answer returns.
+    pub fn max_chars(&self) -> usize {
+        usize::try_from(self.settings.max_chars).unwrap_or(usize::MAX)
+    }
+}
+
+/// Where an operation reports how far it got.
+pub trait Observer: Sync {
+    /// `done` of `total` steps (when the total is known), and what is happening.
+    fn progress(&self, done: f64, total: Option<f64>, message: &str);
+}
+
+/// Reports go nowhere (the command line prints only the outcome).
+impl Observer for () {
+    fn progress(&self, _done: f64, _total: Option<f64>, _message: &str) {}
+}
+
+/// A tool call's reports are its MCP progress notifications.
+impl Observer for mcp_kit::Request {
+    fn progress(&self, done: f64, total: Option<f64>, message: &str) {
+        mcp_kit::Request::progress(self, done, total, Some(message));
+    }
+}
