@@ -126,12 +126,13 @@ fn no_skipped_or_panicking_tests(path: &str, text: &str) -> Vec<String> {
     out
 }
 
-/// The modules of mcp-web-core in the order of SPEC §2's table, with their layer.
+/// The modules of mcp-web-core in the order of SPEC §2's table, with their layer, but
+/// for `addr` before `error`: a refusal refers to its address-table row.
 /// A module may use the modules in the rows above its own: every lower layer, and
-/// within its layer the rows before it (so every module may use `error`).
+/// within its layer the rows before it (so every module but `addr` may use `error`).
 const LAYERS: &[(&str, u8)] = &[
-    ("error", 0),
     ("addr", 0),
+    ("error", 0),
     ("url", 0),
     ("extract", 0),
     ("robots", 0),
