@@ -19,6 +19,8 @@ use std::fmt;
 use std::net::IpAddr;
 use std::time::Duration;
 
+use crate::addr;
+
 /// The kind of an [`Error`], for matching without destructuring.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -169,32 +171,75 @@ pub struct BadUrl {
     pub reason: BadUrlReason,
 }
 
-/// An address the policy refuses.
+/// An address the policy refuses: the host, the refused address, the row of the address
+/// table that refused it, and the IPv4 address it carries when that decided.
+///
+/// Everything a refusal says (class, block, RFC, the key that would permit it) is read from
+/// the table row, and a `Blocked` is made only from a classification ([`Blocked::new`]),
+/// so a refusal cannot disagree with the table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Blocked {
+    host: String,
+    address: IpAddr,
+    entry: &'static addr::Entry,
+    carries: Option<addr::Embedded>,
+}
+
+impl Blocked {
+    /// The refusal of `address`, reached for the URL host `host`, as `classification`
+    /// found it: what [`addr::classify`] says of the address (the guard classifies an
+    /// IPv4-mapped address as its IPv4 address). `None` when the classification names no
+    /// row, which is a public address.
+    pub fn new(
+        host: &str,
+        address: IpAddr,
+        classification: &addr::Classification,
+    ) -> Option<Blocked> {
+        classification.entry.map(|entry| Blocked {
+            host: host.to_owned(),
+            address,
+            entry,
+            carries: classification.via,
+        })
+    }
+
     /// The host as written in the URL.
-    pub host: String,
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
     /// The address refused: a resolved candidate, or the connected peer.
-    pub address: IpAddr,
-    /// The address class's stable id (`"private"`, `"loopback"`, `"cloud-metadata"`, …).
-    pub class: &'static str,
-    /// The class in words, as a refusal says it ("private address").
-    pub class_label: &'static str,
-    /// The registry entry's name ("Private-Use", "Loopback", …).
-    pub block_name: &'static str,
-    /// The block, as CIDR text ("10.0.0.0/8").
-    pub block: &'static str,
-    /// The RFC or source that defines the block ("RFC 1918").
-    pub rfc: &'static str,
-    /// The key that would permit it, or `None` when only an exact `allow-cidrs` entry
-    /// or an `allow-hosts` entry would (see [`Blocked::only_exact`]).
-    pub key: Option<&'static str>,
-    /// True for classes no broad switch unlocks (cloud metadata): only an
-    /// `allow-cidrs` entry covering the address or `allow-hosts` naming the host.
-    pub only_exact: bool,
-    /// The IPv4 address an IPv6 address carries and how (`"NAT64"`, `"6to4"`, …), when
+    pub fn address(&self) -> IpAddr {
+        self.address
+    }
+
+    /// The row of the address table that refused it: block, name, class, RFC.
+    pub fn entry(&self) -> &'static addr::Entry {
+        self.entry
+    }
+
+    /// The IPv4 address the refused IPv6 address carries and how (NAT64, 6to4, …), when
     /// that embedded address is what was refused.
-    pub carries: Option<(&'static str, std::net::Ipv4Addr)>,
+    pub fn carries(&self) -> Option<addr::Embedded> {
+        self.carries
+    }
+
+    /// The class of the refused address (its [`addr::Class::id`] is the rule id).
+    pub fn class(&self) -> addr::Class {
+        self.entry.class
+    }
+
+    /// The broad key that would permit it, or `None` when only an `allow-cidrs` entry
+    /// or an `allow-hosts` entry would (see [`Blocked::only_exact`]).
+    pub fn key(&self) -> Option<&'static str> {
+        self.entry.class.key()
+    }
+
+    /// True for classes no broad switch unlocks (cloud metadata): only an `allow-cidrs`
+    /// entry covering the address or `allow-hosts` naming the host.
+    pub fn only_exact(&self) -> bool {
+        self.entry.class.only_exact()
+    }
 }
 
 /// The phase a deadline expired in.
@@ -366,7 +411,7 @@ impl Error {
     pub fn rule(&self) -> &'static str {
         match self {
             Error::BadUrl(b) => b.reason.rule(),
-            Error::Blocked(b) => b.class,
+            Error::Blocked(b) => b.class().id(),
             Error::TooManyRedirects { .. } => "redirect-limit",
             Error::RedirectLoop { .. } => "redirect-loop",
             Error::Deadline(d) => d.key,
@@ -386,8 +431,8 @@ impl Error {
     /// would.
     pub fn config_key(&self) -> Option<&'static str> {
         match self {
-            Error::Blocked(b) if b.only_exact => Some("allow-cidrs"),
-            Error::Blocked(b) => b.key,
+            Error::Blocked(b) if b.only_exact() => Some("allow-cidrs"),
+            Error::Blocked(b) => b.key(),
             Error::Deadline(d) => Some(d.key),
             Error::Transport(t) if t.failure == TransportFailure::Tls => Some("ca-file"),
             Error::Transport(t) if t.failure == TransportFailure::Proxy => Some("proxy"),
@@ -543,14 +588,8 @@ impl fmt::Display for Blocked {
         let Blocked {
             host,
             address,
-            class_label,
-            block_name,
-            block,
-            rfc,
-            key,
-            only_exact,
+            entry,
             carries,
-            ..
         } = self;
         // An IP-literal host is the address itself, however it is spelled.
         let whom = if host.parse::<IpAddr>().ok() == Some(*address) {
@@ -559,20 +598,24 @@ impl fmt::Display for Blocked {
             format!("{host} ({address})")
         };
         write!(f, "refused {whom}: ")?;
-        if let Some((how, v4)) = carries {
-            write!(f, "it carries {v4} ({how}), a ")?;
+        if let Some(carried) = carries {
+            write!(f, "it carries {} ({}), a ", carried.v4, carried.how.label())?;
         }
         write!(
             f,
-            "{class_label} ({rfc}, {block_name} {block}); the server does not connect to it. "
+            "{} ({}, {} {}); the server does not connect to it. ",
+            entry.class.label(),
+            entry.rfc,
+            entry.name,
+            entry.block
         )?;
-        if *only_exact {
+        if self.only_exact() {
             write!(
                 f,
                 "allow-private does not permit it; only an \"allow-cidrs\" entry covering {address} or \"allow-hosts\" naming {host} would."
             )
         } else {
-            match key {
+            match self.key() {
                 Some(key) => write!(
                     f,
                     "To permit it, set \"{key}\": true, or add an \"allow-cidrs\" entry covering {address}."
@@ -835,19 +878,11 @@ impl std::error::Error for ConfigError {}
 mod tests {
     use super::*;
 
-    fn blocked(class: &'static str, only_exact: bool, key: Option<&'static str>) -> Blocked {
-        Blocked {
-            host: "intranet.example".into(),
-            address: "10.1.2.3".parse().unwrap(),
-            class,
-            class_label: "private address",
-            block_name: "Private-Use",
-            block: "10.0.0.0/8",
-            rfc: "RFC 1918",
-            key,
-            only_exact,
-            carries: None,
-        }
+    /// The refusal of `address` for `host`, from the address's real classification (an
+    /// IPv4-mapped address classified as its IPv4 address, as the guard does).
+    fn blocked(host: &str, address: &str) -> Blocked {
+        let address: IpAddr = address.parse().unwrap();
+        Blocked::new(host, address, &addr::classify(address.to_canonical())).unwrap()
     }
 
     /// Every message of the family, pinned to the letter.
@@ -928,36 +963,28 @@ mod tests {
                 "refused the redirect from https://a.example/ to http://x.example/: a redirect from https to http is never followed, because the page would travel readable and rewritable. Fetch the http URL directly if you mean it. No configuration key permits a downgrade.",
             ),
             (
-                Error::Blocked(blocked("private", false, Some("allow-private"))),
+                Error::Blocked(blocked("intranet.example", "10.1.2.3")),
                 r#"refused intranet.example (10.1.2.3): private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. To permit it, set "allow-private": true, or add an "allow-cidrs" entry covering 10.1.2.3."#,
             ),
             (
-                Error::Blocked(Blocked {
-                    host: "10.1.2.3".into(),
-                    ..blocked("private", false, None)
-                }),
-                r#"refused 10.1.2.3: private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. Only an "allow-cidrs" entry covering 10.1.2.3 would permit it."#,
+                Error::Blocked(blocked("192.0.2.1", "192.0.2.1")),
+                r#"refused 192.0.2.1: documentation address (RFC 5737, Documentation (TEST-NET-1) 192.0.2.0/24); the server does not connect to it. Only an "allow-cidrs" entry covering 192.0.2.1 would permit it."#,
             ),
             (
-                Error::Blocked(blocked("cloud-metadata", true, None)),
-                r#"refused intranet.example (10.1.2.3): private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. allow-private does not permit it; only an "allow-cidrs" entry covering 10.1.2.3 or "allow-hosts" naming intranet.example would."#,
+                Error::Blocked(blocked("metadata.example", "169.254.169.254")),
+                r#"refused metadata.example (169.254.169.254): cloud metadata endpoint (AWS, Google Cloud, Azure, OCI and OpenStack documentation, Instance metadata service 169.254.169.254/32); the server does not connect to it. allow-private does not permit it; only an "allow-cidrs" entry covering 169.254.169.254 or "allow-hosts" naming metadata.example would."#,
             ),
             (
-                Error::Blocked(Blocked {
-                    host: "64:ff9b::a00:1".into(),
-                    address: "64:ff9b::a00:1".parse().unwrap(),
-                    carries: Some(("NAT64", "10.0.0.1".parse().unwrap())),
-                    ..blocked("private", false, Some("allow-private"))
-                }),
+                Error::Blocked(blocked("64:ff9b::a00:1", "64:ff9b::a00:1")),
                 r#"refused 64:ff9b::a00:1: it carries 10.0.0.1 (NAT64), a private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. To permit it, set "allow-private": true, or add an "allow-cidrs" entry covering 64:ff9b::a00:1."#,
             ),
             (
-                Error::Blocked(Blocked {
-                    host: "::ffff:7f00:1".into(),
-                    address: "::ffff:127.0.0.1".parse().unwrap(),
-                    ..blocked("loopback", false, Some("allow-loopback"))
-                }),
-                r#"refused ::ffff:127.0.0.1: private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. To permit it, set "allow-loopback": true, or add an "allow-cidrs" entry covering ::ffff:127.0.0.1."#,
+                Error::Blocked(blocked("::ffff:7f00:1", "::ffff:127.0.0.1")),
+                r#"refused ::ffff:127.0.0.1: loopback address (RFC 1122, Loopback 127.0.0.0/8); the server does not connect to it. To permit it, set "allow-loopback": true, or add an "allow-cidrs" entry covering ::ffff:127.0.0.1."#,
+            ),
+            (
+                Error::Blocked(blocked("localhost", "::1")),
+                r#"refused localhost (::1): loopback address (RFC 4291, Loopback Address ::1/128); the server does not connect to it. To permit it, set "allow-loopback": true, or add an "allow-cidrs" entry covering ::1."#,
             ),
             (
                 Error::TooManyRedirects {
@@ -1122,12 +1149,12 @@ mod tests {
 
     #[test]
     fn kinds_rules_and_keys_are_data() {
-        let e = Error::Blocked(blocked("private", false, Some("allow-private")));
+        let e = Error::Blocked(blocked("intranet.example", "10.1.2.3"));
         assert_eq!(
             (e.kind(), e.rule(), e.config_key()),
             (ErrorKind::Blocked, "private", Some("allow-private"))
         );
-        let e = Error::Blocked(blocked("cloud-metadata", true, None));
+        let e = Error::Blocked(blocked("metadata.example", "169.254.169.254"));
         assert_eq!(
             (e.rule(), e.config_key()),
             ("cloud-metadata", Some("allow-cidrs"))
@@ -1154,11 +1181,49 @@ mod tests {
         assert_eq!(ErrorKind::TooManyRedirects.as_str(), "too_many_redirects");
     }
 
+    /// A refusal is made from a classification, and says what its table row says.
+    #[test]
+    fn a_refusal_agrees_with_the_table() {
+        let ip = |s: &str| -> IpAddr { s.parse().unwrap() };
+        assert_eq!(
+            Blocked::new("x", ip("8.8.8.8"), &addr::classify(ip("8.8.8.8"))),
+            None
+        );
+        let metadata = addr::classify(ip("169.254.169.254"));
+        let b = Blocked::new("metadata.example", ip("169.254.169.254"), &metadata).unwrap();
+        assert_eq!(b.entry(), metadata.entry.unwrap());
+        assert_eq!(
+            (b.host(), b.address(), b.class(), b.key(), b.only_exact()),
+            (
+                "metadata.example",
+                ip("169.254.169.254"),
+                addr::Class::CloudMetadata,
+                None,
+                true
+            )
+        );
+        assert_eq!(b.entry().block, "169.254.169.254/32");
+        // An IPv6 address refused for the IPv4 address it carries.
+        let nat64 = addr::classify(ip("64:ff9b::a00:1"));
+        let b = Blocked::new("x", ip("64:ff9b::a00:1"), &nat64).unwrap();
+        assert_eq!(
+            b.carries(),
+            Some(addr::Embedded {
+                how: addr::Embedding::Nat64,
+                v4: "10.0.0.1".parse().unwrap()
+            })
+        );
+        assert_eq!(
+            (b.entry().block, b.key(), b.only_exact()),
+            ("10.0.0.0/8", Some("allow-private"), false)
+        );
+    }
+
     /// The error travels through every call; it stays small.
     #[test]
     fn error_size_is_pinned() {
         assert!(
-            std::mem::size_of::<Error>() <= 168,
+            std::mem::size_of::<Error>() <= 88,
             "{}",
             std::mem::size_of::<Error>()
         );

@@ -10,8 +10,8 @@
 //!
 //! let policy = Policy::default();
 //! let refused = policy.decide("10.1.2.3", "10.1.2.3".parse().unwrap()).unwrap_err();
-//! assert_eq!(refused.class, "private");
-//! assert_eq!(refused.key, Some("allow-private"));
+//! assert_eq!(refused.class().id(), "private");
+//! assert_eq!(refused.key(), Some("allow-private"));
 //!
 //! let policy = Policy { allow_cidrs: vec!["10.0.0.0/8".parse().unwrap()], ..Policy::default() };
 //! assert!(matches!(policy.decide("10.1.2.3", "10.1.2.3".parse().unwrap()), Ok(Allowed::AllowCidr(_))));
@@ -118,10 +118,6 @@ impl Policy {
     ///    can be — multicast, broadcast, unspecified, reserved, documentation — and for
     ///    cloud metadata, which only an exact `allow-cidrs` or `allow-hosts` entry
     ///    opens).
-    #[expect(
-        clippy::result_large_err,
-        reason = "a refusal ends the request and becomes an Error::Blocked of the same size; boxing it here buys nothing"
-    )]
     pub fn decide(&self, host: &str, peer: IpAddr) -> Result<Allowed, Blocked> {
         let canonical = canonical(peer);
         if let Some(net) = self
@@ -139,11 +135,7 @@ impl Policy {
             return Ok(Allowed::AllowHost);
         }
         let classification = addr::classify(canonical);
-        let Some(entry) = classification.entry else {
-            return Ok(Allowed::Public);
-        };
-        let class = entry.class;
-        match class.reach() {
+        match classification.reach() {
             Reach::Public => return Ok(Allowed::Public),
             Reach::Loopback if self.allow_loopback => return Ok(Allowed::AllowLoopback),
             Reach::Loopback | Reach::Machine if self.allow_private => {
@@ -151,18 +143,8 @@ impl Policy {
             }
             Reach::Loopback | Reach::Machine | Reach::NoMachine | Reach::Metadata => {}
         }
-        Err(Blocked {
-            host: host.to_owned(),
-            address: peer,
-            class: class.id(),
-            class_label: class.label(),
-            block_name: entry.name,
-            block: entry.block,
-            rfc: entry.rfc,
-            key: class.key(),
-            only_exact: class.only_exact(),
-            carries: classification.via.map(|e| (e.how.label(), e.v4)),
-        })
+        // Only a public address has no row, and it was admitted above.
+        Blocked::new(host, peer, &classification).map_or(Ok(Allowed::Public), Err)
     }
 }
 
@@ -392,7 +374,7 @@ mod tests {
         for (policy, host, peer, want) in cases {
             let got = match policy.decide(host, ip(peer)) {
                 Ok(allowed) => Yes(allowed),
-                Err(blocked) => No(blocked.class, blocked.key),
+                Err(blocked) => No(blocked.class().id(), blocked.key()),
             };
             assert_eq!(got, want, "{policy:?} {host} {peer}");
         }
@@ -404,23 +386,32 @@ mod tests {
         let b = Policy::default()
             .decide("64:ff9b::a00:1", ip("64:ff9b::a00:1"))
             .unwrap_err();
-        assert_eq!(b.carries, Some(("NAT64", "10.0.0.1".parse().unwrap())));
+        assert_eq!(
+            b.carries(),
+            Some(addr::Embedded {
+                how: addr::Embedding::Nat64,
+                v4: "10.0.0.1".parse().unwrap()
+            })
+        );
         assert!(Error::Blocked(b).to_string().starts_with(
             "refused 64:ff9b::a00:1: it carries 10.0.0.1 (NAT64), a private address (RFC 1918"
         ),);
         let b = Policy::default()
             .decide("2002:a9fe:a9fe::1", ip("2002:a9fe:a9fe::1"))
             .unwrap_err();
-        assert_eq!(b.class, "cloud-metadata");
+        assert_eq!(b.class(), addr::Class::CloudMetadata);
         assert_eq!(
-            b.carries,
-            Some(("6to4", "169.254.169.254".parse().unwrap()))
+            b.carries(),
+            Some(addr::Embedded {
+                how: addr::Embedding::SixToFour,
+                v4: "169.254.169.254".parse().unwrap()
+            })
         );
         // A v4-mapped peer is canonicalised first: it is the IPv4 address itself.
         let b = Policy::default()
             .decide("::ffff:7f00:1", ip("::ffff:127.0.0.1"))
             .unwrap_err();
-        assert_eq!(b.carries, None);
+        assert_eq!(b.carries(), None);
         assert!(
             Error::Blocked(b)
                 .to_string()
@@ -435,20 +426,20 @@ mod tests {
             .decide("intranet.example", ip("10.1.2.3"))
             .unwrap_err();
         assert_eq!(
-            b,
-            Blocked {
-                host: "intranet.example".into(),
-                address: ip("10.1.2.3"),
-                class: "private",
-                class_label: "private address",
-                block_name: "Private-Use",
-                block: "10.0.0.0/8",
-                rfc: "RFC 1918",
-                key: Some("allow-private"),
-                only_exact: false,
-                carries: None,
-            }
+            (b.host(), b.address(), b.class(), b.key(), b.only_exact()),
+            (
+                "intranet.example",
+                ip("10.1.2.3"),
+                addr::Class::Private,
+                Some("allow-private"),
+                false
+            )
         );
+        assert_eq!(
+            (b.entry().name, b.entry().block, b.entry().rfc, b.carries()),
+            ("Private-Use", "10.0.0.0/8", "RFC 1918", None)
+        );
+        assert_eq!(b.class().label(), "private address");
         assert_eq!(
             Error::Blocked(b).to_string(),
             r#"refused intranet.example (10.1.2.3): private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. To permit it, set "allow-private": true, or add an "allow-cidrs" entry covering 10.1.2.3."#
@@ -461,7 +452,13 @@ mod tests {
         .decide("169.254.169.254", ip("169.254.169.254"))
         .unwrap_err();
         assert_eq!(
-            (b.class, b.class_label, b.block, b.key, b.only_exact),
+            (
+                b.class().id(),
+                b.class().label(),
+                b.entry().block,
+                b.key(),
+                b.only_exact()
+            ),
             (
                 "cloud-metadata",
                 "cloud metadata endpoint",
@@ -481,7 +478,7 @@ mod tests {
         let b = Policy::default()
             .decide("::ffff:127.0.0.1", ip("::ffff:127.0.0.1"))
             .unwrap_err();
-        assert_eq!(b.address, ip("::ffff:127.0.0.1"));
+        assert_eq!(b.address(), ip("::ffff:127.0.0.1"));
         assert_eq!(
             Error::Blocked(b).to_string(),
             r#"refused ::ffff:127.0.0.1: loopback address (RFC 1122, Loopback 127.0.0.0/8); the server does not connect to it. To permit it, set "allow-loopback": true, or add an "allow-cidrs" entry covering ::ffff:127.0.0.1."#
@@ -490,7 +487,7 @@ mod tests {
         let b = Policy::default()
             .decide("fec0::1", ip("fec0::1"))
             .unwrap_err();
-        assert_eq!((b.rfc, b.block), ("RFC 3879", "fec0::/10"));
+        assert_eq!((b.entry().rfc, b.entry().block), ("RFC 3879", "fec0::/10"));
         let b = Policy::default()
             .decide("x", ip("224.0.0.251"))
             .unwrap_err();
@@ -513,8 +510,8 @@ mod tests {
                     assert!(!class.refused_by_default(), "{peer} allowed: {allowed}")
                 }
                 Err(b) => {
-                    assert_eq!(b.class, class.id(), "{peer}");
-                    assert_eq!(b.key, class.key(), "{peer}");
+                    assert_eq!(b.class(), class, "{peer}");
+                    assert_eq!(b.key(), class.key(), "{peer}");
                     assert!(
                         Policy {
                             allow_cidrs: vec![e.net],

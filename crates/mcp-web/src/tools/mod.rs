@@ -89,11 +89,11 @@ pub fn error_data(error: &Error) -> Map<String, Value> {
         data.insert("url".into(), json!(url));
     }
     if let Error::Blocked(blocked) = error {
-        data.insert("host".into(), json!(blocked.host));
-        data.insert("address".into(), json!(blocked.address.to_string()));
-        data.insert("class".into(), json!(blocked.class));
-        data.insert("block".into(), json!(blocked.block));
-        data.insert("rfc".into(), json!(blocked.rfc));
+        data.insert("host".into(), json!(blocked.host()));
+        data.insert("address".into(), json!(blocked.address().to_string()));
+        data.insert("class".into(), json!(blocked.class().id()));
+        data.insert("block".into(), json!(blocked.entry().block));
+        data.insert("rfc".into(), json!(blocked.entry().rfc));
     }
     data
 }
@@ -149,6 +149,30 @@ mod tests {
                 "rule": "unknown_parameter",
                 "config_key": null,
                 "parameter": "depth",
+            })
+        );
+    }
+
+    #[test]
+    fn error_data_of_a_refused_address_names_its_table_row() {
+        let peer = "169.254.169.254".parse().unwrap();
+        let policy = mcp_web_core::guard::Policy {
+            allow_private: true,
+            ..Default::default()
+        };
+        let error = Error::from(policy.decide("metadata.example", peer).unwrap_err());
+        let data = error_data(&error);
+        assert_eq!(
+            Value::Object(data),
+            json!({
+                "kind": "blocked",
+                "rule": "cloud-metadata",
+                "config_key": "allow-cidrs",
+                "host": "metadata.example",
+                "address": "169.254.169.254",
+                "class": "cloud-metadata",
+                "block": "169.254.169.254/32",
+                "rfc": "AWS, Google Cloud, Azure, OCI and OpenStack documentation",
             })
         );
     }

@@ -8,11 +8,12 @@ use ::url::Url;
 use dom_query::{Document, NodeId, NodeRef};
 use dom_smoothie::{Config, Readability};
 
-use super::prune::{drop_orphan_headings, prune, words};
+use super::prune::{drop_orphan_headings, prune};
 use super::render::{collapse, render};
 use super::tree::{
     Step, attr, depth_and_count, flatten_deep, visible_len, walk, with_element, with_text,
 };
+use super::vocab::{CHROME_ROLES, Names, classify_names, is_hidden, is_never_content};
 use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
 
 /// Start tags nested deeper than this (by a pre-parse estimate) are dropped before parsing.
@@ -479,248 +480,6 @@ struct Cleaned {
     scripts: usize,
 }
 
-/// Whether an element is hidden by `hidden`, `aria-hidden="true"` or an inline
-/// `display: none` / `visibility: hidden`.
-pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
-    with_element(node, |e| {
-        if attr(e, "hidden").is_some() {
-            return true;
-        }
-        if attr(e, "aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
-            return true;
-        }
-        attr(e, "style").is_some_and(|s| {
-            let s: String = s
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect::<String>()
-                .to_ascii_lowercase();
-            s.contains("display:none") || s.contains("visibility:hidden")
-        })
-    })
-    .unwrap_or(false)
-}
-
-/// Elements removed with everything in them.
-pub(crate) fn is_never_content(name: &str) -> bool {
-    matches!(
-        name,
-        "script"
-            | "style"
-            | "template"
-            | "svg"
-            | "math"
-            | "iframe"
-            | "object"
-            | "embed"
-            | "canvas"
-            | "video"
-            | "audio"
-            | "map"
-            | "select"
-            | "textarea"
-            | "button"
-            | "input"
-            | "datalist"
-            | "dialog"
-            | "link"
-            | "meta"
-    )
-}
-
-/// Whole class names that mark hidden or screen-reader-only text.
-const HIDDEN_CLASSES: &[&str] = &[
-    "sr-only",
-    "screen-reader-text",
-    "screen-reader-only",
-    "visually-hidden",
-    "visuallyhidden",
-    "element-invisible",
-    "hidden",
-    "d-none",
-    "is-hidden",
-    "u-hidden",
-];
-
-/// Words in class names and ids that mark chrome wherever they appear.
-const CHROME_WORDS: &[&str] = &[
-    "share",
-    "sharing",
-    "shares",
-    "sharebar",
-    "shariff",
-    "addthis",
-    "sharethis",
-    "social",
-    "socials",
-    "newsletter",
-    "subscribe",
-    "subscription",
-    "signup",
-    "comments",
-    "disqus",
-    "respond",
-    "commentform",
-    "advert",
-    "advertisement",
-    "ads",
-    "ad",
-    "adsbygoogle",
-    "sponsored",
-    "promo",
-    "popup",
-    "modal",
-    "overlay",
-    "skiplink",
-    "skiplinks",
-    "breadcrumb",
-    "breadcrumbs",
-    "outbrain",
-    "taboola",
-    "credit",
-    "credits",
-    "copyright",
-    "login",
-    "paywall",
-    "cta",
-];
-
-/// Words in class names and ids that mark a consent banner: removed however long its text.
-const CONSENT_WORDS: &[&str] = &[
-    "cookie",
-    "cookies",
-    "cookiebanner",
-    "consent",
-    "gdpr",
-    "cmp",
-];
-
-/// Phrases that mark chrome when a class name or id contains them with its separators
-/// removed (`read-more`, `c-see-also__list`, `mostPopular`).
-const CHROME_PHRASES: &[&str] = &[
-    "readmore",
-    "readalso",
-    "alsoread",
-    "seealso",
-    "viewmore",
-    "mostread",
-    "mostpopular",
-    "morestories",
-    "morenews",
-    "morearticles",
-    "relatedposts",
-    "relatedarticles",
-    "relatedstories",
-    "youmayalso",
-    "youmightalso",
-];
-
-/// Words in class names and ids that mark layout chrome, unless the same name also says
-/// content, and only when the element is mostly links or short.
-const LAYOUT_WORDS: &[&str] = &[
-    "nav",
-    "navbar",
-    "navigation",
-    "menu",
-    "mainmenu",
-    "megamenu",
-    "footer",
-    "sidebar",
-    "masthead",
-    "topbar",
-    "toolbar",
-    "pagination",
-    "pager",
-    "related",
-    "recommended",
-    "recommendations",
-    "widget",
-];
-
-/// Words in class names and ids that mark content.
-const CONTENT_WORDS: &[&str] = &[
-    "content", "article", "main", "body", "text", "story", "entry",
-];
-
-/// ARIA roles of chrome.
-const CHROME_ROLES: &[&str] = &[
-    "navigation",
-    "banner",
-    "contentinfo",
-    "complementary",
-    "search",
-    "dialog",
-    "alertdialog",
-    "menu",
-    "menubar",
-    "toolbar",
-];
-
-/// How a class or id value classifies an element.
-#[derive(Clone, Copy, Default)]
-struct Names {
-    /// Hidden text, or a cookie or consent banner: removed however long its text.
-    always: bool,
-    /// Strong chrome (share bars, ads, comment widgets).
-    strong: bool,
-    /// Layout chrome (menus, sidebars, related lists) not also named content.
-    layout: bool,
-    /// A name that says content and nothing else.
-    content: bool,
-}
-
-fn classify_names(value: &str, names: &mut Names) {
-    for token in value.split_ascii_whitespace() {
-        if is_neutral(token) {
-            continue;
-        }
-        let lower = token.to_ascii_lowercase();
-        if HIDDEN_CLASSES.contains(&lower.as_str()) {
-            names.always = true;
-            continue;
-        }
-        let joined: String = lower.chars().filter(char::is_ascii_alphanumeric).collect();
-        let (mut strong, mut layout, mut content) = (false, false, false);
-        for part in words(token) {
-            let part = part.to_ascii_lowercase();
-            strong |= CHROME_WORDS.contains(&part.as_str());
-            names.always |= CONSENT_WORDS.contains(&part.as_str());
-            layout |= LAYOUT_WORDS.contains(&part.as_str());
-            content |= CONTENT_WORDS.contains(&part.as_str());
-        }
-        // A phrase names chrome unless the same name also says content
-        // (`entry-content-read-more` is the content, folded).
-        strong |= !content && CHROME_PHRASES.iter().any(|p| joined.contains(p));
-        names.strong |= strong;
-        names.layout |= layout && !content;
-        names.content |= content && !layout && !strong;
-    }
-}
-
-/// Whether a class or id token says nothing of the element's role, so that its words do not
-/// mark chrome: a negation (`no-share`, `without-sidebar`) or a taxonomy term of the content
-/// (`category-social-issues`, `tag-cookies`).
-pub(crate) fn is_neutral(token: &str) -> bool {
-    [
-        "no-",
-        "no_",
-        "not-",
-        "without-",
-        "hide-",
-        "has-no-",
-        "category-",
-        "tag-",
-        "topic-",
-    ]
-    .iter()
-    .any(|p| {
-        token.len() > p.len()
-            && token
-                .get(..p.len())
-                .is_some_and(|h| h.eq_ignore_ascii_case(p))
-    })
-}
-
 /// What kind of element the chrome filter sees.
 enum Verdict {
     /// Removed with its subtree, no questions asked.
@@ -936,33 +695,6 @@ fn clean(doc: &Document) -> Cleaned {
 mod tests {
     use super::*;
 
-    fn names(value: &str) -> (bool, bool, bool) {
-        let mut n = Names::default();
-        classify_names(value, &mut n);
-        (n.strong, n.layout, n.content)
-    }
-
-    #[test]
-    fn class_names_classify_by_word_phrase_and_negation() {
-        assert_eq!(names("share-bar"), (true, false, false));
-        assert_eq!(names("c-read-more__list"), (true, false, false));
-        assert_eq!(names("mostPopular"), (true, false, false));
-        assert_eq!(names("cta-global__container"), (true, false, false));
-        // A phrase beside a content word is the content, folded.
-        assert_eq!(names("entry-content-read-more"), (false, false, true));
-        assert_eq!(names("sidebarBlocks"), (false, true, false));
-        assert_eq!(
-            names("no-share category-social-issues tag-cookies"),
-            (false, false, false)
-        );
-        for always in ["cookie-notice", "cmp-banner", "sr-only", "d-none"] {
-            let mut n = Names::default();
-            classify_names(always, &mut n);
-            assert!(n.always, "{always}");
-        }
-        assert!(!is_neutral("no-"));
-    }
-
     fn lines(text: &str) -> Vec<String> {
         text.split('\n').map(str::to_owned).collect()
     }
@@ -986,6 +718,5 @@ mod tests {
                  | Size | Weight |\n| --- | --- |\n| Small tomatoes | 120 grams |\n| Large tomatoes | 240 grams |\n| Beefsteak tomatoes | 400 grams |\n\n{long}"
             ))
         );
-        assert!(!is_neutral("“item“"));
     }
 }

@@ -27,6 +27,7 @@ mod prune;
 mod render;
 mod text;
 mod tree;
+mod vocab;
 mod xml;
 
 use ::url::Url;

@@ -8,8 +8,8 @@
 use ::url::Url;
 use dom_query::{NodeId, NodeRef};
 
-use super::html::is_neutral;
 use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
+use super::vocab::{AUTHOR_WORDS, META_PHRASES, META_WORDS, has_phrase, has_word};
 
 /// Boilerplate holding more than this share of the text under the filtered root is kept.
 const PRUNE_MAX_SHARE: f64 = 0.4;
@@ -29,42 +29,6 @@ const TEASER_MAX_CHARS: usize = 400;
 /// A paragraph that ends with a link to another page, after a label of at most this many
 /// characters ("Read also:"), is a promotion.
 const PROMO_MAX_LABEL: usize = 40;
-
-/// Words in class names and ids that mark an author box.
-const AUTHOR_WORDS: &[&str] = &["author", "authors", "bio", "biography", "byline", "bylines"];
-
-/// Words in class names and ids that mark short metadata about the content.
-const META_WORDS: &[&str] = &[
-    "date",
-    "timestamp",
-    "published",
-    "pubdate",
-    "posted",
-    "metadata",
-    "tags",
-    "tag",
-    "caption",
-    "figcaption",
-    "credit",
-    "credits",
-];
-
-/// Phrases in class names and ids (separators removed) that mark the metadata line of a
-/// post or an article.
-const META_PHRASES: &[&str] = &[
-    "postmeta",
-    "entrymeta",
-    "articlemeta",
-    "storymeta",
-    "postinfo",
-    "entryinfo",
-    "articleinfo",
-    "publishdate",
-    "publicationdate",
-    "postdate",
-    "entrydate",
-    "articledate",
-];
 
 /// An open element during the walk.
 struct Frame {
@@ -350,57 +314,6 @@ fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
     }
 }
 
-/// Whether a token of a class or id value, with its separators removed, contains a phrase of
-/// `list` (`entry-meta` contains `entrymeta`).
-fn has_phrase(value: &str, list: &[&str]) -> bool {
-    value
-        .split_ascii_whitespace()
-        .filter(|token| !is_neutral(token))
-        .any(|token| {
-            let joined: String = token
-                .chars()
-                .filter(char::is_ascii_alphanumeric)
-                .map(|c| c.to_ascii_lowercase())
-                .collect();
-            list.iter().any(|p| joined.contains(p))
-        })
-}
-
-/// Whether one of the words of a class or id value (split at punctuation and at
-/// lower-to-upper case changes) is in `list`.
-fn has_word(value: &str, list: &[&str]) -> bool {
-    value
-        .split_ascii_whitespace()
-        .filter(|token| !is_neutral(token))
-        .flat_map(words)
-        .any(|w| list.iter().any(|m| m.eq_ignore_ascii_case(w)))
-}
-
-/// The words of a class or id token: split at characters other than letters and digits, and
-/// where a lower-case letter is followed by an upper-case one (`articleMeta`).
-pub(crate) fn words(token: &str) -> impl Iterator<Item = &str> {
-    token
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .flat_map(|part| {
-            let mut cuts = Vec::new();
-            let bytes = part.as_bytes();
-            for i in 1..bytes.len() {
-                if bytes[i - 1].is_ascii_lowercase() && bytes[i].is_ascii_uppercase() {
-                    cuts.push(i);
-                }
-            }
-            let mut start = 0;
-            let mut out = Vec::with_capacity(cuts.len() + 1);
-            for cut in cuts {
-                out.push(&part[start..cut]);
-                start = cut;
-            }
-            out.push(&part[start..]);
-            out
-        })
-        .filter(|w| !w.is_empty())
-}
-
 /// Whether a closed element is boilerplate.
 fn is_boilerplate(f: &Frame) -> bool {
     if f.chars == 0 {
@@ -430,20 +343,6 @@ fn is_boilerplate(f: &Frame) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn class_words_split_at_punctuation_and_case() {
-        let w: Vec<_> = words("sidebarBlocks c-article__meta x").collect();
-        assert_eq!(w, ["sidebar", "Blocks", "c", "article", "meta", "x"]);
-        assert!(has_word("post-byline", AUTHOR_WORDS));
-        assert!(has_word("articleDate", META_WORDS));
-        assert!(!has_word("update mandate", META_WORDS));
-        assert!(!has_word("no-author has-no-date", AUTHOR_WORDS));
-        assert!(!has_word("no-author has-no-date", META_WORDS));
-        assert!(has_phrase("c-entry-meta__row", META_PHRASES));
-        assert!(has_phrase("articleInfo", META_PHRASES));
-        assert!(!has_phrase("recipe-meta", META_PHRASES));
-    }
 
     fn lines(text: &str) -> Vec<String> {
         text.split('\n').map(str::to_owned).collect()

@@ -5,8 +5,8 @@
 
 use dom_query::NodeRef;
 
-use super::html::is_never_content;
 use super::tree::{Step, attr, walk, with_element, with_text};
+use super::vocab::{is_hidden, is_never_content};
 
 /// Renders the subtree of `root` to lines (no leading, trailing or repeated blank lines).
 pub(crate) fn render(root: NodeRef<'_>) -> Vec<String> {
@@ -166,7 +166,7 @@ impl Renderer {
         };
         if let Some(alt) = alt
             && self.pre_depth == 0
-            && !super::html::is_hidden(node)
+            && !is_hidden(node)
         {
             // An image stands in the text as its alternative text.
             self.pending_space = true;
@@ -174,7 +174,7 @@ impl Renderer {
             self.pending_space = true;
             return false;
         }
-        if is_skipped(&name) || super::html::is_hidden(node) {
+        if is_skipped(&name) || is_hidden(node) {
             return false;
         }
         if self.pre_depth > 0 {

@@ -27,10 +27,6 @@ pub enum Hop {
 /// - a URL already in the chain is a [`Error::RedirectLoop`];
 /// - more than `limit` redirects is [`Error::TooManyRedirects`], with the whole chain
 ///   and the refused target last.
-#[expect(
-    clippy::result_large_err,
-    reason = "a refusal ends the fetch as this very Error; boxing it here buys nothing"
-)]
 pub fn next_hop(
     current: &CheckedUrl,
     status: u16,

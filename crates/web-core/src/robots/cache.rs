@@ -322,7 +322,8 @@ pub fn rules_of(outcome: Result<Body, Error>) -> Option<(Rules, bool)> {
         }
         Err(Error::Blocked(b)) => unreachable(format!(
             "the floor refused {} ({})",
-            b.address, b.class_label
+            b.address(),
+            b.class().label()
         )),
         Err(other) => unreachable(other.to_string()),
     }

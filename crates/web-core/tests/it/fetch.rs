@@ -97,8 +97,8 @@ async fn dns_rebinding_cannot_retarget_a_pooled_connection_nor_a_new_one() {
     let Error::Blocked(blocked) = &err else {
         panic!("{err}")
     };
-    assert_eq!(blocked.address, REFUSED);
-    assert_eq!(blocked.host, "rebind.test");
+    assert_eq!(blocked.address(), REFUSED);
+    assert_eq!(blocked.host(), "rebind.test");
     assert_eq!(resolver.lookups(), 2);
     assert_eq!((raw.connections(), raw.bytes()), (0, 0));
 }
@@ -125,7 +125,7 @@ async fn a_name_with_refused_and_permitted_addresses_uses_the_permitted_one() {
     let Error::Blocked(blocked) = &err else {
         panic!("{err}")
     };
-    assert_eq!(blocked.address, REFUSED);
+    assert_eq!(blocked.address(), REFUSED);
 }
 
 #[tokio::test]

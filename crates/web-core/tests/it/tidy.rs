@@ -2,7 +2,7 @@
 //! `//!` paragraph; no test is skipped or expected to panic; the modules of
 //! mcp-web-core respect the layer table of SPEC §2; mcp-kit never names mcp-web-core;
 //! only mcp-kit names rmcp; only `transport` uses the socket and resolver APIs that
-//! `clippy.toml` bans.
+//! `clippy.toml` bans; the modules of `extract` import each other without a circle.
 //!
 //! Each rule is a pure function over a file's path and text, tested on made-up files
 //! below so that a rule that could never fire would be noticed.
@@ -126,12 +126,13 @@ fn no_skipped_or_panicking_tests(path: &str, text: &str) -> Vec<String> {
     out
 }
 
-/// The modules of mcp-web-core in the order of SPEC §2's table, with their layer.
+/// The modules of mcp-web-core in the order of SPEC §2's table, with their layer, but
+/// for `addr` before `error`: a refusal refers to its address-table row.
 /// A module may use the modules in the rows above its own: every lower layer, and
-/// within its layer the rows before it (so every module may use `error`).
+/// within its layer the rows before it (so every module but `addr` may use `error`).
 const LAYERS: &[(&str, u8)] = &[
-    ("error", 0),
     ("addr", 0),
+    ("error", 0),
     ("url", 0),
     ("media", 0),
     ("extract", 0),
@@ -170,14 +171,24 @@ fn module_of(path: &str) -> Option<String> {
 /// The module paths named after `crate::` on a line: `crate::a::b` gives `a::b`, and
 /// `crate::{a::X, b}` gives `a::X` and `b`.
 fn crate_paths(line: &str) -> Vec<String> {
+    paths_after(line, "crate::")
+        .into_iter()
+        .map(|(_, p)| p)
+        .collect()
+}
+
+/// The paths named after `prefix` (`crate::`, `super::`) in a text, with the byte offset of
+/// each `prefix`: `prefix a::b` gives `a::b`, and `prefix {a::X, b}` gives `a::X` and `b`,
+/// also when the group spans lines.
+fn paths_after(text: &str, prefix: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
-    for (at, _) in line.match_indices("crate::") {
-        if line[..at].ends_with('$')
-            || line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+    for (at, _) in text.match_indices(prefix) {
+        if text[..at].ends_with(['$', ':'])
+            || text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
         {
             continue;
         }
-        let rest = &line[at + "crate::".len()..];
+        let rest = &text[at + prefix.len()..];
         if let Some(group) = rest.strip_prefix('{') {
             let mut depth = 0usize;
             let mut item = String::new();
@@ -187,33 +198,35 @@ fn crate_paths(line: &str) -> Vec<String> {
                     '}' if depth == 0 => break,
                     '}' => depth -= 1,
                     ',' if depth == 0 => {
-                        out.push(std::mem::take(&mut item));
+                        out.push((at, std::mem::take(&mut item)));
                         continue;
                     }
                     _ => {}
                 }
                 item.push(c);
             }
-            out.push(item);
+            out.push((at, item));
         } else {
             let path: String = rest
                 .chars()
                 .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
                 .collect();
-            out.push(path);
+            out.push((at, path));
         }
     }
     out.into_iter()
-        .map(|p| {
-            p.trim()
+        .map(|(at, p)| {
+            let p = p
+                .trim()
                 .split(['{', ' '])
                 .next()
                 .unwrap_or("")
                 .trim_end_matches(':')
                 .trim()
-                .to_owned()
+                .to_owned();
+            (at, p)
         })
-        .filter(|p| !p.is_empty() && p != "self")
+        .filter(|(_, p)| !p.is_empty() && p != "self")
         .collect()
 }
 
@@ -252,6 +265,121 @@ fn respects_layers(path: &str, text: &str) -> Vec<String> {
                 }
                 // `crate::Error` and other re-exports from the crate root.
                 None => {}
+            }
+        }
+    }
+    out
+}
+
+/// The directory of the extractor's modules.
+const EXTRACT_DIR: &str = "crates/web-core/src/extract/";
+
+/// The sibling modules of `extract` that a file of it names after `super::` or
+/// `crate::extract::` (in a `use`, or in a path inside code), each with its line. Comments
+/// are not read, nor the file's test module (`#[cfg(test)] mod …`), where `super` is the
+/// file itself.
+fn extract_imports(text: &str, modules: &[String]) -> Vec<(usize, String)> {
+    let mut code: Vec<&str> = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.trim() == "#[cfg(test)]"
+            && lines
+                .peek()
+                .is_some_and(|next| next.trim_start().starts_with("mod "))
+        {
+            break;
+        }
+        let trimmed = line.trim_start();
+        code.push(if trimmed.starts_with("//") {
+            ""
+        } else {
+            line.find(" //").map_or(line, |at| &line[..at])
+        });
+    }
+    let code = code.join("\n");
+    let line_of = |at: usize| code[..at].matches('\n').count() + 1;
+    let from_super = paths_after(&code, "super::");
+    let from_crate = paths_after(&code, "crate::")
+        .into_iter()
+        .filter_map(|(at, p)| p.strip_prefix("extract::").map(|p| (at, p.to_owned())))
+        .chain(paths_after(&code, "crate::extract::"));
+    let mut out: Vec<(usize, String)> = from_super
+        .into_iter()
+        .chain(from_crate)
+        .filter_map(|(at, path)| {
+            let first = path.split("::").next().unwrap_or("");
+            modules
+                .iter()
+                .any(|m| m == first)
+                .then(|| (line_of(at), first.to_owned()))
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Rule: the files of `extract/` import each other without a circle, so each can be read
+/// and changed knowing only the modules below it. The nodes are the modules beside
+/// `mod.rs`; `mod.rs` itself declares them and holds the types they all return, so it is
+/// the root, not a node. `files` is (path, text) of every source file.
+fn extract_is_acyclic(files: &[(String, String)]) -> Vec<String> {
+    let module = |path: &str| {
+        let rel = path.strip_prefix(EXTRACT_DIR)?;
+        let rel = rel
+            .strip_suffix("/mod.rs")
+            .or_else(|| rel.strip_suffix(".rs"))?;
+        (rel != "mod" && !rel.contains('/')).then(|| rel.to_owned())
+    };
+    let nodes: Vec<(String, &str)> = files
+        .iter()
+        .filter_map(|(p, t)| module(p).map(|m| (m, t.as_str())))
+        .collect();
+    let names: Vec<String> = nodes.iter().map(|(m, _)| m.clone()).collect();
+    // Each module's imports of its siblings: (line, module).
+    let edges: Vec<Vec<(usize, String)>> = nodes
+        .iter()
+        .map(|(m, t)| {
+            extract_imports(t, &names)
+                .into_iter()
+                .filter(|(_, to)| to != m)
+                .collect()
+        })
+        .collect();
+    let index = |name: &str| names.iter().position(|n| n == name);
+    // Depth-first search from every module; an edge back to a module on the current path
+    // closes a circle.
+    let mut out = Vec::new();
+    let mut done = vec![false; names.len()];
+    for start in 0..names.len() {
+        if done[start] {
+            continue;
+        }
+        // The path: (module, next edge to follow).
+        let mut path: Vec<(usize, usize)> = vec![(start, 0)];
+        while let Some(&(node, next)) = path.last() {
+            let Some((line, to)) = edges[node].get(next) else {
+                done[node] = true;
+                path.pop();
+                continue;
+            };
+            if let Some(top) = path.last_mut() {
+                top.1 += 1;
+            }
+            let Some(to) = index(to) else { continue };
+            if let Some(at) = path.iter().position(|&(n, _)| n == to) {
+                let circle: Vec<&str> = path[at..]
+                    .iter()
+                    .map(|&(n, _)| names[n].as_str())
+                    .chain([names[to].as_str()])
+                    .collect();
+                out.push(format!(
+                    "{EXTRACT_DIR}{}.rs:{line}: rule extract-acyclic: the modules of extract import each other in a circle ({}); move what they share into a module below them (class names and elements: vocab.rs)",
+                    names[node],
+                    circle.join(" -> ")
+                ));
+            } else if !done[to] {
+                path.push((to, 0));
             }
         }
     }
@@ -366,6 +494,20 @@ fn web_core_modules_respect_the_layer_table() {
 }
 
 #[test]
+fn extract_modules_import_each_other_without_a_circle() {
+    let files = sources();
+    assert!(
+        files
+            .iter()
+            .filter(|(p, _)| p.starts_with(EXTRACT_DIR))
+            .count()
+            > 2,
+        "tidy did not find the extractor's modules"
+    );
+    report(extract_is_acyclic(&files));
+}
+
+#[test]
 fn crates_respect_their_boundaries() {
     check_all(respects_crate_boundaries);
     let kit = fs::read_to_string(root().join("crates/kit/Cargo.toml")).unwrap();
@@ -458,6 +600,59 @@ fn every_rule_can_fail() {
         )
         .is_empty()
     );
+
+    let file = |name: &str, text: &str| (format!("{EXTRACT_DIR}{name}"), text.to_owned());
+    let circle = [
+        file("mod.rs", "//! M.\nmod html;\nmod prune;\nmod tree;\n"),
+        file(
+            "html.rs",
+            "//! H.\nuse super::prune::prune;\nuse super::{BodyKind, Extracted};\n",
+        ),
+        file(
+            "prune.rs",
+            "//! P.\nuse super::tree::walk;\nfn f() {\n    super::html::is_neutral(\"x\");\n}\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\n",
+        ),
+        file(
+            "tree.rs",
+            "//! T.\n// use super::html::x; in a comment is fine\n#[cfg(test)]\nmod tests {\n    use super::prune;\n}\n",
+        ),
+    ];
+    let found = extract_is_acyclic(&circle);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("crates/web-core/src/extract/prune.rs:4: rule extract-acyclic: the modules of extract import each other in a circle (html -> prune -> html)"),
+        "{found:?}"
+    );
+    // A group over several lines, through `crate::extract::`.
+    let grouped = [
+        file("html.rs", "//! H.\nuse super::render::render;\n"),
+        file(
+            "render.rs",
+            "//! R.\nuse crate::extract::{\n    tree::walk,\n    html::is_hidden,\n};\n",
+        ),
+        file("tree.rs", "//! T.\n"),
+    ];
+    let found = extract_is_acyclic(&grouped);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("crates/web-core/src/extract/render.rs:2: rule extract-acyclic")
+            && found[0].contains("(html -> render -> html)"),
+        "{found:?}"
+    );
+    let layered = [
+        file(
+            "html.rs",
+            "//! H.\nuse super::{prune::prune, render::render};\n",
+        ),
+        file("prune.rs", "//! P.\nuse super::vocab::has_word;\n"),
+        file(
+            "render.rs",
+            "//! R.\nuse super::vocab::is_hidden;\nuse super::tree::walk;\n",
+        ),
+        file("vocab.rs", "//! V.\nuse super::tree::attr;\n"),
+        file("tree.rs", "//! T.\n"),
+    ];
+    assert!(extract_is_acyclic(&layered).is_empty());
 
     let kit = format!("//! K.\nuse {}::guard;\n", concat!("mcp_web", "_core"));
     let found = respects_crate_boundaries("crates/kit/src/lib.rs", &kit);

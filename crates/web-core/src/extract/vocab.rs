@@ -1,0 +1,388 @@
+//! The class-name and element vocabulary the chrome filter (`html`) and the boilerplate
+//! filter (`prune`) share, and that `render` consults: the elements that are never content,
+//! the attributes that hide an element, the word and phrase lists that mark chrome, consent
+//! banners, layout, content, author boxes and metadata in class names and ids, and the
+//! matchers that split a class or id value into words and test it against a list. Data and
+//! pure functions only; it depends on nothing in `extract` but the tree helpers.
+
+use dom_query::NodeRef;
+
+use super::tree::{attr, with_element};
+
+/// Whether an element is hidden by `hidden`, `aria-hidden="true"` or an inline
+/// `display: none` / `visibility: hidden`.
+pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
+    with_element(node, |e| {
+        if attr(e, "hidden").is_some() {
+            return true;
+        }
+        if attr(e, "aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
+            return true;
+        }
+        attr(e, "style").is_some_and(|s| {
+            let s: String = s
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+                .to_ascii_lowercase();
+            s.contains("display:none") || s.contains("visibility:hidden")
+        })
+    })
+    .unwrap_or(false)
+}
+
+/// Elements removed with everything in them.
+pub(crate) fn is_never_content(name: &str) -> bool {
+    matches!(
+        name,
+        "script"
+            | "style"
+            | "template"
+            | "svg"
+            | "math"
+            | "iframe"
+            | "object"
+            | "embed"
+            | "canvas"
+            | "video"
+            | "audio"
+            | "map"
+            | "select"
+            | "textarea"
+            | "button"
+            | "input"
+            | "datalist"
+            | "dialog"
+            | "link"
+            | "meta"
+    )
+}
+
+/// Whole class names that mark hidden or screen-reader-only text.
+const HIDDEN_CLASSES: &[&str] = &[
+    "sr-only",
+    "screen-reader-text",
+    "screen-reader-only",
+    "visually-hidden",
+    "visuallyhidden",
+    "element-invisible",
+    "hidden",
+    "d-none",
+    "is-hidden",
+    "u-hidden",
+];
+
+/// Words in class names and ids that mark chrome wherever they appear.
+const CHROME_WORDS: &[&str] = &[
+    "share",
+    "sharing",
+    "shares",
+    "sharebar",
+    "shariff",
+    "addthis",
+    "sharethis",
+    "social",
+    "socials",
+    "newsletter",
+    "subscribe",
+    "subscription",
+    "signup",
+    "comments",
+    "disqus",
+    "respond",
+    "commentform",
+    "advert",
+    "advertisement",
+    "ads",
+    "ad",
+    "adsbygoogle",
+    "sponsored",
+    "promo",
+    "popup",
+    "modal",
+    "overlay",
+    "skiplink",
+    "skiplinks",
+    "breadcrumb",
+    "breadcrumbs",
+    "outbrain",
+    "taboola",
+    "credit",
+    "credits",
+    "copyright",
+    "login",
+    "paywall",
+    "cta",
+];
+
+/// Words in class names and ids that mark a consent banner: removed however long its text.
+const CONSENT_WORDS: &[&str] = &[
+    "cookie",
+    "cookies",
+    "cookiebanner",
+    "consent",
+    "gdpr",
+    "cmp",
+];
+
+/// Phrases that mark chrome when a class name or id contains them with its separators
+/// removed (`read-more`, `c-see-also__list`, `mostPopular`).
+const CHROME_PHRASES: &[&str] = &[
+    "readmore",
+    "readalso",
+    "alsoread",
+    "seealso",
+    "viewmore",
+    "mostread",
+    "mostpopular",
+    "morestories",
+    "morenews",
+    "morearticles",
+    "relatedposts",
+    "relatedarticles",
+    "relatedstories",
+    "youmayalso",
+    "youmightalso",
+];
+
+/// Words in class names and ids that mark layout chrome, unless the same name also says
+/// content, and only when the element is mostly links or short.
+const LAYOUT_WORDS: &[&str] = &[
+    "nav",
+    "navbar",
+    "navigation",
+    "menu",
+    "mainmenu",
+    "megamenu",
+    "footer",
+    "sidebar",
+    "masthead",
+    "topbar",
+    "toolbar",
+    "pagination",
+    "pager",
+    "related",
+    "recommended",
+    "recommendations",
+    "widget",
+];
+
+/// Words in class names and ids that mark content.
+const CONTENT_WORDS: &[&str] = &[
+    "content", "article", "main", "body", "text", "story", "entry",
+];
+
+/// ARIA roles of chrome.
+pub(crate) const CHROME_ROLES: &[&str] = &[
+    "navigation",
+    "banner",
+    "contentinfo",
+    "complementary",
+    "search",
+    "dialog",
+    "alertdialog",
+    "menu",
+    "menubar",
+    "toolbar",
+];
+
+/// How a class or id value classifies an element.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Names {
+    /// Hidden text, or a cookie or consent banner: removed however long its text.
+    pub(crate) always: bool,
+    /// Strong chrome (share bars, ads, comment widgets).
+    pub(crate) strong: bool,
+    /// Layout chrome (menus, sidebars, related lists) not also named content.
+    pub(crate) layout: bool,
+    /// A name that says content and nothing else.
+    pub(crate) content: bool,
+}
+
+/// Adds what the tokens of a class or id value say about an element to `names`.
+pub(crate) fn classify_names(value: &str, names: &mut Names) {
+    for token in value.split_ascii_whitespace() {
+        if is_neutral(token) {
+            continue;
+        }
+        let lower = token.to_ascii_lowercase();
+        if HIDDEN_CLASSES.contains(&lower.as_str()) {
+            names.always = true;
+            continue;
+        }
+        let joined: String = lower.chars().filter(char::is_ascii_alphanumeric).collect();
+        let (mut strong, mut layout, mut content) = (false, false, false);
+        for part in words(token) {
+            let part = part.to_ascii_lowercase();
+            strong |= CHROME_WORDS.contains(&part.as_str());
+            names.always |= CONSENT_WORDS.contains(&part.as_str());
+            layout |= LAYOUT_WORDS.contains(&part.as_str());
+            content |= CONTENT_WORDS.contains(&part.as_str());
+        }
+        // A phrase names chrome unless the same name also says content
+        // (`entry-content-read-more` is the content, folded).
+        strong |= !content && CHROME_PHRASES.iter().any(|p| joined.contains(p));
+        names.strong |= strong;
+        names.layout |= layout && !content;
+        names.content |= content && !layout && !strong;
+    }
+}
+
+/// Whether a class or id token says nothing of the element's role, so that its words do not
+/// mark chrome: a negation (`no-share`, `without-sidebar`) or a taxonomy term of the content
+/// (`category-social-issues`, `tag-cookies`).
+fn is_neutral(token: &str) -> bool {
+    [
+        "no-",
+        "no_",
+        "not-",
+        "without-",
+        "hide-",
+        "has-no-",
+        "category-",
+        "tag-",
+        "topic-",
+    ]
+    .iter()
+    .any(|p| {
+        token.len() > p.len()
+            && token
+                .get(..p.len())
+                .is_some_and(|h| h.eq_ignore_ascii_case(p))
+    })
+}
+
+/// Words in class names and ids that mark an author box.
+pub(crate) const AUTHOR_WORDS: &[&str] =
+    &["author", "authors", "bio", "biography", "byline", "bylines"];
+
+/// Words in class names and ids that mark short metadata about the content.
+pub(crate) const META_WORDS: &[&str] = &[
+    "date",
+    "timestamp",
+    "published",
+    "pubdate",
+    "posted",
+    "metadata",
+    "tags",
+    "tag",
+    "caption",
+    "figcaption",
+    "credit",
+    "credits",
+];
+
+/// Phrases in class names and ids (separators removed) that mark the metadata line of a
+/// post or an article.
+pub(crate) const META_PHRASES: &[&str] = &[
+    "postmeta",
+    "entrymeta",
+    "articlemeta",
+    "storymeta",
+    "postinfo",
+    "entryinfo",
+    "articleinfo",
+    "publishdate",
+    "publicationdate",
+    "postdate",
+    "entrydate",
+    "articledate",
+];
+
+/// Whether a token of a class or id value, with its separators removed, contains a phrase of
+/// `list` (`entry-meta` contains `entrymeta`).
+pub(crate) fn has_phrase(value: &str, list: &[&str]) -> bool {
+    value
+        .split_ascii_whitespace()
+        .filter(|token| !is_neutral(token))
+        .any(|token| {
+            let joined: String = token
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .map(|c| c.to_ascii_lowercase())
+                .collect();
+            list.iter().any(|p| joined.contains(p))
+        })
+}
+
+/// Whether one of the words of a class or id value (split at punctuation and at
+/// lower-to-upper case changes) is in `list`.
+pub(crate) fn has_word(value: &str, list: &[&str]) -> bool {
+    value
+        .split_ascii_whitespace()
+        .filter(|token| !is_neutral(token))
+        .flat_map(words)
+        .any(|w| list.iter().any(|m| m.eq_ignore_ascii_case(w)))
+}
+
+/// The words of a class or id token: split at characters other than letters and digits, and
+/// where a lower-case letter is followed by an upper-case one (`articleMeta`).
+fn words(token: &str) -> impl Iterator<Item = &str> {
+    token
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .flat_map(|part| {
+            let mut cuts = Vec::new();
+            let bytes = part.as_bytes();
+            for i in 1..bytes.len() {
+                if bytes[i - 1].is_ascii_lowercase() && bytes[i].is_ascii_uppercase() {
+                    cuts.push(i);
+                }
+            }
+            let mut start = 0;
+            let mut out = Vec::with_capacity(cuts.len() + 1);
+            for cut in cuts {
+                out.push(&part[start..cut]);
+                start = cut;
+            }
+            out.push(&part[start..]);
+            out
+        })
+        .filter(|w| !w.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(value: &str) -> (bool, bool, bool) {
+        let mut n = Names::default();
+        classify_names(value, &mut n);
+        (n.strong, n.layout, n.content)
+    }
+
+    #[test]
+    fn class_names_classify_by_word_phrase_and_negation() {
+        assert_eq!(names("share-bar"), (true, false, false));
+        assert_eq!(names("c-read-more__list"), (true, false, false));
+        assert_eq!(names("mostPopular"), (true, false, false));
+        assert_eq!(names("cta-global__container"), (true, false, false));
+        // A phrase beside a content word is the content, folded.
+        assert_eq!(names("entry-content-read-more"), (false, false, true));
+        assert_eq!(names("sidebarBlocks"), (false, true, false));
+        assert_eq!(
+            names("no-share category-social-issues tag-cookies"),
+            (false, false, false)
+        );
+        for always in ["cookie-notice", "cmp-banner", "sr-only", "d-none"] {
+            let mut n = Names::default();
+            classify_names(always, &mut n);
+            assert!(n.always, "{always}");
+        }
+        assert!(!is_neutral("no-"));
+        assert!(!is_neutral("“item“"));
+    }
+
+    #[test]
+    fn class_words_split_at_punctuation_and_case() {
+        let w: Vec<_> = words("sidebarBlocks c-article__meta x").collect();
+        assert_eq!(w, ["sidebar", "Blocks", "c", "article", "meta", "x"]);
+        assert!(has_word("post-byline", AUTHOR_WORDS));
+        assert!(has_word("articleDate", META_WORDS));
+        assert!(!has_word("update mandate", META_WORDS));
+        assert!(!has_word("no-author has-no-date", AUTHOR_WORDS));
+        assert!(!has_word("no-author has-no-date", META_WORDS));
+        assert!(has_phrase("c-entry-meta__row", META_PHRASES));
+        assert!(has_phrase("articleInfo", META_PHRASES));
+        assert!(!has_phrase("recipe-meta", META_PHRASES));
+    }
+}
