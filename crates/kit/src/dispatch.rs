@@ -51,6 +51,7 @@ impl NotificationSink for mpsc::UnboundedSender<Notification> {
 /// One tool call as the dispatch sees it: the tool, its arguments and the call's
 /// parts (id, protocol version, peer, `_meta`, answers to earlier asks), its
 /// cancellation token and where its notifications go.
+#[derive(Clone)]
 pub struct Call {
     tool: String,
     args: Map<String, Value>,

@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 pub enum Outcome {
     /// The tool answered: a result, which may be a tool error (`isError: true`).
     Answered(ToolResult),
-    /// The tool needs input from the client before it can answer; the client
-    /// answers the asks and calls again with the echoed state.
+    /// The tool needs input from the client before it can answer; the call runs
+    /// again with the answers and the echoed state (see [`crate::Request::ask`]).
     NeedsInput(NeedsInput),
     /// No tool of this name is offered; over JSON-RPC an invalid-params error.
     UnknownTool(String),

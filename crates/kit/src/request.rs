@@ -223,10 +223,12 @@ impl Request {
         }));
     }
 
-    /// Completes this round of the request by asking the client for input: the
-    /// client answers `input`'s asks and calls again, echoing its state, and the
-    /// handler then finds the answers in [`Request::input_responses`]. Ignored if
-    /// the request was cancelled.
+    /// Completes this round of the request by asking the client for input. The
+    /// call then runs again — the handler is called anew — with the answers to
+    /// `input`'s asks in [`Request::input_responses`] and its state in
+    /// [`Request::request_state`]: on protocol 2026-07-28 the client retries the
+    /// call itself; before it the server puts the asks to the client as elicitation
+    /// requests and runs the call again. Ignored if the request was cancelled.
     pub fn ask(self, input: NeedsInput) {
         self.finish(Event::NeedsInput(input));
     }

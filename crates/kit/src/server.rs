@@ -1,6 +1,8 @@
 //! The [`Server`]: packs plugged into one MCP server, and the MCP SDK's handler for
 //! it: `tools/list`, and `tools/call` as a thin mapping onto [`crate::dispatch`] and
-//! back from its [`Outcome`]. This is the one place the MCP SDK's handler trait is
+//! back from its [`Outcome`] (a request for input becomes an `InputRequiredResult`
+//! on protocol 2026-07-28, and elicitation requests followed by a new run of the
+//! call before it). This is the one place the MCP SDK's handler trait is
 //! implemented; transports live in [`crate::stdio`] and [`crate::http`].
 
 use std::collections::HashMap;
@@ -13,11 +15,11 @@ use rmcp::model::{
     InputRequests, InputRequiredResult, ListToolsResult, PaginatedRequestParams, ResultType,
     ServerCapabilities, ServerConfig, ServerNotification, Tool,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{ElicitationMode, RequestContext, RoleServer};
 use serde_json::{Map, Value};
 
 use crate::dispatch::{Call, Notification, NotificationSink, SinkFuture};
-use crate::outcome::{NeedsInput, Outcome};
+use crate::outcome::{Ask, CancelledBy, NeedsInput, Outcome};
 use crate::request::Peer;
 use crate::toolkit::{Registry, Toolkit};
 
@@ -272,21 +274,85 @@ fn is_stateless_era(version: Option<&str>) -> bool {
     version.is_some_and(|version| version >= "2026-07-28")
 }
 
+/// How many times one call may ask a client before 2026-07-28 for input (the server
+/// asks it within the same call) before the call is refused.
+const MAX_INPUT_ROUNDS: usize = 10;
+
+/// One ask as the SDK's request to the client.
+fn input_request(tool: &str, key: &str, ask: &Ask) -> Result<InputRequest, McpError> {
+    serde_json::from_value::<InputRequest>(ask.to_json()).map_err(|error| {
+        McpError::internal_error(
+            format!(
+                "the tool {tool} asked for input that is not a valid MCP request ({key}): {error}"
+            ),
+            None,
+        )
+    })
+}
+
 /// The SDK's form of a request for input: the asks as `inputRequests`, the state as
 /// `requestState`.
 fn input_required(tool: &str, input: &NeedsInput) -> Result<InputRequiredResult, McpError> {
     let mut requests = InputRequests::new();
     for (key, ask) in &input.asks {
-        let request = serde_json::from_value::<InputRequest>(ask.to_json()).map_err(|error| {
-            McpError::internal_error(
-                format!("the tool {tool} asked for input that is not a valid MCP request ({key}): {error}"),
-                None,
-            )
-        })?;
-        requests.insert(key.clone(), request);
+        requests.insert(key.clone(), input_request(tool, key, ask)?);
     }
     let requests = (!requests.is_empty()).then_some(requests);
     Ok(InputRequiredResult::new(requests, input.state.clone()))
+}
+
+/// Puts `input`'s asks to a client of an era before 2026-07-28 as elicitation
+/// requests, one after the other, and returns its answers by key.
+async fn elicit(
+    context: &RequestContext<RoleServer>,
+    tool: &str,
+    input: &NeedsInput,
+) -> Result<Map<String, Value>, McpError> {
+    if !input.asks.is_empty()
+        && !context
+            .peer
+            .supported_elicitation_modes()
+            .contains(&ElicitationMode::Form)
+    {
+        return Err(McpError::internal_error(
+            format!(
+                "the tool {tool} needs input from the user, and the client did not declare \
+                 the elicitation capability it would be asked through"
+            ),
+            None,
+        ));
+    }
+    let mut responses = Map::new();
+    for (key, ask) in &input.asks {
+        let InputRequest::Elicitation(request) = input_request(tool, key, ask)? else {
+            return Err(McpError::internal_error(
+                format!("the tool {tool} asked for input ({key}) that is not an elicitation"),
+                None,
+            ));
+        };
+        let answer = tokio::select! {
+            answer = context.peer.create_elicitation(request.params) => answer,
+            () = context.ct.cancelled() => {
+                return Err(McpError::internal_error(
+                    format!("the call of {tool} was {}", CancelledBy::Client),
+                    None,
+                ));
+            }
+        };
+        let answer = answer.map_err(|error| {
+            McpError::internal_error(
+                format!(
+                    "asking the client for the input the tool {tool} needs ({key}) failed: {error}"
+                ),
+                None,
+            )
+        })?;
+        responses.insert(
+            key.clone(),
+            serde_json::to_value(answer).unwrap_or(Value::Null),
+        );
+    }
+    Ok(responses)
 }
 
 impl Handler {
@@ -334,23 +400,35 @@ impl Handler {
         let call = self.to_call(params, &context);
         let name = call.tool().to_owned();
         let stateless = is_stateless_era(call.protocol_version());
-        match self.server.dispatch(call).await {
+        let mut outcome = self.server.dispatch(call.clone()).await;
+        // Before 2026-07-28 the server asks the client itself, then runs the call
+        // again with the answers.
+        let mut rounds = 0;
+        while !stateless && let Outcome::NeedsInput(input) = &outcome {
+            rounds += 1;
+            if rounds > MAX_INPUT_ROUNDS {
+                return Err(McpError::internal_error(
+                    format!(
+                        "the tool {name} asked for input more than {MAX_INPUT_ROUNDS} times in \
+                         one call; this is a bug in its toolkit"
+                    ),
+                    None,
+                ));
+            }
+            let responses = elicit(&context, &name, input).await?;
+            let retry = call.clone().with_input(responses, input.state.clone());
+            outcome = self.server.dispatch(retry).await;
+        }
+        match outcome {
             Outcome::Answered(result) => {
                 let mut result = result.into_mcp();
                 // Older eras have it stripped by the SDK.
                 result.result_type = Some(ResultType::COMPLETE);
                 Ok(CallToolResponse::Complete(result))
             }
-            Outcome::NeedsInput(input) if stateless => Ok(CallToolResponse::InputRequired(
-                input_required(&name, &input)?,
-            )),
-            Outcome::NeedsInput(_) => Err(McpError::internal_error(
-                format!(
-                    "the tool {name} needs input from the client, which this server asks only \
-                     of clients on protocol 2026-07-28 or later"
-                ),
-                None,
-            )),
+            Outcome::NeedsInput(input) => Ok(CallToolResponse::InputRequired(input_required(
+                &name, &input,
+            )?)),
             Outcome::UnknownTool(name) => Err(McpError::invalid_params(
                 format!("Unknown tool: {name}"),
                 None,

@@ -152,8 +152,9 @@ impl FromConfig for TestKit {
 
 /// A second pack: `meet` answers only once two calls of it are running at the same
 /// time (a barrier of two); `confirm` asks the client to confirm before it answers;
-/// `abandon` cancels itself; `garbled` answers with something that is not an MCP
-/// result; `parts` answers with what its request saw.
+/// `insist` asks for input every time; `abandon` cancels itself; `garbled` answers
+/// with something that is not an MCP result; `parts` answers with what its request
+/// saw.
 pub struct ExtraKit {
     barrier: Arc<Barrier>,
 }
@@ -186,6 +187,12 @@ impl Toolkit for ExtraKit {
                 annotations: Annotations::default(),
             },
             ToolSpec {
+                name: "insist".into(),
+                description: "Asks for input every time it is called.".into(),
+                input_schema: schema(json!({}), &[]),
+                annotations: Annotations::default(),
+            },
+            ToolSpec {
                 name: "abandon".into(),
                 description: "Cancels itself.".into(),
                 input_schema: schema(json!({}), &[]),
@@ -214,6 +221,7 @@ impl Toolkit for ExtraKit {
                     barrier.wait().await;
                     request.text("met");
                 }
+                "insist" => request.ask(NeedsInput::new().state("again")),
                 "abandon" => request.cancel(Some("gave up")),
                 "garbled" => request.reply(json!({"content": "not a list"})),
                 "parts" => {
@@ -310,8 +318,13 @@ impl Client {
 
     /// Performs the legacy handshake at `version`.
     pub async fn initialize(&mut self, version: &str) -> Value {
+        self.initialize_with(version, json!({})).await
+    }
+
+    /// Performs the legacy handshake at `version`, declaring `capabilities`.
+    pub async fn initialize_with(&mut self, version: &str, capabilities: Value) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}}))
+            "protocolVersion": version, "capabilities": capabilities, "clientInfo": {"name": "it", "version": "1"}}}))
             .await;
         let answer = self.recv().await;
         self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))

@@ -290,7 +290,34 @@ async fn a_call_that_needs_input_asks_and_the_retry_answers_modern() {
 }
 
 #[tokio::test]
-async fn a_call_that_needs_input_is_an_error_for_a_legacy_client() {
+async fn a_call_that_needs_input_elicits_it_from_a_legacy_client_and_runs_again() {
+    let mut client = Client::start(server(TestKit::default()).plug(ExtraKit::default()));
+    client
+        .initialize_with("2025-11-25", json!({"elicitation": {}}))
+        .await;
+    client.send(call(1, "confirm", json!({}), None)).await;
+    let asked = client.recv().await;
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    assert_eq!(asked["params"]["message"], "Proceed?", "{asked}");
+    assert_eq!(
+        asked["params"]["requestedSchema"]["properties"]["ok"]["type"], "boolean",
+        "{asked}"
+    );
+    client
+        .send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {"ok": true}}}))
+        .await;
+    let answer = client.recv().await;
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        "round-1: {\"action\":\"accept\",\"content\":{\"ok\":true}}",
+        "{answer}"
+    );
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_call_that_needs_input_is_an_error_for_a_legacy_client_that_cannot_be_asked() {
     let mut client = Client::start(server(TestKit::default()).plug(ExtraKit::default()));
     client.initialize("2025-11-25").await;
     client.send(call(1, "confirm", json!({}), None)).await;
@@ -299,8 +326,50 @@ async fn a_call_that_needs_input_is_an_error_for_a_legacy_client() {
     assert_eq!(refused["error"]["code"], -32603, "{refused}");
     assert_eq!(
         refused["error"]["message"],
-        "the tool confirm needs input from the client, which this server asks only of \
-         clients on protocol 2026-07-28 or later",
+        "the tool confirm needs input from the user, and the client did not declare the \
+         elicitation capability it would be asked through",
+        "{refused}"
+    );
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_legacy_call_cancelled_while_the_client_is_asked_gets_no_answer() {
+    let mut client = Client::start(server(TestKit::default()).plug(ExtraKit::default()));
+    client
+        .initialize_with("2025-11-25", json!({"elicitation": {}}))
+        .await;
+    client.send(call(1, "confirm", json!({}), None)).await;
+    let asked = client.recv().await;
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    client
+        .send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}))
+        .await;
+    client
+        .send(call(2, "echo", json!({"text": "next"}), None))
+        .await;
+    // Requests and notifications from the server (such as withdrawing its question)
+    // may come first; the first answer is the later call's.
+    let mut answer = client.recv().await;
+    while answer.get("method").is_some() {
+        answer = client.recv().await;
+    }
+    assert_eq!(answer["id"], 2, "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "next", "{answer}");
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_call_that_keeps_asking_a_legacy_client_is_stopped_after_ten_rounds() {
+    let mut client = Client::start(server(TestKit::default()).plug(ExtraKit::default()));
+    client.initialize("2025-11-25").await;
+    client.send(call(1, "insist", json!({}), None)).await;
+    let refused = client.recv().await;
+    assert_eq!(refused["id"], 1, "{refused}");
+    assert_eq!(
+        refused["error"]["message"],
+        "the tool insist asked for input more than 10 times in one call; this is a bug in \
+         its toolkit",
         "{refused}"
     );
     client.close().await.unwrap();
