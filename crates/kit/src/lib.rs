@@ -7,6 +7,43 @@
 //! the pack answers exactly once. The MCP SDK underneath is an implementation detail:
 //! no type of it appears in this crate's API.
 //!
+//! [`dispatch`] runs one call and returns its [`Outcome`] — the tool's [`ToolResult`],
+//! its request for input ([`NeedsInput`], made with [`Request::ask`]), or why there is
+//! none — apart from any transport; the SDK glue in [`server`] only maps outcomes to
+//! the wire. [`Server::call`] runs a call in process, for hosts and tests:
+//!
+//! ```
+//! use mcp_kit::{CallFuture, Outcome, Request, Server, ToolSpec, Toolkit};
+//! use serde_json::json;
+//!
+//! struct Hello;
+//!
+//! impl Toolkit for Hello {
+//!     fn name(&self) -> &str {
+//!         "Hello"
+//!     }
+//!     fn tools(&self) -> Vec<ToolSpec> {
+//!         vec![ToolSpec {
+//!             name: "hello".into(),
+//!             description: "Greets.".into(),
+//!             input_schema: json!({"type": "object"}),
+//!             annotations: Default::default(),
+//!         }]
+//!     }
+//!     fn call(&self, request: Request) -> CallFuture {
+//!         Box::pin(async move { request.text("hello") })
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let server = Server::new("demo", "1.0").plug(Hello);
+//! let Outcome::Answered(result) = server.call("hello", Default::default()).await else {
+//!     panic!("hello answers");
+//! };
+//! assert_eq!(result.text(), "hello");
+//! # });
+//! ```
+//!
 //! ```compile_fail
 //! // Answering consumes the request, so a second answer does not compile.
 //! fn twice(request: mcp_kit::Request) {
@@ -19,14 +56,18 @@
 /// such as a cancelled call's dropped answer, are noise to an operator).
 pub const SDK_LOG_TARGET: &str = "rmcp";
 
+pub mod dispatch;
 pub mod http;
+pub mod outcome;
 pub mod params;
 pub mod request;
 pub mod server;
 pub mod stdio;
 pub mod toolkit;
 
+pub use dispatch::{Call, Notification, NotificationSink, SinkFuture};
 pub use http::{AuthToken, HttpError, HttpListener, HttpOptions, check_bind};
+pub use outcome::{Ask, CancelledBy, NeedsInput, Outcome, ToolResult};
 pub use params::{Args, ArgumentError, ArgumentRule, Param, Params};
 pub use request::{Peer, Request};
 pub use server::{Server, ServerConfigError};

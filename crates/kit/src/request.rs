@@ -2,8 +2,9 @@
 //!
 //! A handler receives a `Request`, may keep it (or move it into a spawned task) and
 //! completes it exactly once with [`Request::reply`], [`Request::error`],
-//! [`Request::result`] or [`Request::error_with`]. Those methods consume the request,
-//! so a second answer does not compile. A request dropped unanswered is answered with
+//! [`Request::result`] or [`Request::error_with`], or asks the client for input with
+//! [`Request::ask`]. Those methods consume the request, so a second answer does not
+//! compile. A request dropped unanswered is answered with
 //! an error naming the tool; notifications and progress after completion, and answers
 //! after cancellation, are ignored.
 
@@ -14,6 +15,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+
+use crate::outcome::NeedsInput;
 
 /// What a request sends towards the client, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +30,8 @@ pub(crate) enum Event {
     },
     /// The MCP result that completes the request.
     Reply(Value),
+    /// The input the tool needs before it can answer; completes this round.
+    NeedsInput(NeedsInput),
 }
 
 /// The reason given to `on_cancel` hooks when the client cancelled.
@@ -72,7 +77,8 @@ impl Shared {
 /// Who is on the other end of the connection: transport context, not a user identity.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Peer {
-    /// The transport serving the request: `"stdio"` or `"http"`.
+    /// The transport serving the request: `"stdio"`, `"http"`, or `"in-process"` for
+    /// [`crate::Server::call`].
     pub transport: &'static str,
     /// The client's name, from `initialize` or the request's `_meta`, when it sent one.
     pub client_name: Option<String>,
@@ -101,6 +107,12 @@ pub struct Request {
     pub toolset: String,
     /// The client's progress token, `params._meta.progressToken`, when it sent one.
     pub progress_token: Option<Value>,
+    /// The client's answers to what an earlier round asked ([`Request::ask`]), by
+    /// the keys asked under, `params.inputResponses` (empty on a first call).
+    pub input_responses: Map<String, Value>,
+    /// The state an earlier round asked the client to echo, `params.requestState`.
+    /// The client may alter it: verify it before trusting it.
+    pub request_state: Option<String>,
     shared: Arc<Shared>,
 }
 
@@ -127,6 +139,8 @@ pub(crate) struct Parts {
     pub(crate) args: Map<String, Value>,
     pub(crate) toolset: String,
     pub(crate) progress_token: Option<Value>,
+    pub(crate) input_responses: Map<String, Value>,
+    pub(crate) request_state: Option<String>,
 }
 
 impl Request {
@@ -154,6 +168,8 @@ impl Request {
             args: parts.args,
             toolset: parts.toolset,
             progress_token: parts.progress_token,
+            input_responses: parts.input_responses,
+            request_state: parts.request_state,
             shared: Arc::clone(&shared),
         };
         (request, shared, receiver)
@@ -205,6 +221,16 @@ impl Request {
             "content": [{"type": "text", "text": text}],
             "isError": false,
         }));
+    }
+
+    /// Completes this round of the request by asking the client for input. The
+    /// call then runs again — the handler is called anew — with the answers to
+    /// `input`'s asks in [`Request::input_responses`] and its state in
+    /// [`Request::request_state`]: on protocol 2026-07-28 the client retries the
+    /// call itself; before it the server puts the asks to the client as elicitation
+    /// requests and runs the call again. Ignored if the request was cancelled.
+    pub fn ask(self, input: NeedsInput) {
+        self.finish(Event::NeedsInput(input));
     }
 
     /// Sends a notification tied to this request. Best effort; ignored after the
@@ -281,6 +307,11 @@ impl Request {
     }
 
     fn complete(&self, result: Value) {
+        self.finish(Event::Reply(result));
+    }
+
+    /// Sends the event that completes the request, once.
+    fn finish(&self, event: Event) {
         // The token is cancelled as soon as the client cancels, possibly before the
         // framework marked the request: an answer then is a late one.
         if self.shared.token.is_cancelled() {
@@ -290,7 +321,7 @@ impl Request {
         if self.shared.finished.swap(true, Ordering::SeqCst) {
             return;
         }
-        let _ = self.shared.events.send(Event::Reply(result));
+        let _ = self.shared.events.send(event);
     }
 }
 
@@ -379,6 +410,24 @@ mod tests {
         req.text("too late");
         assert_eq!(drain(&mut rx), Vec::new());
         assert!(hook_ran.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn ask_sends_the_request_for_input_once_and_finishes() {
+        let (req, shared, mut rx) = request(None);
+        let input = NeedsInput::new().form("ok", "Proceed?", json!({"type": "object"}));
+        req.ask(input.clone());
+        assert_eq!(drain(&mut rx), vec![Event::NeedsInput(input)]);
+        assert!(!shared.cancel(None), "an asking request is finished");
+    }
+
+    #[test]
+    fn ask_after_a_client_cancel_is_ignored() {
+        let token = CancellationToken::new();
+        let (req, _shared, mut rx) = Request::new(Parts::default(), token.clone());
+        token.cancel();
+        req.ask(NeedsInput::new().state("s"));
+        assert_eq!(drain(&mut rx), Vec::new());
     }
 
     #[test]

@@ -1,5 +1,8 @@
-//! The [`Server`]: packs plugged into one MCP server, and the dispatch of `tools/list`
-//! and `tools/call` to them. This is the one place the MCP SDK's handler trait is
+//! The [`Server`]: packs plugged into one MCP server, and the MCP SDK's handler for
+//! it: `tools/list`, and `tools/call` as a thin mapping onto [`crate::dispatch`] and
+//! back from its [`Outcome`] (a request for input becomes an `InputRequiredResult`
+//! on protocol 2026-07-28, and elicitation requests followed by a new run of the
+//! call before it). This is the one place the MCP SDK's handler trait is
 //! implemented; transports live in [`crate::stdio`] and [`crate::http`].
 
 use std::collections::HashMap;
@@ -8,14 +11,16 @@ use std::sync::Arc;
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CustomNotification, Implementation,
-    ListToolsResult, PaginatedRequestParams, ResultType, ServerCapabilities, ServerConfig,
-    ServerNotification, Tool,
+    CallToolRequestParams, CallToolResponse, CustomNotification, Implementation, InputRequest,
+    InputRequests, InputRequiredResult, ListToolsResult, PaginatedRequestParams, ResultType,
+    ServerCapabilities, ServerConfig, ServerNotification, Tool,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{ElicitationMode, RequestContext, RoleServer};
 use serde_json::{Map, Value};
 
-use crate::request::{CLIENT_CANCELLED, Event, Parts, Peer, Request};
+use crate::dispatch::{Call, Notification, NotificationSink, SinkFuture};
+use crate::outcome::{Ask, CancelledBy, NeedsInput, Outcome};
+use crate::request::Peer;
 use crate::toolkit::{Registry, Toolkit};
 
 /// The keys a server config object may carry.
@@ -36,6 +41,16 @@ pub(crate) struct Inner {
     /// Tool name → (index of its pack, its published definition).
     tools: Vec<(usize, Tool)>,
     by_name: HashMap<String, usize>,
+}
+
+impl Inner {
+    /// The pack that offers `tool`, and its name.
+    pub(crate) fn pack_for(&self, tool: &str) -> Option<(Arc<dyn Toolkit>, String)> {
+        let &slot = self.by_name.get(tool)?;
+        let (index, _) = self.tools.get(slot)?;
+        let pack = self.packs.get(*index)?;
+        Some((Arc::clone(pack), pack.name().to_owned()))
+    }
 }
 
 impl fmt::Debug for Server {
@@ -215,7 +230,7 @@ impl Server {
     /// The handler the MCP SDK drives for one connection.
     pub(crate) fn handler(&self, transport: &'static str) -> Handler {
         Handler {
-            inner: Arc::clone(&self.inner),
+            server: self.clone(),
             transport,
         }
     }
@@ -224,113 +239,207 @@ impl Server {
 /// The MCP SDK's view of a server on one transport.
 #[derive(Clone)]
 pub(crate) struct Handler {
-    inner: Arc<Inner>,
+    server: Server,
     transport: &'static str,
 }
 
-/// Turns a request's outbound event into the SDK's notification type.
-fn notification(method: String, params: Value) -> ServerNotification {
+/// Turns a call's notification into the SDK's notification type.
+fn notification(notification: Notification) -> ServerNotification {
+    let Notification { method, params } = notification;
     let message = serde_json::json!({"method": method, "params": params});
     serde_json::from_value::<ServerNotification>(message).unwrap_or_else(|_| {
         ServerNotification::CustomNotification(CustomNotification::new(method, Some(params)))
     })
 }
 
+/// A call's notifications, sent to the client through the SDK.
+struct PeerSink {
+    peer: rmcp::Peer<RoleServer>,
+    tool: String,
+}
+
+impl NotificationSink for PeerSink {
+    fn send(&self, note: Notification) -> SinkFuture<'_> {
+        Box::pin(async move {
+            if let Err(error) = self.peer.send_notification(notification(note)).await {
+                tracing::debug!(%error, tool = %self.tool, "notification not delivered");
+            }
+        })
+    }
+}
+
+/// Whether `version` is the stateless 2026-07-28 era or later (ISO dates compare
+/// as text).
+fn is_stateless_era(version: Option<&str>) -> bool {
+    version.is_some_and(|version| version >= "2026-07-28")
+}
+
+/// How many times one call may ask a client before 2026-07-28 for input (the server
+/// asks it within the same call) before the call is refused.
+const MAX_INPUT_ROUNDS: usize = 10;
+
+/// One ask as the SDK's request to the client.
+fn input_request(tool: &str, key: &str, ask: &Ask) -> Result<InputRequest, McpError> {
+    serde_json::from_value::<InputRequest>(ask.to_json()).map_err(|error| {
+        McpError::internal_error(
+            format!(
+                "the tool {tool} asked for input that is not a valid MCP request ({key}): {error}"
+            ),
+            None,
+        )
+    })
+}
+
+/// The SDK's form of a request for input: the asks as `inputRequests`, the state as
+/// `requestState`.
+fn input_required(tool: &str, input: &NeedsInput) -> Result<InputRequiredResult, McpError> {
+    let mut requests = InputRequests::new();
+    for (key, ask) in &input.asks {
+        requests.insert(key.clone(), input_request(tool, key, ask)?);
+    }
+    let requests = (!requests.is_empty()).then_some(requests);
+    Ok(InputRequiredResult::new(requests, input.state.clone()))
+}
+
+/// Puts `input`'s asks to a client of an era before 2026-07-28 as elicitation
+/// requests, one after the other, and returns its answers by key.
+async fn elicit(
+    context: &RequestContext<RoleServer>,
+    tool: &str,
+    input: &NeedsInput,
+) -> Result<Map<String, Value>, McpError> {
+    if !input.asks.is_empty()
+        && !context
+            .peer
+            .supported_elicitation_modes()
+            .contains(&ElicitationMode::Form)
+    {
+        return Err(McpError::internal_error(
+            format!(
+                "the tool {tool} needs input from the user, and the client did not declare \
+                 the elicitation capability it would be asked through"
+            ),
+            None,
+        ));
+    }
+    let mut responses = Map::new();
+    for (key, ask) in &input.asks {
+        let InputRequest::Elicitation(request) = input_request(tool, key, ask)? else {
+            return Err(McpError::internal_error(
+                format!("the tool {tool} asked for input ({key}) that is not an elicitation"),
+                None,
+            ));
+        };
+        let answer = tokio::select! {
+            answer = context.peer.create_elicitation(request.params) => answer,
+            () = context.ct.cancelled() => {
+                return Err(McpError::internal_error(
+                    format!("the call of {tool} was {}", CancelledBy::Client),
+                    None,
+                ));
+            }
+        };
+        let answer = answer.map_err(|error| {
+            McpError::internal_error(
+                format!(
+                    "asking the client for the input the tool {tool} needs ({key}) failed: {error}"
+                ),
+                None,
+            )
+        })?;
+        responses.insert(
+            key.clone(),
+            serde_json::to_value(answer).unwrap_or(Value::Null),
+        );
+    }
+    Ok(responses)
+}
+
 impl Handler {
+    /// The call the SDK hands over, as the dispatch takes it.
+    fn to_call(&self, params: CallToolRequestParams, context: &RequestContext<RoleServer>) -> Call {
+        let name = params.name.to_string();
+        let meta = match serde_json::to_value(&context.meta) {
+            Ok(Value::Object(meta)) => meta,
+            _ => Map::new(),
+        };
+        let client = context.client_info();
+        let mut call = Call::new(name.clone(), params.arguments.unwrap_or_default())
+            .with_id(serde_json::to_value(&context.id).unwrap_or(Value::Null))
+            .with_peer(Peer {
+                transport: self.transport,
+                client_name: client.as_ref().map(|c| c.name.clone()),
+                client_version: client.as_ref().map(|c| c.version.clone()),
+            })
+            .with_meta(meta)
+            .with_input(
+                params
+                    .input_responses
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect(),
+                params.request_state,
+            )
+            .with_cancellation(context.ct.clone())
+            .with_notifications(PeerSink {
+                peer: context.peer.clone(),
+                tool: name,
+            });
+        if let Some(version) = context.protocol_version() {
+            call = call.with_protocol_version(version.to_string());
+        }
+        call
+    }
+
+    /// Serves one `tools/call`: the dispatch's outcome in the SDK's types.
     async fn call(
         &self,
         params: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let name = params.name.to_string();
-        let Some(&slot) = self.inner.by_name.get(&name) else {
-            return Err(McpError::invalid_params(
+        let call = self.to_call(params, &context);
+        let name = call.tool().to_owned();
+        let stateless = is_stateless_era(call.protocol_version());
+        let mut outcome = self.server.dispatch(call.clone()).await;
+        // Before 2026-07-28 the server asks the client itself, then runs the call
+        // again with the answers.
+        let mut rounds = 0;
+        while !stateless && let Outcome::NeedsInput(input) = &outcome {
+            rounds += 1;
+            if rounds > MAX_INPUT_ROUNDS {
+                return Err(McpError::internal_error(
+                    format!(
+                        "the tool {name} asked for input more than {MAX_INPUT_ROUNDS} times in \
+                         one call; this is a bug in its toolkit"
+                    ),
+                    None,
+                ));
+            }
+            let responses = elicit(&context, &name, input).await?;
+            let retry = call.clone().with_input(responses, input.state.clone());
+            outcome = self.server.dispatch(retry).await;
+        }
+        match outcome {
+            Outcome::Answered(result) => {
+                let mut result = result.into_mcp();
+                // Older eras have it stripped by the SDK.
+                result.result_type = Some(ResultType::COMPLETE);
+                Ok(CallToolResponse::Complete(result))
+            }
+            Outcome::NeedsInput(input) => Ok(CallToolResponse::InputRequired(input_required(
+                &name, &input,
+            )?)),
+            Outcome::UnknownTool(name) => Err(McpError::invalid_params(
                 format!("Unknown tool: {name}"),
                 None,
-            ));
-        };
-        let (pack_index, _) = &self.inner.tools[slot];
-        let pack = Arc::clone(&self.inner.packs[*pack_index]);
-
-        let meta = serde_json::to_value(&context.meta).unwrap_or(Value::Null);
-        let args = params.arguments.clone().unwrap_or_default();
-        let mut raw = Map::new();
-        raw.insert("name".to_owned(), Value::String(name.clone()));
-        raw.insert("arguments".to_owned(), Value::Object(args.clone()));
-        if meta.as_object().is_some_and(|m| !m.is_empty()) {
-            raw.insert("_meta".to_owned(), meta);
-        }
-        let client = context.client_info();
-        let parts = Parts {
-            id: serde_json::to_value(&context.id).unwrap_or(Value::Null),
-            protocol_version: context.protocol_version().map(|v| v.to_string()),
-            peer: Peer {
-                transport: self.transport,
-                client_name: client.as_ref().map(|c| c.name.clone()),
-                client_version: client.as_ref().map(|c| c.version.clone()),
-            },
-            params: Value::Object(raw),
-            tool: name.clone(),
-            args,
-            toolset: pack.name().to_owned(),
-            progress_token: context
-                .meta
-                .get_progress_token()
-                .and_then(|token| serde_json::to_value(token).ok()),
-        };
-        let token = context.ct.child_token();
-        let (request, shared, mut events) = Request::new(parts, token.clone());
-
-        let task = tokio::spawn(pack.call(request));
-        let abort = task.abort_handle();
-        let outcome = loop {
-            tokio::select! {
-                biased;
-                event = events.recv() => match event {
-                    Some(Event::Notify { method, params }) => {
-                        if let Err(error) = context.peer.send_notification(notification(method, params)).await {
-                            tracing::debug!(%error, tool = %name, "notification not delivered");
-                        }
-                    }
-                    Some(Event::Reply(result)) => break Ok(result),
-                    None => break Err("left without an answer"),
-                },
-                () = token.cancelled() => {
-                    if context.ct.is_cancelled() {
-                        shared.cancel(Some(CLIENT_CANCELLED));
-                        break Err(CLIENT_CANCELLED);
-                    }
-                    break Err("cancelled by the server");
-                }
-            }
-        };
-        match outcome {
-            Ok(result) => {
-                // The handler may still be running after it answered (clean-up);
-                // it is detached, not aborted.
-                match serde_json::from_value::<CallToolResult>(result) {
-                    Ok(mut result) => {
-                        // Older eras have it stripped by the SDK.
-                        result.result_type = Some(ResultType::COMPLETE);
-                        Ok(CallToolResponse::Complete(result))
-                    }
-                    Err(error) => Err(McpError::internal_error(
-                        format!(
-                            "the tool {name} answered with a result that is not a valid MCP CallToolResult: {error}"
-                        ),
-                        None,
-                    )),
-                }
-            }
-            Err(reason) => {
-                abort.abort();
-                // A client-cancelled request gets no answer (the SDK drops this
-                // error); a server-cancelled one must still hear why.
-                Err(McpError::internal_error(
-                    format!("the call of {name} was {reason}"),
-                    None,
-                ))
-            }
+            )),
+            // A client-cancelled request gets no answer (the SDK drops this error); a
+            // server-cancelled one must still hear why.
+            Outcome::Cancelled(by) => Err(McpError::internal_error(
+                format!("the call of {name} was {by}"),
+                None,
+            )),
+            Outcome::Failed(message) => Err(McpError::internal_error(message, None)),
         }
     }
 }
@@ -339,10 +448,10 @@ impl rmcp::ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
         let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(
-                self.inner.name.clone(),
-                self.inner.version.clone(),
+                self.server.inner.name.clone(),
+                self.server.inner.version.clone(),
             ));
-        match &self.inner.instructions {
+        match &self.server.inner.instructions {
             Some(instructions) => info.with_instructions(instructions.clone()),
             None => info,
         }
@@ -353,7 +462,13 @@ impl rmcp::ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools: Vec<Tool> = self.inner.tools.iter().map(|(_, t)| t.clone()).collect();
+        let tools: Vec<Tool> = self
+            .server
+            .inner
+            .tools
+            .iter()
+            .map(|(_, t)| t.clone())
+            .collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -363,5 +478,62 @@ impl rmcp::ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         self.call(request, context).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_form_becomes_an_elicitation_input_request_with_its_state() {
+        let input = NeedsInput::new()
+            .form(
+                "ok",
+                "Proceed?",
+                serde_json::json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+            )
+            .state("s");
+        let result = input_required("t", &input).expect("a valid form");
+        assert_eq!(
+            serde_json::to_value(&result).expect("serialises"),
+            serde_json::json!({
+                "resultType": "input_required",
+                "inputRequests": {"ok": {"method": "elicitation/create", "params": {
+                    "mode": "form", "message": "Proceed?",
+                    "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}},
+                "requestState": "s",
+            })
+        );
+    }
+
+    #[test]
+    fn state_alone_carries_no_input_requests() {
+        let result = input_required("t", &NeedsInput::new().state("s")).expect("valid");
+        assert_eq!(
+            serde_json::to_value(&result).expect("serialises"),
+            serde_json::json!({"resultType": "input_required", "requestState": "s"})
+        );
+    }
+
+    #[test]
+    fn a_form_whose_schema_is_not_an_object_is_refused_naming_the_tool() {
+        let input = NeedsInput::new().form("ok", "Proceed?", serde_json::json!("yes"));
+        let error = input_required("delete", &input).expect_err("not a form schema");
+        assert!(
+            error.message.starts_with(
+                "the tool delete asked for input that is not a valid MCP request (ok): "
+            ),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn the_stateless_era_begins_on_2026_07_28() {
+        assert!(!is_stateless_era(None));
+        assert!(!is_stateless_era(Some("2025-11-25")));
+        assert!(is_stateless_era(Some("2026-07-28")));
+        assert!(is_stateless_era(Some("2027-01-01")));
     }
 }

@@ -204,10 +204,6 @@ impl Policy {
     /// [`Policy::decide`], then — for an address the policy refuses — the one-time
     /// `grant` of this call, if any. The policy's own refusal stands when the grant does
     /// not admit the address.
-    #[expect(
-        clippy::result_large_err,
-        reason = "a refusal ends the request and becomes an Error::Blocked of the same size; boxing it here buys nothing"
-    )]
     pub fn decide_with(
         &self,
         host: &str,

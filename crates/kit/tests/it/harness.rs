@@ -1,23 +1,42 @@
 //! A test toolkit (an echo, a slow tool that reports progress and honours
 //! cancellation, a tool that forgets to answer, a tool that answers from a spawned
-//! task) and a line-oriented client over in-memory pipes.
+//! task), a second pack whose tools prove concurrency and ask for input, and a
+//! line-oriented client over in-memory pipes.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mcp_kit::{Annotations, CallFuture, FromConfig, Request, Server, ToolSpec, Toolkit};
+use mcp_kit::{
+    Annotations, CallFuture, FromConfig, NeedsInput, Request, Server, ToolSpec, Toolkit,
+};
 use serde_json::{Value, json};
 use tokio::io::{
     AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
 };
+use tokio::sync::{Barrier, Notify};
 use tokio::task::JoinHandle;
+
+/// How long a test waits for something that must happen before it calls it a hang.
+/// Only a guard: no test asserts on time.
+pub const HANG_GUARD: Duration = Duration::from_secs(30);
 
 /// The test pack.
 #[derive(Default)]
 pub struct TestKit {
     /// How many slow calls saw their cancellation.
     pub cancelled: Arc<AtomicUsize>,
+    /// Signalled each time a slow call sees its cancellation.
+    pub cancel_seen: Arc<Notify>,
+}
+
+impl TestKit {
+    /// Waits until a slow call has seen its cancellation ([`HANG_GUARD`] at most).
+    pub async fn wait_cancelled(seen: &Notify) {
+        tokio::time::timeout(HANG_GUARD, seen.notified())
+            .await
+            .expect("a slow call saw its cancellation");
+    }
 }
 
 fn schema(properties: Value, required: &[&str]) -> Value {
@@ -71,6 +90,7 @@ impl Toolkit for TestKit {
 
     fn call(&self, request: Request) -> CallFuture {
         let cancelled = Arc::clone(&self.cancelled);
+        let cancel_seen = Arc::clone(&self.cancel_seen);
         Box::pin(async move {
             match request.tool.as_str() {
                 "echo" => {
@@ -87,6 +107,7 @@ impl Toolkit for TestKit {
                     let token = request.cancellation_token();
                     request.on_cancel(move |_| {
                         cancelled.fetch_add(1, Ordering::SeqCst);
+                        cancel_seen.notify_one();
                     });
                     for step in 1..=n {
                         tokio::select! {
@@ -126,6 +147,111 @@ impl FromConfig for TestKit {
             .into()),
             None => Err("the config must be an object".into()),
         }
+    }
+}
+
+/// A second pack: `meet` answers only once two calls of it are running at the same
+/// time (a barrier of two); `confirm` asks the client to confirm before it answers;
+/// `insist` asks for input every time; `abandon` cancels itself; `garbled` answers
+/// with something that is not an MCP result; `parts` answers with what its request
+/// saw.
+pub struct ExtraKit {
+    barrier: Arc<Barrier>,
+}
+
+impl Default for ExtraKit {
+    fn default() -> Self {
+        Self {
+            barrier: Arc::new(Barrier::new(2)),
+        }
+    }
+}
+
+impl Toolkit for ExtraKit {
+    fn name(&self) -> &str {
+        "Extra"
+    }
+
+    fn tools(&self) -> Vec<ToolSpec> {
+        vec![
+            ToolSpec {
+                name: "meet".into(),
+                description: "Answers once another call of it is running too.".into(),
+                input_schema: schema(json!({}), &[]),
+                annotations: Annotations::default(),
+            },
+            ToolSpec {
+                name: "confirm".into(),
+                description: "Asks the user to confirm, then answers with the answer.".into(),
+                input_schema: schema(json!({}), &[]),
+                annotations: Annotations::default(),
+            },
+            ToolSpec {
+                name: "insist".into(),
+                description: "Asks for input every time it is called.".into(),
+                input_schema: schema(json!({}), &[]),
+                annotations: Annotations::default(),
+            },
+            ToolSpec {
+                name: "abandon".into(),
+                description: "Cancels itself.".into(),
+                input_schema: schema(json!({}), &[]),
+                annotations: Annotations::default(),
+            },
+            ToolSpec {
+                name: "garbled".into(),
+                description: "Answers with something that is not an MCP result.".into(),
+                input_schema: schema(json!({}), &[]),
+                annotations: Annotations::default(),
+            },
+            ToolSpec {
+                name: "parts".into(),
+                description: "Answers with what its request saw.".into(),
+                input_schema: schema(json!({}), &[]),
+                annotations: Annotations::default(),
+            },
+        ]
+    }
+
+    fn call(&self, request: Request) -> CallFuture {
+        let barrier = Arc::clone(&self.barrier);
+        Box::pin(async move {
+            match request.tool.as_str() {
+                "meet" => {
+                    barrier.wait().await;
+                    request.text("met");
+                }
+                "insist" => request.ask(NeedsInput::new().state("again")),
+                "abandon" => request.cancel(Some("gave up")),
+                "garbled" => request.reply(json!({"content": "not a list"})),
+                "parts" => {
+                    let mut data = serde_json::Map::new();
+                    data.insert("id".into(), request.id.clone());
+                    data.insert("transport".into(), json!(request.peer.transport));
+                    data.insert("protocol_version".into(), json!(request.protocol_version));
+                    data.insert("toolset".into(), json!(request.toolset));
+                    data.insert("params".into(), request.params.clone());
+                    data.insert("progress_token".into(), json!(request.progress_token));
+                    request.result(data);
+                }
+                _ => match request.input_responses.get("confirm") {
+                    None => request.ask(
+                        NeedsInput::new()
+                            .form(
+                                "confirm",
+                                "Proceed?",
+                                json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+                            )
+                            .state("round-1"),
+                    ),
+                    Some(answer) => {
+                        let state = request.request_state.clone().unwrap_or_default();
+                        let text = format!("{state}: {answer}");
+                        request.text(text);
+                    }
+                },
+            }
+        })
     }
 }
 
@@ -169,32 +295,22 @@ impl Client {
         self.send_raw(&message.to_string()).await;
     }
 
-    /// The next message from the server, within five seconds.
+    /// The next message from the server ([`HANG_GUARD`] at most).
     pub async fn recv(&mut self) -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(5), self.lines.next_line())
+        let line = tokio::time::timeout(HANG_GUARD, self.lines.next_line())
             .await
-            .expect("the server answered within 5 s")
+            .expect("the server answered")
             .unwrap()
             .expect("the server's output is open");
         serde_json::from_str(&line)
             .unwrap_or_else(|e| panic!("server wrote non-JSON {line:?}: {e}"))
     }
 
-    /// Whether the server stays silent for `millis`.
-    pub async fn silent_for(&mut self, millis: u64) -> Option<Value> {
-        match tokio::time::timeout(Duration::from_millis(millis), self.lines.next_line()).await {
-            Err(_) => None,
-            Ok(line) => Some(
-                serde_json::from_str(&line.unwrap().unwrap_or_default()).unwrap_or(Value::Null),
-            ),
-        }
-    }
-
     /// Closes the client's output: the server's end of input.
     pub async fn close(mut self) -> std::io::Result<()> {
         self.write.shutdown().await.unwrap();
         drop(self.write);
-        tokio::time::timeout(Duration::from_secs(10), self.served)
+        tokio::time::timeout(HANG_GUARD, self.served)
             .await
             .expect("the server exits after end of input")
             .unwrap()
@@ -202,8 +318,13 @@ impl Client {
 
     /// Performs the legacy handshake at `version`.
     pub async fn initialize(&mut self, version: &str) -> Value {
+        self.initialize_with(version, json!({})).await
+    }
+
+    /// Performs the legacy handshake at `version`, declaring `capabilities`.
+    pub async fn initialize_with(&mut self, version: &str, capabilities: Value) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}}))
+            "protocolVersion": version, "capabilities": capabilities, "clientInfo": {"name": "it", "version": "1"}}}))
             .await;
         let answer = self.recv().await;
         self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
-use crate::harness::{TestKit, envelope, server};
+use crate::harness::{HANG_GUARD, TestKit, envelope, server};
 
 /// A running server and what stops it.
 struct Running {
@@ -70,13 +70,10 @@ async fn post(
     ));
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut response = Vec::new();
-    tokio::time::timeout(
-        std::time::Duration::from_secs(5),
-        stream.read_to_end(&mut response),
-    )
-    .await
-    .expect("the server answered within 5 s")
-    .unwrap();
+    tokio::time::timeout(HANG_GUARD, stream.read_to_end(&mut response))
+        .await
+        .expect("the server answered")
+        .unwrap();
     let response = String::from_utf8_lossy(&response).into_owned();
     let status = response
         .split(' ')
@@ -198,6 +195,7 @@ async fn a_non_loopback_bind_without_a_token_is_refused_before_binding() {
 async fn a_client_disconnect_cancels_the_call() {
     let kit = TestKit::default();
     let cancelled = std::sync::Arc::clone(&kit.cancelled);
+    let cancel_seen = std::sync::Arc::clone(&kit.cancel_seen);
     let running = start_kit(HttpOptions::default(), kit).await;
     #[expect(
         clippy::disallowed_methods,
@@ -219,11 +217,10 @@ async fn a_client_disconnect_cancels_the_call() {
     let mut seen = Vec::new();
     let mut buffer = [0u8; 4096];
     while !String::from_utf8_lossy(&seen).contains("notifications/progress") {
-        let read =
-            tokio::time::timeout(std::time::Duration::from_secs(5), stream.read(&mut buffer))
-                .await
-                .expect("the call streams within 5 s")
-                .unwrap();
+        let read = tokio::time::timeout(HANG_GUARD, stream.read(&mut buffer))
+            .await
+            .expect("the call streams")
+            .unwrap();
         assert!(
             read > 0,
             "the server closed early: {}",
@@ -232,12 +229,7 @@ async fn a_client_disconnect_cancels_the_call() {
         seen.extend_from_slice(&buffer[..read]);
     }
     drop(stream);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
-    while cancelled.load(std::sync::atomic::Ordering::SeqCst) == 0
-        && std::time::Instant::now() < deadline
-    {
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    TestKit::wait_cancelled(&cancel_seen).await;
     assert_eq!(
         cancelled.load(std::sync::atomic::Ordering::SeqCst),
         1,

@@ -1,5 +1,6 @@
 //! Integration tests of mcp-kit, one binary for the crate: a test toolkit served over
-//! in-memory stdio and over HTTP on loopback, spoken to as real clients do.
+//! in-memory stdio and over HTTP on loopback, spoken to as real clients do, and run
+//! in process without a transport.
 
 #![expect(
     clippy::unwrap_used,
@@ -8,4 +9,5 @@
 
 mod harness;
 mod http;
+mod inprocess;
 mod stdio;

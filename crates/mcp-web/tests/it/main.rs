@@ -3,6 +3,7 @@
 mod check;
 mod conformance;
 mod fetch;
+mod inprocess;
 mod protocol;
 mod robots;
 mod serve;

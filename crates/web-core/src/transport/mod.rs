@@ -120,10 +120,6 @@ struct Inner {
 
 impl Inner {
     /// The guard's decision on `peer` for `host`: the policy, then the grant.
-    #[expect(
-        clippy::result_large_err,
-        reason = "a refusal ends the request as this very Error; boxing it here buys nothing"
-    )]
     fn decide(&self, host: &str, peer: IpAddr) -> Result<Allowed, Blocked> {
         self.policy.decide_with(host, peer, self.grant.as_ref())
     }
