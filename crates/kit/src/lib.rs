@@ -4,7 +4,9 @@
 //! A pack implements [`Toolkit`] (and [`FromConfig`] to be built by name); a
 //! [`Server`] plugs packs in and serves them with [`Server::serve_stdio`] or
 //! [`HttpListener::serve`]. Each tool call reaches its pack as a [`Request`], which
-//! the pack answers exactly once. The MCP SDK underneath is an implementation detail:
+//! the pack answers exactly once. A server config file is read by
+//! [`ServerConfig::parse`], whether [`Server::from_config`] assembles the server or a
+//! program builds it itself. The MCP SDK underneath is an implementation detail:
 //! no type of it appears in this crate's API.
 //!
 //! [`dispatch`] runs one call and returns its [`Outcome`] — the tool's [`ToolResult`],
@@ -56,6 +58,7 @@
 /// such as a cancelled call's dropped answer, are noise to an operator).
 pub const SDK_LOG_TARGET: &str = "rmcp";
 
+pub mod config;
 pub mod dispatch;
 pub mod http;
 pub mod outcome;
@@ -65,10 +68,11 @@ pub mod server;
 pub mod stdio;
 pub mod toolkit;
 
+pub use config::{ServerConfig, ServerConfigError};
 pub use dispatch::{Call, Notification, NotificationSink, SinkFuture};
 pub use http::{AuthToken, HttpError, HttpListener, HttpOptions, check_bind};
 pub use outcome::{Ask, CancelledBy, NeedsInput, Outcome, ToolResult};
 pub use params::{Args, ArgumentError, ArgumentRule, Param, Params};
 pub use request::{Peer, Request};
-pub use server::{Server, ServerConfigError};
+pub use server::Server;
 pub use toolkit::{Annotations, CallFuture, FromConfig, Registry, ToolSpec, Toolkit};

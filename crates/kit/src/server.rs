@@ -18,13 +18,11 @@ use rmcp::model::{
 use rmcp::service::{ElicitationMode, RequestContext, RoleServer};
 use serde_json::{Map, Value};
 
+use crate::config::ServerConfigError;
 use crate::dispatch::{Call, Notification, NotificationSink, SinkFuture};
 use crate::outcome::{Ask, CancelledBy, NeedsInput, Outcome};
 use crate::request::Peer;
 use crate::toolkit::{Registry, Toolkit};
-
-/// The keys a server config object may carry.
-const SERVER_KEYS: [&str; 4] = ["instructions", "name", "tools", "version"];
 
 /// An MCP server: a name, a version, instructions, and the packs plugged into it.
 #[derive(Clone)]
@@ -60,29 +58,6 @@ impl fmt::Debug for Server {
             .field("version", &self.inner.version)
             .field("tools", &self.tool_names())
             .finish_non_exhaustive()
-    }
-}
-
-/// A server config that cannot be assembled. Its message names the key at fault and
-/// lists the valid ones.
-#[derive(Debug)]
-pub struct ServerConfigError {
-    message: String,
-}
-
-impl fmt::Display for ServerConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ServerConfigError {}
-
-impl ServerConfigError {
-    fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-        }
     }
 }
 
@@ -153,64 +128,32 @@ impl Server {
     }
 
     /// Assembles a server from `{"name", "version", "instructions", "tools": {"Pack":
-    /// {...}}}`, building each pack named under `tools` from `registry`. Unknown keys
-    /// and pack names are errors that list the valid ones.
+    /// {...}}}` (read by [`crate::config::ServerConfig::parse`]), building each pack
+    /// named under `tools` from `registry`. Unknown keys and pack names are errors that
+    /// list the valid ones.
     pub fn from_config(config: &Value, registry: &Registry) -> Result<Self, ServerConfigError> {
-        let Some(object) = config.as_object() else {
-            return Err(ServerConfigError::new(format!(
-                "the server config must be a JSON object with the keys {}",
-                SERVER_KEYS.join(", ")
-            )));
-        };
-        let unknown: Vec<&str> = object
-            .keys()
-            .map(String::as_str)
-            .filter(|key| !SERVER_KEYS.contains(key))
-            .collect();
-        if !unknown.is_empty() {
-            return Err(ServerConfigError::new(format!(
-                "unknown server config key(s): {}. Valid keys: {}",
-                unknown.join(", "),
-                SERVER_KEYS.join(", ")
-            )));
-        }
-        let string = |key: &str| -> Result<Option<String>, ServerConfigError> {
-            match object.get(key) {
-                None => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(other) => Err(ServerConfigError::new(format!(
-                    "server config key \"{key}\" must be a string, not {other}"
-                ))),
-            }
-        };
-        let name = string("name")?.unwrap_or_else(|| "mcp-server".to_owned());
-        let version = string("version")?.unwrap_or_else(|| "0.0.0".to_owned());
+        let config = crate::config::ServerConfig::parse(config)?;
+        let packs = registry.names();
+        config.check_packs(&packs)?;
+        let name = config.name.unwrap_or_else(|| "mcp-server".to_owned());
+        let version = config.version.unwrap_or_else(|| "0.0.0".to_owned());
         let mut server = Server::new(name, version);
-        if let Some(instructions) = string("instructions")? {
+        if let Some(instructions) = config.instructions {
             server = server.instructions(instructions);
         }
-        let empty = Map::new();
-        let tools = match object.get("tools") {
-            None => &empty,
-            Some(Value::Object(tools)) => tools,
-            Some(other) => {
-                return Err(ServerConfigError::new(format!(
-                    "server config key \"tools\" must be an object of pack name → pack config, not {other}"
-                )));
-            }
-        };
-        for (pack_name, pack_config) in tools {
-            match registry.build(pack_name, pack_config) {
+        for (pack_name, pack_config) in config.tools {
+            match registry.build(&pack_name, &Value::Object(pack_config)) {
                 None => {
-                    return Err(ServerConfigError::new(format!(
-                        "unknown toolkit pack \"{pack_name}\" under \"tools\". Valid packs: {}",
-                        registry.names().join(", ")
-                    )));
+                    return Err(ServerConfigError::UnknownPacks {
+                        unknown: vec![pack_name],
+                        valid: packs.iter().map(|&p| p.to_owned()).collect(),
+                    });
                 }
-                Some(Err(error)) => {
-                    return Err(ServerConfigError::new(format!(
-                        "config of toolkit pack \"{pack_name}\": {error}"
-                    )));
+                Some(Err(source)) => {
+                    return Err(ServerConfigError::Pack {
+                        pack: pack_name,
+                        source,
+                    });
                 }
                 Some(Ok(pack)) => server.plug_arc(pack),
             }

@@ -1,5 +1,5 @@
 //! The web library behind mcp-web: the SSRF floor (address table, URL shape, guard,
-//! transport), the guarded fetch, extraction, robots.txt and configuration.
+//! transport), the guarded fetch, extraction, robots.txt, search and configuration.
 //!
 //! Modules form layers; a module imports only from the layers above it
 //! (see `ARCHITECTURE.md`):
@@ -8,7 +8,7 @@
 //! |---|---|
 //! | 0 pure | [`error`], [`addr`], [`url`], [`media`], [`extract`], [`robots`] (parser) |
 //! | 1 policy | [`guard`] |
-//! | 2 I/O | [`transport`], [`fetch`] |
+//! | 2 I/O | [`transport`], [`fetch`], [`search`] |
 //! | 3 | [`page`], `robots::cache` |
 //! | 4 | [`config`] |
 //!
@@ -23,6 +23,7 @@ pub mod guard;
 pub mod media;
 pub mod page;
 pub mod robots;
+pub mod search;
 pub mod transport;
 pub mod url;
 

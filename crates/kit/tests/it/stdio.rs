@@ -431,10 +431,9 @@ fn from_config_assembles_packs_by_name() {
     );
 
     let unknown_pack = Server::from_config(&json!({"tools": {"Tset": {}}}), &registry).unwrap_err();
-    let message = unknown_pack.to_string();
-    assert!(
-        message.contains("Tset") && message.contains("Valid packs: Test"),
-        "{message}"
+    assert_eq!(
+        unknown_pack.to_string(),
+        "Unknown config key(s) for \"tools\" in the server config: Tset.\nValid keys: Test"
     );
 
     let unknown_key = Server::from_config(&json!({"nmae": "s"}), &registry).unwrap_err();

@@ -1,212 +1,187 @@
 //! The command line's configuration surface, shared by every subcommand: a server
 //! config file, `--tool Web='{json}'`, and every configuration key as a flag of the
-//! same name. Later sources override earlier ones — the file, then each `--tool` in
-//! order, then the flags — and the merged object is validated by the same strict code
-//! as any other configuration ([`parse_web_config`]).
+//! same name, built from the key table ([`mcp_web_core::config::KEYS`]). Later sources
+//! override earlier ones — the file, then each `--tool` in order, then the flags — and
+//! the merged object is validated by the same strict code as any other configuration
+//! ([`parse_web_config`]). The server config file is read once, by [`ConfigArgs::load`].
 
 use std::path::{Path, PathBuf};
 
-use mcp_web_core::config::{Settings, json_type, parse_web_config, reject_unknown_keys};
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use mcp_kit::{ServerConfig, ServerConfigError};
+use mcp_web_core::config::{KEYS, Key, Kind, Settings, json_type, parse_web_config};
 use mcp_web_core::error::ConfigError;
 use serde_json::{Map, Number, Value};
 
 /// The name of the one pack this program serves.
 const PACK: &str = "Web";
 
-/// The keys of a server config file.
-const SERVER_KEYS: &[&str] = &["instructions", "name", "tools", "version"];
+/// The help heading of the configuration flags.
+const HEADING: &str =
+    "Configuration (later sources override earlier: --config, then --tool, then the key flags)";
 
-/// Configuration flags, flattened into every subcommand.
-#[derive(Debug, Clone, Default, clap::Args)]
-#[command(
-    next_help_heading = "Configuration (later sources override earlier: --config, then --tool, then the key flags)"
-)]
+/// Configuration flags, flattened into every subcommand: `--config`, `--tool`, and one
+/// flag per key of the table.
+#[derive(Debug, Clone, Default)]
 pub struct ConfigArgs {
-    /// A server config file, `{"name", "version", "instructions", "tools": {"Web": {…}}}`;
-    /// its `tools.Web` object configures the Web pack.
-    #[arg(long, value_name = "FILE")]
+    /// `--config FILE`: a server config file, whose `tools.Web` configures the Web pack.
     pub config: Option<PathBuf>,
-
-    /// The Web pack's configuration as a JSON object: `--tool Web='{"allow-loopback":true}'`.
-    /// Repeatable; later ones override earlier keys.
-    #[arg(long = "tool", value_name = "Web=JSON")]
+    /// `--tool Web=JSON`, in the order given.
     pub tool: Vec<String>,
+    /// The key flags given, as the JSON each stands for. A number flag whose text is
+    /// not a number is kept as a string, so that the strict parser names the key and
+    /// its type.
+    pub flags: Map<String, Value>,
+}
 
-    /// Permit every non-public address class except cloud metadata.
-    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
-    pub allow_private: Option<bool>,
-
-    /// Permit loopback addresses only (test rigs, local development servers).
-    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
-    pub allow_loopback: Option<bool>,
-
-    /// An exact host name permitted whatever it resolves to (repeatable; replaces the
-    /// list from earlier sources). No patterns: `corp` never permits `wiki.corp`.
-    #[arg(long, value_name = "HOST")]
-    pub allow_hosts: Vec<String>,
-
-    /// A CIDR block permitted, matched against the connected peer (repeatable;
-    /// replaces the list from earlier sources).
-    #[arg(long, value_name = "CIDR")]
-    pub allow_cidrs: Vec<String>,
-
-    /// Cap on decoded body bytes read from one response (at least 4096).
-    #[arg(long, value_name = "BYTES")]
-    pub max_bytes: Option<String>,
-
-    /// Cap on the text one answer returns (at least 1000).
-    #[arg(long, value_name = "CHARS")]
-    pub max_chars: Option<String>,
-
-    /// Seconds to open one connection (> 0).
-    #[arg(long, value_name = "SECONDS")]
-    pub connect_timeout: Option<String>,
-
-    /// Seconds from request to response headers (> 0).
-    #[arg(long, value_name = "SECONDS")]
-    pub headers_timeout: Option<String>,
-
-    /// Seconds for one request, body included (> 0).
-    #[arg(long, value_name = "SECONDS")]
-    pub timeout: Option<String>,
-
-    /// Seconds for one whole tool call (> 0).
-    #[arg(long, value_name = "SECONDS")]
-    pub total_timeout: Option<String>,
-
-    /// Seconds between requests to one origin while traversing (≥ 0).
-    #[arg(long, value_name = "SECONDS")]
-    pub crawl_delay: Option<String>,
-
-    /// Whether traversal obeys robots.txt (`--respect-robots=false` to ignore it).
-    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
-    pub respect_robots: Option<bool>,
-
-    /// The User-Agent header; its product token is matched against robots.txt.
-    #[arg(long, value_name = "TEXT")]
-    pub user_agent: Option<String>,
-
-    /// An HTTP proxy, `http://host:port`.
-    #[arg(long, value_name = "URL")]
-    pub proxy: Option<String>,
-
-    /// A PEM file of extra root certificates.
-    #[arg(long, value_name = "FILE")]
-    pub ca_file: Option<String>,
-
-    /// The search provider: brave or searxng.
-    #[arg(long, value_name = "NAME")]
-    pub provider: Option<String>,
-
-    /// The search provider API's base URL.
-    #[arg(long, value_name = "URL")]
-    pub search_url: Option<String>,
-
-    /// The search API key (prefer --api-key-env: a flag is visible to other users).
-    #[arg(long, value_name = "KEY")]
-    pub api_key: Option<String>,
-
-    /// The environment variable holding the search API key.
-    #[arg(long, value_name = "NAME")]
-    pub api_key_env: Option<String>,
-
-    /// Safe-search level: off, moderate or strict.
-    #[arg(long, value_name = "LEVEL")]
-    pub safesearch: Option<String>,
-
-    /// Country passed to the search provider.
-    #[arg(long, value_name = "CODE")]
-    pub search_country: Option<String>,
-
-    /// Language passed to the search provider.
-    #[arg(long, value_name = "CODE")]
-    pub search_lang: Option<String>,
-
-    /// Ask the user before refusing a peer allow-private or allow-loopback could permit.
-    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
-    pub ask_permission: Option<bool>,
+/// What the configuration sources of one command give.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The server config file as read (empty when no `--config` was given).
+    pub server: ServerConfig,
+    /// The Web pack's settings, every source merged and validated.
+    pub settings: Settings,
 }
 
 impl ConfigArgs {
     /// Merges the sources, later over earlier, and validates the result.
     pub fn settings(&self) -> Result<Settings, ConfigError> {
-        parse_web_config(&Value::Object(self.merged()?))
+        Ok(self.load()?.settings)
     }
 
-    /// The merged configuration object, not yet validated.
-    pub fn merged(&self) -> Result<Map<String, Value>, ConfigError> {
-        let mut merged = Map::new();
-        if let Some(path) = &self.config {
-            merged.extend(read_server_file(path)?);
-        }
+    /// Reads the server config file (once) and merges every source into the settings.
+    pub fn load(&self) -> Result<Loaded, ConfigError> {
+        let server = match &self.config {
+            Some(path) => read_server_file(path)?,
+            None => ServerConfig::default(),
+        };
+        let mut merged = server.pack(PACK).cloned().unwrap_or_default();
         for tool in &self.tool {
             merged.extend(parse_tool(tool)?);
         }
-        merged.extend(self.flags());
-        Ok(merged)
+        merged.extend(self.flags.clone());
+        let settings = parse_web_config(&Value::Object(merged))?;
+        Ok(Loaded { server, settings })
+    }
+}
+
+/// The flag of one configuration key: its name, value name and help from the table.
+fn flag(key: &'static Key) -> Arg {
+    let arg = Arg::new(key.name).long(key.name).value_name(key.value_name);
+    match key.kind() {
+        Kind::Bool => arg
+            .help(key.summary())
+            .value_parser(clap::value_parser!(bool))
+            .action(ArgAction::Set)
+            .num_args(0..=1)
+            .require_equals(true)
+            .default_missing_value("true"),
+        Kind::Strings => arg
+            .help(format!(
+                "{} (repeatable; replaces the list from earlier sources)",
+                key.summary()
+            ))
+            .action(ArgAction::Append),
+        Kind::Count | Kind::Seconds | Kind::Text | Kind::OptionalText => {
+            arg.help(key.summary()).action(ArgAction::Set)
+        }
+    }
+}
+
+/// A clap error for an argument this type defined but could not read back.
+fn unreadable(id: &str, error: impl std::fmt::Display) -> clap::Error {
+    clap::Error::raw(
+        clap::error::ErrorKind::ArgumentConflict,
+        format!("the argument {id} cannot be read: {error}"),
+    )
+}
+
+/// The JSON a key's flag stands for, when the flag was given.
+fn flag_value(key: &Key, matches: &ArgMatches) -> Result<Option<Value>, clap::Error> {
+    let id = key.name;
+    let text = || {
+        matches
+            .try_get_one::<String>(id)
+            .map(|v| v.cloned())
+            .map_err(|e| unreadable(id, e))
+    };
+    Ok(match key.kind() {
+        Kind::Bool => matches
+            .try_get_one::<bool>(id)
+            .map_err(|e| unreadable(id, e))?
+            .map(|&b| Value::Bool(b)),
+        Kind::Strings => matches
+            .try_get_many::<String>(id)
+            .map_err(|e| unreadable(id, e))?
+            .map(|values| Value::Array(values.cloned().map(Value::String).collect())),
+        Kind::Count | Kind::Seconds => text()?.map(|text| match text.parse::<Number>() {
+            Ok(n) => Value::Number(n),
+            Err(_) => Value::String(text),
+        }),
+        Kind::Text | Kind::OptionalText => text()?.map(Value::String),
+    })
+}
+
+impl clap::FromArgMatches for ConfigArgs {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let config = matches
+            .try_get_one::<PathBuf>("config")
+            .map_err(|e| unreadable("--config", e))?
+            .cloned();
+        let tool = matches
+            .try_get_many::<String>("tool")
+            .map_err(|e| unreadable("--tool", e))?
+            .map(|values| values.cloned().collect())
+            .unwrap_or_default();
+        let mut flags = Map::new();
+        for key in KEYS {
+            if let Some(value) = flag_value(key, matches)? {
+                flags.insert(key.name.to_owned(), value);
+            }
+        }
+        Ok(ConfigArgs {
+            config,
+            tool,
+            flags,
+        })
     }
 
-    /// The key flags given, as JSON. A number flag whose text is not a number is
-    /// passed on as a string, so that the strict parser names the key and its type.
-    fn flags(&self) -> Map<String, Value> {
-        let mut map = Map::new();
-        let bools = [
-            ("allow-private", self.allow_private),
-            ("allow-loopback", self.allow_loopback),
-            ("respect-robots", self.respect_robots),
-            ("ask-permission", self.ask_permission),
-        ];
-        for (key, value) in bools {
-            if let Some(b) = value {
-                map.insert(key.to_owned(), Value::Bool(b));
-            }
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        let given = ConfigArgs::from_arg_matches(matches)?;
+        if given.config.is_some() {
+            self.config = given.config;
         }
-        let lists = [
-            ("allow-hosts", &self.allow_hosts),
-            ("allow-cidrs", &self.allow_cidrs),
-        ];
-        for (key, values) in lists {
-            if !values.is_empty() {
-                let list = values.iter().cloned().map(Value::String).collect();
-                map.insert(key.to_owned(), Value::Array(list));
-            }
+        if !given.tool.is_empty() {
+            self.tool = given.tool;
         }
-        let numbers = [
-            ("max-bytes", &self.max_bytes),
-            ("max-chars", &self.max_chars),
-            ("connect-timeout", &self.connect_timeout),
-            ("headers-timeout", &self.headers_timeout),
-            ("timeout", &self.timeout),
-            ("total-timeout", &self.total_timeout),
-            ("crawl-delay", &self.crawl_delay),
-        ];
-        for (key, value) in numbers {
-            if let Some(text) = value {
-                let json = match text.parse::<Number>() {
-                    Ok(n) => Value::Number(n),
-                    Err(_) => Value::String(text.clone()),
-                };
-                map.insert(key.to_owned(), json);
-            }
-        }
-        let strings = [
-            ("user-agent", &self.user_agent),
-            ("proxy", &self.proxy),
-            ("ca-file", &self.ca_file),
-            ("provider", &self.provider),
-            ("search-url", &self.search_url),
-            ("api-key", &self.api_key),
-            ("api-key-env", &self.api_key_env),
-            ("safesearch", &self.safesearch),
-            ("search-country", &self.search_country),
-            ("search-lang", &self.search_lang),
-        ];
-        for (key, value) in strings {
-            if let Some(text) = value {
-                map.insert(key.to_owned(), Value::String(text.clone()));
-            }
-        }
-        map
+        self.flags.extend(given.flags);
+        Ok(())
+    }
+}
+
+impl clap::Args for ConfigArgs {
+    fn augment_args(cmd: Command) -> Command {
+        cmd.next_help_heading(HEADING)
+            .arg(
+                Arg::new("config")
+                    .long("config")
+                    .value_name("FILE")
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .action(ArgAction::Set)
+                    .help("A server config file, `{\"name\", \"version\", \"instructions\", \"tools\": {\"Web\": {…}}}`; its `tools.Web` object configures the Web pack"),
+            )
+            .arg(
+                Arg::new("tool")
+                    .long("tool")
+                    .value_name("Web=JSON")
+                    .action(ArgAction::Append)
+                    .help("The Web pack's configuration as a JSON object: `--tool Web='{\"allow-loopback\":true}'`. Repeatable; later ones override earlier keys"),
+            )
+            .args(KEYS.iter().map(flag))
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
     }
 }
 
@@ -234,55 +209,55 @@ fn parse_tool(arg: &str) -> Result<Map<String, Value>, ConfigError> {
     }
 }
 
-/// Reads a server config file and returns its `tools.Web` object (empty when the file
-/// configures no pack).
-fn read_server_file(path: &Path) -> Result<Map<String, Value>, ConfigError> {
-    let shown = path.display().to_string();
+/// Reads a server config file: its text, its JSON, then its keys by
+/// [`ServerConfig::parse`]; `tools` may name only the Web pack.
+fn read_server_file(path: &Path) -> Result<ServerConfig, ConfigError> {
+    let owner = format!("{} {}", mcp_kit::config::OWNER, path.display());
     let syntax = |detail: String| ConfigError::Syntax {
-        source: shown.clone(),
+        source: owner.clone(),
         detail,
     };
     let text =
         std::fs::read_to_string(path).map_err(|e| syntax(format!("it cannot be read ({e})")))?;
     let value: Value = serde_json::from_str(&text).map_err(|e| syntax(e.to_string()))?;
-    let Value::Object(mut server) = value else {
-        return Err(syntax(format!("it is {}", json_type(&value))));
-    };
-    reject_unknown_keys(&server, SERVER_KEYS, &format!("the server config {shown}"))?;
-    for key in ["name", "version", "instructions"] {
-        if server.get(key).is_some_and(|v| !v.is_string()) {
-            return Err(ConfigError::Type {
-                key: key.to_owned(),
-                expected: "a string",
-            });
-        }
-    }
-    let tools = match server.remove("tools") {
-        None => return Ok(Map::new()),
-        Some(Value::Object(tools)) => tools,
-        Some(_) => {
-            return Err(ConfigError::Type {
-                key: "tools".to_owned(),
-                expected: "an object of packs by name ({\"Web\": {…}})",
-            });
-        }
-    };
-    let mut unknown: Vec<String> = tools.keys().filter(|k| *k != PACK).cloned().collect();
-    if !unknown.is_empty() {
-        unknown.sort();
-        return Err(ConfigError::UnknownKeys {
-            owner: format!("\"tools\" in {shown}"),
+    let server = ServerConfig::parse(&value).map_err(|e| file_error(e, &owner))?;
+    server
+        .check_packs(&[PACK])
+        .map_err(|e| file_error(e, &owner))?;
+    Ok(server)
+}
+
+/// A server config file's error in the configuration's error type, worded as the
+/// kit words it, with the file named where the kit says "the server config".
+fn file_error(error: ServerConfigError, owner: &str) -> ConfigError {
+    match error {
+        ServerConfigError::NotAnObject { found } => ConfigError::Syntax {
+            source: owner.to_owned(),
+            detail: format!("it is {found}"),
+        },
+        ServerConfigError::UnknownKeys { unknown } => ConfigError::UnknownKeys {
+            owner: owner.to_owned(),
+            unknown,
+            valid: mcp_kit::config::KEYS.to_vec(),
+        },
+        ServerConfigError::Type { key, expected } => ConfigError::Type {
+            key: key.to_owned(),
+            expected,
+        },
+        ServerConfigError::PackNotAnObject { pack, found } => ConfigError::Syntax {
+            source: format!("\"tools\".\"{pack}\" in {owner}"),
+            detail: format!("it is {found}"),
+        },
+        // The file is checked against this program's one pack.
+        ServerConfigError::UnknownPacks { unknown, .. } => ConfigError::UnknownKeys {
+            owner: format!("\"tools\" in {owner}"),
             unknown,
             valid: vec![PACK],
-        });
-    }
-    match tools.into_iter().next() {
-        None => Ok(Map::new()),
-        Some((_, Value::Object(web))) => Ok(web),
-        Some((_, other)) => Err(ConfigError::Syntax {
-            source: format!("\"tools\".\"Web\" in {shown}"),
-            detail: format!("it is {}", json_type(&other)),
-        }),
+        },
+        other => ConfigError::Syntax {
+            source: owner.to_owned(),
+            detail: other.to_string(),
+        },
     }
 }
 
@@ -292,6 +267,7 @@ mod tests {
     use std::time::Duration;
 
     use clap::Parser;
+    use serde_json::json;
 
     use super::*;
 
@@ -350,8 +326,82 @@ mod tests {
             .get_arguments()
             .filter_map(|a| a.get_long().map(str::to_owned))
             .collect();
-        for key in mcp_web_core::config::VALID_KEYS {
+        for key in mcp_web_core::config::valid_keys() {
             assert!(longs.iter().any(|l| l == key), "no --{key}");
+        }
+    }
+
+    /// Every key of the table is a flag with the table's value name and help, and
+    /// what the flag is given reaches the parser as the key's JSON type.
+    #[test]
+    fn every_key_in_the_table_is_a_flag_the_parser_reads() {
+        let mut cmd = <Cli as clap::CommandFactory>::command();
+        cmd.build();
+        for key in KEYS {
+            let arg = cmd
+                .get_arguments()
+                .find(|a| a.get_long() == Some(key.name))
+                .unwrap_or_else(|| panic!("no --{}", key.name));
+            let names: Vec<&str> = arg
+                .get_value_names()
+                .unwrap_or_default()
+                .iter()
+                .map(|n| n.as_str())
+                .collect();
+            assert_eq!(names, [key.value_name], "--{}", key.name);
+            let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+            assert!(help.starts_with(&key.summary()), "--{}: {help}", key.name);
+
+            let flag = format!("--{}", key.name);
+            let (argv, json): (Vec<String>, Value) = match key.kind() {
+                Kind::Bool => (vec![flag], json!(true)),
+                Kind::Strings => (
+                    vec![flag.clone(), "a".into(), format!("{flag}=b")],
+                    json!(["a", "b"]),
+                ),
+                Kind::Count | Kind::Seconds => (vec![flag, "12".into()], json!(12)),
+                Kind::Text | Kind::OptionalText => (vec![flag, "x".into()], json!("x")),
+            };
+            let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+            let given = args(&argv);
+            assert_eq!(given.flags.len(), 1, "--{}", key.name);
+            assert_eq!(given.flags[key.name], json, "--{}", key.name);
+            // The default, given as a flag, is the default.
+            if let Some(text) = match key.default.to_json() {
+                Value::Bool(b) => Some(format!("--{}={b}", key.name)),
+                Value::Number(n) => Some(format!("--{}={n}", key.name)),
+                Value::String(text) => Some(format!("--{}={text}", key.name)),
+                _ => None,
+            } {
+                assert_eq!(settings(&[&text]).unwrap(), Settings::default(), "{text}");
+            }
+        }
+        assert!(args(&[]).flags.is_empty());
+    }
+
+    /// A server config file's errors are worded as the kit words them, the file named
+    /// where the kit says "the server config".
+    #[test]
+    fn config_file_errors_are_the_kits() {
+        for text in [
+            r#"[1]"#,
+            r#"{"nmae":"x"}"#,
+            r#"{"version":2}"#,
+            r#"{"tools":[]}"#,
+            r#"{"tools":{"Web":[]}}"#,
+            r#"{"tools":{"Shell":{}}}"#,
+        ] {
+            let file = TempFile::new(text);
+            let ours = settings(&["--config", file.path()])
+                .unwrap_err()
+                .to_string();
+            let value: Value = serde_json::from_str(text).unwrap();
+            let kits = match ServerConfig::parse(&value) {
+                Ok(server) => server.check_packs(&[PACK]).unwrap_err(),
+                Err(e) => e,
+            };
+            let named = format!("the server config {}", file.path());
+            assert_eq!(ours, kits.to_string().replace("the server config", &named));
         }
     }
 

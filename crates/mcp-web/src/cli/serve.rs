@@ -3,14 +3,13 @@
 //! stdout is the protocol channel.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use mcp_kit::{AuthToken, HttpListener, HttpOptions, Server};
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::cli::options::ConfigArgs;
+use crate::cli::options::{ConfigArgs, Loaded};
 use crate::cli::output;
 use crate::tools::Web;
 
@@ -59,20 +58,6 @@ pub struct ServeArgs {
     pub config: ConfigArgs,
 }
 
-/// The name, version and instructions of the server config file, when given.
-fn identity(path: Option<&Path>) -> (Option<String>, Option<String>, Option<String>) {
-    let Some(path) = path else {
-        return (None, None, None);
-    };
-    // The file was already read and validated by `ConfigArgs::settings`.
-    let value: Value = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or(Value::Null);
-    let field = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
-    (field("name"), field("version"), field("instructions"))
-}
-
 /// Sends logs to stderr; `MCP_WEB_LOG` (an env-filter directive) sets the level.
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("MCP_WEB_LOG").unwrap_or_else(|_| {
@@ -85,16 +70,23 @@ fn init_logging() {
         .try_init();
 }
 
-/// Builds the server these arguments describe.
+/// Builds the server these arguments describe: its name, version and instructions from
+/// the server config file when it gives them, the Web pack from every source merged.
 pub fn server(args: &ServeArgs) -> Result<Server, String> {
-    let settings = args.config.settings().map_err(|e| e.to_string())?;
+    let Loaded {
+        server: file,
+        settings,
+    } = args.config.load().map_err(|e| e.to_string())?;
     let web = Web::new(settings).map_err(|e| e.to_string())?;
-    let (name, version, instructions) = identity(args.config.config.as_deref());
     let server = Server::new(
-        name.unwrap_or_else(|| DEFAULT_NAME.to_owned()),
-        version.unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned()),
+        file.name.unwrap_or_else(|| DEFAULT_NAME.to_owned()),
+        file.version
+            .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned()),
     )
-    .instructions(instructions.unwrap_or_else(|| DEFAULT_INSTRUCTIONS.to_owned()))
+    .instructions(
+        file.instructions
+            .unwrap_or_else(|| DEFAULT_INSTRUCTIONS.to_owned()),
+    )
     .plug(web);
     Ok(server)
 }
@@ -172,5 +164,71 @@ pub fn exec(args: &ServeArgs) -> ExitCode {
             output::problem(e);
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    /// A server config file in the temp directory, removed when dropped.
+    struct ConfigFile(PathBuf);
+
+    impl ConfigFile {
+        fn new(name: &str, contents: &str) -> ConfigFile {
+            let path = std::env::temp_dir()
+                .join(format!("mcp-web-serve-{}-{name}.json", std::process::id()));
+            std::fs::write(&path, contents).unwrap();
+            ConfigFile(path)
+        }
+
+        fn serve_args(&self) -> ServeArgs {
+            let path = self.0.to_str().unwrap();
+            Cli::try_parse_from(["serve", "--config", path])
+                .unwrap()
+                .serve
+        }
+    }
+
+    impl Drop for ConfigFile {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    #[test]
+    fn the_config_file_names_the_server() {
+        let file = ConfigFile::new(
+            "named",
+            r#"{"name":"research","version":"7","instructions":"Read.","tools":{"Web":{"max-chars":1000}}}"#,
+        );
+        let shown = format!("{:?}", server(&file.serve_args()).unwrap());
+        assert!(
+            shown.contains(r#"name: "research""#) && shown.contains(r#"version: "7""#),
+            "{shown}"
+        );
+        let plain = Cli::try_parse_from(["serve"]).unwrap().serve;
+        let shown = format!("{:?}", server(&plain).unwrap());
+        assert!(
+            shown.contains(r#"name: "mcp-web""#)
+                && shown.contains(&format!("version: {:?}", env!("CARGO_PKG_VERSION"))),
+            "{shown}"
+        );
+    }
+
+    /// A fault anywhere in the file refuses to serve, with the kit's words.
+    #[test]
+    fn a_faulty_config_file_is_refused() {
+        let file = ConfigFile::new("faulty", r#"{"name":"research","instructions":["Read."]}"#);
+        let refusal = server(&file.serve_args()).unwrap_err();
+        assert_eq!(refusal, r#"config key "instructions" takes a string."#);
     }
 }

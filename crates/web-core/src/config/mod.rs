@@ -1,0 +1,728 @@
+//! Strict JSON configuration of the Web pack, turned into typed [`Settings`].
+//!
+//! Every key is defined once, in [`keys::KEYS`]: name, type, rule, default, doc line and
+//! the value name of its command-line flag. Reading a configuration object has two
+//! stages, so that nothing below this module knows the file format:
+//! 1. every key is checked against the table, in the order written: an unknown key is
+//!    an error listing every valid key, and a value of the wrong JSON type names the
+//!    key and what it takes;
+//! 2. each key's rule turns its value into [`Settings`] (durations, byte counts, parsed
+//!    CIDRs, checked URLs), in the table's order, naming the key when it refuses a value.
+//!
+//! A key that is absent takes its default from the table. `null` means "none" for the
+//! keys whose default is none (`proxy`, `ca-file`, `search-url`, `api-key`,
+//! `search-country`, `search-lang`) and is a type error elsewhere.
+
+pub mod keys;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ipnet::IpNet;
+use serde_json::{Map, Value};
+
+use crate::error::ConfigError;
+use crate::fetch::FetchOptions;
+use crate::guard::Policy;
+use crate::search::{ApiKey, Provider, SafeSearch};
+use crate::transport::ProxyUrl;
+use crate::url::CheckedUrl;
+
+pub use keys::{DefaultValue, KEYS, Key, Kind, key, valid_keys};
+
+/// What an unknown-key error names as the configuration's owner.
+pub const OWNER: &str = "the Web pack";
+
+/// The typed configuration of the Web pack: every key of the configuration, with its
+/// default applied and its rule checked. Each module builds its own options from it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// `allow-private`: permit every non-public address class except cloud metadata.
+    pub allow_private: bool,
+    /// `allow-loopback`: permit loopback addresses only.
+    pub allow_loopback: bool,
+    /// `allow-hosts`: exact host names permitted whatever they resolve to; lowercase,
+    /// punycode, IPv6 literals without brackets.
+    pub allow_hosts: Vec<String>,
+    /// `allow-cidrs`: blocks permitted, matched against the connected peer.
+    pub allow_cidrs: Vec<IpNet>,
+    /// `max-bytes`: cap on decoded body bytes read from one response.
+    pub max_bytes: u64,
+    /// `max-chars`: cap on the text one tool answer returns.
+    pub max_chars: u64,
+    /// `connect-timeout`: budget for opening one connection (TCP and TLS).
+    pub connect_timeout: Duration,
+    /// `headers-timeout`: budget from request sent to response headers received.
+    pub headers_timeout: Duration,
+    /// `timeout`: budget for one request, body included.
+    pub timeout: Duration,
+    /// `total-timeout`: budget for one tool call, every request included.
+    pub total_timeout: Duration,
+    /// `crawl-delay`: pause between requests to one origin while traversing;
+    /// robots.txt's Crawl-delay wins when larger.
+    pub crawl_delay: Duration,
+    /// `respect-robots`: whether traversal (crawl, grep with depth) obeys robots.txt.
+    pub respect_robots: bool,
+    /// `user-agent`: the User-Agent header; its product token is matched against
+    /// robots.txt groups.
+    pub user_agent: String,
+    /// `proxy`: an HTTP proxy (`http://host:port`) tunnelled through with CONNECT,
+    /// parsed once here.
+    pub proxy: Option<ProxyUrl>,
+    /// `ca-file`: a PEM file of extra root certificates.
+    pub ca_file: Option<PathBuf>,
+    /// `provider`: the search provider.
+    pub provider: Provider,
+    /// `search-url`: the provider API's base URL; `None` means the provider's own.
+    pub search_url: Option<CheckedUrl>,
+    /// `api-key`: the provider's API key, when given in the configuration.
+    pub api_key: Option<ApiKey>,
+    /// `api-key-env`: the environment variable read for the API key at call time.
+    pub api_key_env: String,
+    /// `safesearch`: the safe-search level.
+    pub safesearch: SafeSearch,
+    /// `search-country`: the country passed to the provider.
+    pub search_country: Option<String>,
+    /// `search-lang`: the language passed to the provider.
+    pub search_lang: Option<String>,
+    /// `ask-permission`: ask the user before refusing a peer that allow-private or
+    /// allow-loopback could permit.
+    pub ask_permission: bool,
+}
+
+impl Default for Settings {
+    /// Every key at its default from [`KEYS`], each put through its own rule.
+    fn default() -> Self {
+        let mut settings = Settings::unset();
+        for key in KEYS {
+            if let Err(e) = key.apply(&mut settings, &key.default.to_json()) {
+                // A defect of the table, not of any input: `every_key_is_listed_parsed_and_documented`
+                // puts every default through its rule.
+                panic!(
+                    "the default of config key {:?} is refused by its own rule: {e}",
+                    key.name
+                );
+            }
+        }
+        settings
+    }
+}
+
+impl Settings {
+    /// Every field at a placeholder, each overwritten by its key's default in
+    /// [`Settings::default`].
+    fn unset() -> Settings {
+        Settings {
+            allow_private: false,
+            allow_loopback: false,
+            allow_hosts: Vec::new(),
+            allow_cidrs: Vec::new(),
+            max_bytes: 0,
+            max_chars: 0,
+            connect_timeout: Duration::ZERO,
+            headers_timeout: Duration::ZERO,
+            timeout: Duration::ZERO,
+            total_timeout: Duration::ZERO,
+            crawl_delay: Duration::ZERO,
+            respect_robots: false,
+            user_agent: String::new(),
+            proxy: None,
+            ca_file: None,
+            provider: Provider::Brave,
+            search_url: None,
+            api_key: None,
+            api_key_env: String::new(),
+            safesearch: SafeSearch::Moderate,
+            search_country: None,
+            search_lang: None,
+            ask_permission: false,
+        }
+    }
+
+    /// The address policy of the floor: `allow-private`, `allow-loopback`,
+    /// `allow-hosts` and `allow-cidrs`.
+    pub fn policy(&self) -> Policy {
+        Policy {
+            allow_private: self.allow_private,
+            allow_loopback: self.allow_loopback,
+            allow_hosts: self.allow_hosts.clone(),
+            allow_cidrs: self.allow_cidrs.clone(),
+        }
+    }
+
+    /// The options of a [`Fetcher`](crate::fetch::Fetcher) built from these settings.
+    pub fn fetch_options(&self) -> Result<FetchOptions, ConfigError> {
+        Ok(FetchOptions {
+            max_bytes: usize::try_from(self.max_bytes).unwrap_or(usize::MAX),
+            connect_timeout: self.connect_timeout,
+            headers_timeout: self.headers_timeout,
+            timeout: self.timeout,
+            total_timeout: self.total_timeout,
+            user_agent: self.user_agent.clone(),
+            proxy: self.proxy.clone(),
+            ca_file: self.ca_file.clone(),
+        })
+    }
+}
+
+/// Reads the Web pack's configuration object into [`Settings`], refusing unknown
+/// keys, values of the wrong type and values a rule refuses.
+pub fn parse_web_config(value: &Value) -> Result<Settings, ConfigError> {
+    let map = value.as_object().ok_or_else(|| ConfigError::Syntax {
+        source: OWNER.to_owned(),
+        detail: format!("it is {}", json_type(value)),
+    })?;
+    reject_unknown_keys(map, &valid_keys(), OWNER)?;
+    // Every value's type first, in the order written; then every rule, in the table's.
+    for (name, value) in map {
+        if let Some(key) = key(name) {
+            key.check_type(value)?;
+        }
+    }
+    let mut settings = Settings::default();
+    for key in KEYS {
+        if let Some(value) = map.get(key.name) {
+            key.apply(&mut settings, value)?;
+        }
+    }
+    Ok(settings)
+}
+
+/// A JSON value's type in words, as configuration errors say it ("a boolean", "a list").
+pub fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Refuses a JSON object holding keys outside `valid`, naming every unknown key (sorted)
+/// and every valid one, for `owner` ("the Web pack").
+pub fn reject_unknown_keys(
+    map: &Map<String, Value>,
+    valid: &[&'static str],
+    owner: &str,
+) -> Result<(), ConfigError> {
+    let mut unknown: Vec<String> = map
+        .keys()
+        .filter(|k| !valid.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    unknown.sort();
+    Err(ConfigError::UnknownKeys {
+        owner: owner.to_owned(),
+        unknown,
+        valid: valid.to_vec(),
+    })
+}
+
+fn type_error(key: &str, expected: &'static str) -> ConfigError {
+    ConfigError::Type {
+        key: key.to_owned(),
+        expected,
+    }
+}
+
+fn value_error(key: &str, rule: impl Into<String>) -> ConfigError {
+    ConfigError::Value {
+        key: key.to_owned(),
+        rule: rule.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(v: Value) -> Result<Settings, ConfigError> {
+        parse_web_config(&v)
+    }
+
+    fn err(v: Value) -> String {
+        parse(v).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn valid_keys_are_sorted_and_unique() {
+        let valid = valid_keys();
+        let mut sorted = valid.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted, valid);
+        assert_eq!(valid.len(), KEYS.len(), "a key is in the table twice");
+        for name in valid {
+            assert_eq!(key(name).map(|k| k.name), Some(name));
+        }
+        assert!(key("providr").is_none());
+    }
+
+    /// The README's table row of a key, as the table defines it.
+    fn readme_row(key: &Key) -> String {
+        format!("| `{}` | {} | {} |", key.name, key.default, key.summary())
+    }
+
+    /// The rows of the README's configuration table.
+    fn readme_rows() -> Vec<&'static str> {
+        include_str!("../../../../README.md")
+            .lines()
+            .filter(|l| l.starts_with("| `"))
+            .collect()
+    }
+
+    /// The README's configuration table is the key table: every key, in its order,
+    /// with its default and its doc line, and no other.
+    #[test]
+    fn the_readme_table_is_the_key_table() {
+        let expected: Vec<String> = KEYS.iter().map(readme_row).collect();
+        assert_eq!(
+            readme_rows(),
+            expected,
+            "README.md's configuration table should read:\n{}",
+            expected.join("\n")
+        );
+    }
+
+    /// Each key of the table is a valid key, is read by the parser with its own type
+    /// and rule, has a default its rule accepts and a row in the README: adding a key
+    /// to the table is all it takes.
+    #[test]
+    fn every_key_is_listed_parsed_and_documented() {
+        let defaults = Settings::default();
+        let rows = readme_rows();
+        let wrong_type = |kind: Kind| match kind {
+            Kind::Bool => json!("true"),
+            Kind::Strings => json!("one"),
+            Kind::Count | Kind::Seconds => json!("1"),
+            Kind::Text | Kind::OptionalText => json!(1),
+        };
+        for key in KEYS {
+            assert!(valid_keys().contains(&key.name), "{}", key.name);
+            // Its default is accepted by its rule and is what an absent key gives.
+            let given = parse(json!({ key.name: key.default.to_json() }));
+            assert_eq!(given.as_ref(), Ok(&defaults), "{}", key.name);
+            // The parser reads it with its type.
+            let e = parse(json!({ key.name: wrong_type(key.kind()) })).unwrap_err();
+            assert_eq!(
+                e,
+                ConfigError::Type {
+                    key: key.name.to_owned(),
+                    expected: key.expected()
+                }
+            );
+            assert!(!key.doc.is_empty() && !key.value_name.is_empty());
+            assert!(
+                rows.contains(&readme_row(key).as_str()),
+                "README does not document {}",
+                key.name
+            );
+        }
+        // The defaults, spelled as the README shows them.
+        let shown = |name: &str| key(name).map(|k| k.default.to_string());
+        assert_eq!(shown("max-bytes").as_deref(), Some("2097152"));
+        assert_eq!(shown("connect-timeout").as_deref(), Some("10"));
+        assert_eq!(shown("crawl-delay").as_deref(), Some("0.5"));
+        assert_eq!(shown("allow-hosts").as_deref(), Some("[]"));
+        assert_eq!(shown("provider").as_deref(), Some("`brave`"));
+        assert_eq!(shown("proxy").as_deref(), Some("none"));
+        assert_eq!(
+            key("search-url").unwrap().default.to_string(),
+            "the provider's"
+        );
+        assert_eq!(
+            key("user-agent").unwrap().default.to_string(),
+            "`mcp-web/<version> (+<repository>)`"
+        );
+    }
+
+    #[test]
+    fn empty_object_gives_the_defaults() {
+        let s = parse(json!({})).unwrap();
+        assert_eq!(s, Settings::default());
+        assert!(!s.allow_private && !s.allow_loopback && !s.ask_permission);
+        assert!(s.allow_hosts.is_empty() && s.allow_cidrs.is_empty());
+        assert_eq!(s.max_bytes, 2_097_152);
+        assert_eq!(s.max_chars, 40_000);
+        assert_eq!(s.connect_timeout, Duration::from_secs(10));
+        assert_eq!(s.headers_timeout, Duration::from_secs(15));
+        assert_eq!(s.timeout, Duration::from_secs(30));
+        assert_eq!(s.total_timeout, Duration::from_secs(90));
+        assert_eq!(s.crawl_delay, Duration::from_millis(500));
+        assert!(s.respect_robots);
+        assert_eq!(
+            s.user_agent,
+            format!(
+                "mcp-web/{} (+https://github.com/mcp-web/mcp-web)",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+        assert_eq!(s.proxy, None);
+        assert_eq!(s.ca_file, None);
+        assert_eq!(s.provider, Provider::Brave);
+        assert_eq!(s.search_url, None);
+        assert_eq!(s.api_key, None);
+        assert_eq!(s.api_key_env, "BRAVE_API_KEY");
+        assert_eq!(s.safesearch, SafeSearch::Moderate);
+        assert_eq!((s.search_country, s.search_lang), (None, None));
+    }
+
+    #[test]
+    fn unknown_key_lists_every_valid_key() {
+        let e = parse(json!({"providr": "brave", "allow-private": true})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Unknown config key(s) for the Web pack: providr.\nValid keys: allow-cidrs, allow-hosts, allow-loopback, allow-private, api-key, api-key-env, ask-permission, ca-file, connect-timeout, crawl-delay, headers-timeout, max-bytes, max-chars, provider, proxy, respect-robots, safesearch, search-country, search-lang, search-url, timeout, total-timeout, user-agent"
+        );
+        let e = parse(json!({"zeta": 1, "alpha": 2, "timeout": "x"})).unwrap_err();
+        assert!(
+            matches!(&e, ConfigError::UnknownKeys { unknown, .. } if unknown == &["alpha", "zeta"]),
+            "{e:?}"
+        );
+        // Keys are case-sensitive and kebab-case.
+        assert!(matches!(
+            parse(json!({"allow_private": true})),
+            Err(ConfigError::UnknownKeys { .. })
+        ));
+        assert!(matches!(
+            parse(json!({"Allow-Private": true})),
+            Err(ConfigError::UnknownKeys { .. })
+        ));
+    }
+
+    #[test]
+    fn not_an_object_is_a_syntax_error() {
+        assert_eq!(
+            err(json!([1])),
+            "the configuration in the Web pack is not a JSON object: it is a list."
+        );
+        assert!(matches!(
+            parse(json!(null)),
+            Err(ConfigError::Syntax { .. })
+        ));
+    }
+
+    /// Every key's wrong JSON type names the key and what it takes.
+    #[test]
+    fn type_errors_name_key_and_type() {
+        let cases: &[(&str, Value, &str)] = &[
+            ("allow-private", json!("yes"), "a boolean (true or false)"),
+            ("allow-loopback", json!(1), "a boolean (true or false)"),
+            ("respect-robots", json!(null), "a boolean (true or false)"),
+            ("ask-permission", json!("true"), "a boolean (true or false)"),
+            ("allow-hosts", json!("wiki.corp"), "a list of strings"),
+            ("allow-hosts", json!(["a", 1]), "a list of strings"),
+            ("allow-cidrs", json!("10.0.0.0/8"), "a list of strings"),
+            ("max-bytes", json!("4096"), "a whole number of bytes"),
+            ("max-bytes", json!(4096.5), "a whole number of bytes"),
+            ("max-chars", json!(true), "a whole number of characters"),
+            ("connect-timeout", json!("10"), "a number of seconds"),
+            ("headers-timeout", json!([]), "a number of seconds"),
+            ("timeout", json!(null), "a number of seconds"),
+            ("total-timeout", json!({}), "a number of seconds"),
+            ("crawl-delay", json!("0.5"), "a number of seconds"),
+            ("user-agent", json!(1), "a string"),
+            ("provider", json!(null), "a string"),
+            ("api-key-env", json!(false), "a string"),
+            ("safesearch", json!(0), "a string"),
+            ("proxy", json!(8080), "a string (or null for none)"),
+            ("ca-file", json!(true), "a string (or null for none)"),
+            ("search-url", json!([]), "a string (or null for none)"),
+            ("api-key", json!(123), "a string (or null for none)"),
+            ("search-country", json!(1), "a string (or null for none)"),
+            ("search-lang", json!(1), "a string (or null for none)"),
+        ];
+        for (key, value, expected) in cases {
+            let e = parse(json!({ *key: value.clone() })).unwrap_err();
+            assert_eq!(e.key(), Some(*key), "{e}");
+            assert_eq!(
+                e.to_string(),
+                format!("config key \"{key}\" takes {expected}.")
+            );
+        }
+        // Every key has a type error in the table.
+        for key in valid_keys() {
+            assert!(cases.iter().any(|(k, ..)| *k == key), "{key} untested");
+        }
+    }
+
+    /// Every rule refuses what it must and accepts its boundary.
+    #[test]
+    fn value_rules_name_key_and_rule() {
+        let refused: &[(&str, Value, &str)] = &[
+            (
+                "max-bytes",
+                json!(4095),
+                "must be at least 4096 (below that a page cannot hold a document",
+            ),
+            ("max-bytes", json!(0), "must be at least 4096"),
+            ("max-bytes", json!(-1), "must be at least 4096"),
+            ("max-chars", json!(999), "must be at least 1000"),
+            ("max-chars", json!(-5), "must be at least 1000"),
+            (
+                "connect-timeout",
+                json!(0),
+                "must be greater than 0 seconds",
+            ),
+            (
+                "headers-timeout",
+                json!(-1),
+                "must be greater than 0 seconds",
+            ),
+            ("timeout", json!(0.0), "must be greater than 0 seconds"),
+            (
+                "total-timeout",
+                json!(-0.5),
+                "must be greater than 0 seconds",
+            ),
+            ("timeout", json!(1e300), "is too large a number of seconds"),
+            ("timeout", json!(1e-12), "must be greater than 0 seconds"),
+            ("crawl-delay", json!(-0.1), "cannot be negative"),
+            ("crawl-delay", json!(1e300), "is too large"),
+            (
+                "user-agent",
+                json!(""),
+                "must not be empty: robots.txt groups",
+            ),
+            ("user-agent", json!("   "), "must not be empty"),
+            (
+                "user-agent",
+                json!("bot\r\nX-Injected: 1"),
+                "must be printable ASCII",
+            ),
+            (
+                "allow-hosts",
+                json!(["*.corp"]),
+                "not patterns: \"*.corp\" contains '*' or '?'",
+            ),
+            ("allow-hosts", json!(["wiki?.corp"]), "not patterns"),
+            ("allow-hosts", json!([""]), "must not be empty"),
+            ("allow-hosts", json!(["https://wiki.corp/"]), "not URLs"),
+            ("allow-hosts", json!(["wiki.corp:8080"]), "not URLs"),
+            ("allow-hosts", json!(["user@wiki.corp"]), "not URLs"),
+            ("allow-hosts", json!(["wiki.corp."]), "obfuscated-host"),
+            ("allow-hosts", json!(["ｗiki.corp"]), "obfuscated-host"),
+            ("allow-hosts", json!(["2130706433"]), "obfuscated-ipv4"),
+            ("allow-hosts", json!(["wiki corp"]), "forbidden-character"),
+            ("allow-cidrs", json!(["10.0.0.0/33"]), "CIDR blocks"),
+            ("allow-cidrs", json!(["10.0.0/8"]), "CIDR blocks"),
+            ("allow-cidrs", json!(["corp"]), "\"corp\" is not one"),
+            ("allow-cidrs", json!([""]), "CIDR blocks"),
+            (
+                "provider",
+                json!("google"),
+                "must be \"brave\" or \"searxng\", not \"google\"",
+            ),
+            (
+                "provider",
+                json!("Brave"),
+                "must be \"brave\" or \"searxng\"",
+            ),
+            (
+                "safesearch",
+                json!("none"),
+                "must be \"off\", \"moderate\" or \"strict\"",
+            ),
+            (
+                "proxy",
+                json!("socks5://p:1080"),
+                "must be http://host:port",
+            ),
+            ("proxy", json!("https://p:3128"), "plain http"),
+            (
+                "proxy",
+                json!("http://p:3128/path"),
+                "path, query or fragment",
+            ),
+            (
+                "proxy",
+                json!("http://u:pw@p:3128"),
+                "user name or password",
+            ),
+            ("proxy", json!("p:3128"), "must be http://host:port"),
+            ("ca-file", json!(""), "must name a PEM file"),
+            (
+                "search-url",
+                json!("ftp://s/"),
+                "must be an http:// or https:// URL",
+            ),
+            ("api-key", json!(""), "must not be empty"),
+            (
+                "api-key-env",
+                json!(""),
+                "must name an environment variable",
+            ),
+            (
+                "api-key-env",
+                json!("A=B"),
+                "must name an environment variable",
+            ),
+            ("search-country", json!(""), "country or language code"),
+            ("search-lang", json!("en US"), "country or language code"),
+        ];
+        for (key, value, rule) in refused {
+            let e = parse(json!({ *key: value.clone() })).unwrap_err();
+            assert!(
+                matches!(e, ConfigError::Value { .. }),
+                "{key}={value}: {e:?}"
+            );
+            assert_eq!(e.key(), Some(*key));
+            let text = e.to_string();
+            assert!(
+                text.starts_with(&format!("config key \"{key}\" ")) && text.contains(rule),
+                "{key}={value}: {text}"
+            );
+        }
+    }
+
+    #[test]
+    fn accepted_values_are_typed() {
+        let s = parse(json!({
+            "allow-private": true,
+            "allow-loopback": true,
+            "allow-hosts": ["Wiki.Corp", "bücher.example", "[::1]", "10.1.2.3", "::ffff:127.0.0.1", "corp"],
+            "allow-cidrs": ["10.0.0.0/8", "10.1.2.3/8", "fd00::/8", "192.0.2.7", "::1"],
+            "max-bytes": 4096,
+            "max-chars": 1000,
+            "connect-timeout": 0.25,
+            "headers-timeout": 1,
+            "timeout": 2.5,
+            "total-timeout": 600,
+            "crawl-delay": 0,
+            "respect-robots": false,
+            "user-agent": "probe/1.0",
+            "proxy": "http://proxy.corp:3128",
+            "ca-file": "/etc/corp-ca.pem",
+            "provider": "searxng",
+            "search-url": "http://searx.lan:8080/",
+            "api-key": "sekrit",
+            "api-key-env": "MY_KEY",
+            "safesearch": "strict",
+            "search-country": "de",
+            "search-lang": "de-DE",
+            "ask-permission": true,
+        }))
+        .unwrap();
+        assert!(s.allow_private && s.allow_loopback && s.ask_permission && !s.respect_robots);
+        assert_eq!(
+            s.allow_hosts,
+            [
+                "wiki.corp",
+                "xn--bcher-kva.example",
+                "::1",
+                "10.1.2.3",
+                "::ffff:7f00:1",
+                "corp"
+            ]
+        );
+        let cidrs: Vec<String> = s.allow_cidrs.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            cidrs,
+            [
+                "10.0.0.0/8",
+                "10.0.0.0/8",
+                "fd00::/8",
+                "192.0.2.7/32",
+                "::1/128"
+            ]
+        );
+        assert_eq!((s.max_bytes, s.max_chars), (4096, 1000));
+        assert_eq!(s.connect_timeout, Duration::from_millis(250));
+        assert_eq!(s.headers_timeout, Duration::from_secs(1));
+        assert_eq!(s.timeout, Duration::from_millis(2500));
+        assert_eq!(s.total_timeout, Duration::from_secs(600));
+        assert_eq!(s.crawl_delay, Duration::ZERO);
+        assert_eq!(s.user_agent, "probe/1.0");
+        let proxy = s.proxy.as_ref().unwrap();
+        assert_eq!((proxy.host(), proxy.port()), ("proxy.corp", 3128));
+        assert_eq!(s.ca_file, Some(PathBuf::from("/etc/corp-ca.pem")));
+        assert_eq!(s.provider, Provider::Searxng);
+        assert_eq!(
+            s.search_url.as_ref().unwrap().as_str(),
+            "http://searx.lan:8080/"
+        );
+        assert_eq!(s.api_key.as_ref().unwrap().expose(), "sekrit");
+        assert_eq!(s.api_key_env, "MY_KEY");
+        assert_eq!(s.safesearch, SafeSearch::Strict);
+        assert_eq!(s.search_country.as_deref(), Some("de"));
+        assert_eq!(s.search_lang.as_deref(), Some("de-DE"));
+        assert!(
+            !format!("{s:?}").contains("sekrit"),
+            "Debug shows the API key"
+        );
+    }
+
+    /// The proxy is parsed once, into the transport's type, by the stricter of the two
+    /// rule sets: the URL shape checks refuse what a bare URL parse would accept.
+    #[test]
+    fn proxy_is_parsed_once_by_the_url_shape_rules() {
+        let s = parse(json!({"proxy": "http://[::1]:8080/"})).unwrap();
+        assert_eq!(s.proxy, Some(ProxyUrl::parse("http://[::1]:8080").unwrap()));
+        assert_eq!(s.fetch_options().unwrap().proxy, s.proxy);
+        let s = parse(json!({"proxy": "http://Proxy.Corp"})).unwrap();
+        assert_eq!(s.proxy.unwrap().to_string(), "http://proxy.corp:80");
+        for (text, rule) in [
+            ("http://2130706433:3128", "four decimal numbers"),
+            ("http://0.0.0.0:3128", "unspecified"),
+            ("http://p:0", "port"),
+        ] {
+            assert!(ProxyUrl::parse(text).is_ok(), "{text}");
+            let e = err(json!({ "proxy": text }));
+            assert!(
+                e.starts_with("config key \"proxy\" must be http://host:port") && e.contains(rule),
+                "{text}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn policy_carries_the_four_switches() {
+        assert_eq!(Settings::default().policy(), Policy::default());
+        let s = parse(json!({
+            "allow-private": true,
+            "allow-loopback": true,
+            "allow-hosts": ["Wiki.Corp"],
+            "allow-cidrs": ["10.0.0.0/8"],
+        }))
+        .unwrap();
+        let p = s.policy();
+        assert!(p.allow_private && p.allow_loopback);
+        assert_eq!(p.allow_hosts, ["wiki.corp"]);
+        assert_eq!(p.allow_cidrs, ["10.0.0.0/8".parse::<IpNet>().unwrap()]);
+        let ten = "10.1.2.3".parse().unwrap();
+        assert!(Policy::default().decide("10.1.2.3", ten).is_err());
+        let only_cidr = parse(json!({"allow-cidrs": ["10.0.0.0/8"]}))
+            .unwrap()
+            .policy();
+        assert!(only_cidr.decide("10.1.2.3", ten).is_ok());
+    }
+
+    #[test]
+    fn null_means_none_for_optional_keys() {
+        let s = parse(json!({
+            "proxy": null, "ca-file": null, "search-url": null,
+            "api-key": null, "search-country": null, "search-lang": null,
+        }))
+        .unwrap();
+        assert_eq!(s, Settings::default());
+    }
+
+    #[test]
+    fn large_counts_are_accepted_and_providers_spelled() {
+        let s =
+            parse(json!({"max-bytes": 1e10, "provider": "brave", "safesearch": "off"})).unwrap();
+        assert_eq!(s.max_bytes, 10_000_000_000);
+        assert_eq!(
+            (s.provider.as_str(), s.safesearch.as_str()),
+            ("brave", "off")
+        );
+        assert_eq!(Provider::Searxng.to_string(), "searxng");
+        assert_eq!(SafeSearch::Moderate.to_string(), "moderate");
+    }
+}
