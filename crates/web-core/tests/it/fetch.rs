@@ -240,11 +240,19 @@ async fn connect_deadline_names_its_phase_and_key() {
     // it waits in the (now full) accept queue. The others cover a kernel that queues
     // one more than the backlog; their SYNs are dropped once the queue is full.
     let first = filler().unwrap();
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the test fills a loopback listener's accept queue"
+    )]
     first.connect(&addr.into()).unwrap();
     let mut fillers = vec![first];
     for _ in 0..3 {
         let s = filler().unwrap();
         s.set_nonblocking(true).unwrap();
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "the test fills a loopback listener's accept queue"
+        )]
         let _ = s.connect(&addr.into());
         fillers.push(s);
     }

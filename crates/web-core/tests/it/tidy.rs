@@ -387,7 +387,17 @@ fn crates_respect_their_boundaries() {
 fn only_transport_opens_sockets() {
     let clippy = fs::read_to_string(root().join("clippy.toml")).unwrap();
     let banned = banned_calls(&clippy);
-    for needed in ["TcpStream::connect", "lookup_host(", ".to_socket_addrs("] {
+    for needed in [
+        "TcpStream::connect",
+        "lookup_host(",
+        ".to_socket_addrs(",
+        "Socket::connect",
+        ".connect_timeout(",
+        "UdpSocket::bind",
+        "UdpSocket::connect",
+        "HttpConnector::new",
+        ".build_http(",
+    ] {
         assert!(
             banned.iter().any(|b| b == needed),
             "clippy.toml: rule sockets-in-transport: `{needed}` is no longer banned ({banned:?})"
