@@ -3,6 +3,7 @@
 mod extract;
 mod fetch;
 mod floor;
+mod operator;
 mod robots_cache;
 mod support;
 mod tidy;
