@@ -126,13 +126,26 @@ mod tests {
 
     #[test]
     fn error_data_names_kind_rule_and_key() {
+        // A scheme no key can permit: the key is null.
         let error =
             Error::from(mcp_web_core::url::CheckedUrl::parse("file:///etc/passwd").unwrap_err());
         let data = error_data(&error);
         assert_eq!(data["kind"], "bad_url");
-        assert_eq!(data["rule"], json!(error.rule()));
-        assert_eq!(data["config_key"], json!(error.config_key()));
-        assert!(data.contains_key("url"));
+        assert_eq!(data["rule"], "scheme");
+        assert_eq!(data["config_key"], Value::Null);
+        assert_eq!(data["url"], "file:///etc/passwd");
+        // A deadline names the key whose budget ran out.
+        let error = Error::Deadline(mcp_web_core::error::Deadline {
+            url: "https://example.com/".into(),
+            phase: mcp_web_core::error::Phase::ReadingHeaders,
+            key: "headers-timeout",
+            limit: std::time::Duration::from_secs(15),
+        });
+        let data = error_data(&error);
+        assert_eq!(data["kind"], "deadline");
+        assert_eq!(data["rule"], "headers-timeout");
+        assert_eq!(data["config_key"], "headers-timeout");
+        assert_eq!(data["url"], "https://example.com/");
     }
 
     #[test]

@@ -29,6 +29,7 @@
 //! The environment's proxy variables (`HTTP_PROXY`, `https_proxy`, …) are never read:
 //! the only proxy is the one in [`TransportOptions::proxy`].
 
+pub mod operator;
 mod proxy;
 mod resolve;
 mod tls;

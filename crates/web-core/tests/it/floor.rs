@@ -15,6 +15,9 @@ use crate::support::*;
 
 const V6_LOOPBACK: IpAddr = IpAddr::V6(Ipv6Addr::LOCALHOST);
 
+/// How many URLs [`Targets::urls`] lists; every test over them checks this many.
+const URL_CASES: usize = 13;
+
 /// Everything a refused request could reach, on 127.0.0.1 and ::1.
 struct Targets {
     canary: Server,
@@ -40,7 +43,7 @@ impl Targets {
         }
     }
 
-    /// URLs that reach the targets only if the floor fails.
+    /// URLs that reach the targets only if the floor fails: [`URL_CASES`] of them.
     fn urls(&self) -> Vec<String> {
         let (c, ct, c6, c6t, r, r6) = (
             self.canary.port(),
@@ -97,18 +100,26 @@ fn resolver() -> Arc<StaticResolver> {
 async fn default_policy_refuses_loopback_before_any_packet() {
     let targets = Targets::start().await;
     let fetcher = fetcher_with(default_policy(), resolver(), quick_options());
-    for url in targets.urls() {
-        let Ok(checked) = CheckedUrl::parse(&url) else {
-            continue; // refused on shape: nothing could be sent
-        };
-        let err = fetcher
-            .fetch(&checked, &CancellationToken::new())
-            .await
-            .unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::Blocked, "{url}: {err}");
-        assert!(err.to_string().contains("allow-loopback"), "{url}: {err}");
-        targets.assert_untouched(&url);
+    let urls = targets.urls();
+    assert_eq!(urls.len(), URL_CASES);
+    let mut checked_cases = 0;
+    for url in &urls {
+        match CheckedUrl::parse(url) {
+            // Refused on shape: nothing could be sent. Only a v4-mapped literal may be.
+            Err(bad) => assert!(url.contains("::ffff:"), "{url}: {bad}"),
+            Ok(checked) => {
+                let err = fetcher
+                    .fetch(&checked, &CancellationToken::new())
+                    .await
+                    .unwrap_err();
+                assert_eq!(err.kind(), ErrorKind::Blocked, "{url}: {err}");
+                assert!(err.to_string().contains("allow-loopback"), "{url}: {err}");
+            }
+        }
+        targets.assert_untouched(url);
+        checked_cases += 1;
     }
+    assert_eq!(checked_cases, URL_CASES, "every listed URL was checked");
 }
 
 /// The rig works: the same fetcher reaches the canary once loopback is allowed, so
@@ -177,6 +188,7 @@ async fn redirects_from_a_permitted_origin_are_rechecked_every_hop() {
         assert_eq!(page.peer.addr().ip(), PERMITTED);
     }
 
+    let mut checked_cases = 0;
     for (i, location) in locations.iter().enumerate() {
         for base in [
             format!("http://site.test:{}", origin.port()),
@@ -198,8 +210,14 @@ async fn redirects_from_a_permitted_origin_are_rechecked_every_hop() {
                 "{case}: {err}"
             );
             targets.assert_untouched(&case);
+            checked_cases += 1;
         }
     }
+    assert_eq!(
+        checked_cases,
+        2 * (URL_CASES + 1),
+        "every listed location was checked from both origins"
+    );
 
     // https → http is refused even to the permitted origin itself.
     let downgrade = Arc::new(format!("http://site.test:{}/landing", origin.port()));

@@ -4,6 +4,7 @@ mod call;
 mod extract;
 mod fetch;
 mod floor;
+mod operator;
 mod page;
 mod robots_cache;
 mod support;

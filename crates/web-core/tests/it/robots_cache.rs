@@ -187,7 +187,8 @@ async fn an_unreachable_robots_txt_is_retried_not_kept_for_a_day() {
         headers_timeout: Duration::from_millis(300),
         ..quick_options()
     };
-    let cache = cache_with(options).keep_for(FRESH_FOR, Duration::from_millis(200));
+    let retry = Duration::from_secs(60);
+    let cache = cache_with(options).keep_for(FRESH_FOR, retry);
     let page = on(&server, "/page");
     assert!(allowed(&cache, &page).await);
     assert!(
@@ -195,7 +196,11 @@ async fn an_unreachable_robots_txt_is_retried_not_kept_for_a_day() {
         "still within the retry period"
     );
     assert_eq!(robots_hits(&server), 1);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The retry period passes on tokio's clock alone: paused, moved past it, resumed
+    // for the real socket work that follows.
+    tokio::time::pause();
+    tokio::time::advance(retry + Duration::from_secs(1)).await;
+    tokio::time::resume();
     let verdict = cache
         .verdict(&page, &CancellationToken::new())
         .await
@@ -364,14 +369,22 @@ async fn the_first_500_kib_are_parsed_whatever_max_bytes_says() {
     assert_eq!(robots_hits(&server), 1);
 }
 
+/// While one caller's robots.txt fetch is held at the server, a second caller for the
+/// same origin waits for it instead of fetching again; another origin is fetched apart.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_callers_one_fetch() {
+    let arrived = Arc::new(tokio::sync::Notify::new());
+    let release = Arc::new(tokio::sync::Notify::new());
     let server = Server::start(
         PERMITTED,
-        site(|| {
-            let mut steps = vec![Step::Sleep(Duration::from_millis(300))];
-            steps.extend(text("User-agent: *\nDisallow: /slow\n"));
-            steps
+        site({
+            let (arrived, release) = (arrived.clone(), release.clone());
+            move || {
+                arrived.notify_one();
+                let mut steps = vec![Step::Wait(release.clone())];
+                steps.extend(text("User-agent: *\nDisallow: /slow\n"));
+                steps
+            }
         }),
     )
     .await;
@@ -383,16 +396,21 @@ async fn two_callers_one_fetch() {
         on(&server, "/fast"),
         on(&other, "/x"),
     );
-    // One caller on another task: the cache is shared between tasks.
+    // One caller on another task: the cache is shared between tasks. Its fetch is
+    // at the server, held, before the second caller asks.
     let spawned = tokio::spawn({
         let (cache, cancel) = (cache.clone(), cancel.clone());
         async move { cache.verdict(&a, &cancel).await }
     });
-    let (first, second, third) = tokio::join!(
-        spawned,
+    arrived.notified().await;
+    // `join!` polls in order: the second caller is waiting on the held fetch before
+    // the last branch lets the server answer.
+    let (second, third, ()) = tokio::join!(
         cache.verdict(&b, &cancel),
         cache.verdict(&c, &cancel),
+        async { release.notify_one() },
     );
+    let first = spawned.await;
     assert!(!first.expect("the task ran").unwrap().is_allowed());
     assert!(second.unwrap().is_allowed());
     assert!(!third.unwrap().is_allowed());

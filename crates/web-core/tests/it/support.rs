@@ -42,10 +42,12 @@ impl Req {
 pub enum Step {
     /// Write these bytes.
     Write(Vec<u8>),
-    /// Wait.
-    Sleep(Duration),
+    /// Wait until the test says so (a permit stored before the wait counts).
+    Wait(Arc<tokio::sync::Notify>),
     /// Never answer (keep the connection open, reading nothing more).
     Hang,
+    /// Write these bytes again and again until the peer goes away: an endless body.
+    Repeat(Vec<u8>),
 }
 
 /// Builds a handler's answer.
@@ -85,12 +87,14 @@ pub fn redirect(status: u16, location: &str) -> Vec<Step> {
     ))]
 }
 
-/// A scripted HTTP/1.1 server with keep-alive, counting connections and requests.
+/// A scripted HTTP/1.1 server with keep-alive, counting connections, requests and the
+/// bytes it wrote.
 pub struct Server {
     /// Where it listens.
     pub addr: SocketAddr,
     connections: Arc<AtomicUsize>,
     requests: Arc<Mutex<Vec<Req>>>,
+    written: Arc<AtomicUsize>,
 }
 
 impl Server {
@@ -124,19 +128,20 @@ impl Server {
         let addr = listener.local_addr().expect("test rig");
         let connections = Arc::new(AtomicUsize::new(0));
         let requests = Arc::new(Mutex::new(Vec::new()));
-        let (c, r) = (connections.clone(), requests.clone());
+        let written = Arc::new(AtomicUsize::new(0));
+        let (c, r, w) = (connections.clone(), requests.clone(), written.clone());
         tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
                 c.fetch_add(1, Ordering::SeqCst);
-                let (handler, r, tls) = (handler.clone(), r.clone(), tls.clone());
+                let (handler, r, w, tls) = (handler.clone(), r.clone(), w.clone(), tls.clone());
                 tokio::spawn(async move {
                     match tls {
                         Some(acceptor) => {
                             if let Ok(stream) = acceptor.accept(stream).await {
-                                converse(stream, handler, r).await;
+                                converse(stream, handler, r, w).await;
                             }
                         }
-                        None => converse(stream, handler, r).await,
+                        None => converse(stream, handler, r, w).await,
                     }
                 });
             }
@@ -145,6 +150,7 @@ impl Server {
             addr,
             connections,
             requests,
+            written,
         }
     }
 
@@ -167,12 +173,19 @@ impl Server {
     pub fn requests(&self) -> Vec<Req> {
         self.requests.lock().expect("test rig").clone()
     }
+
+    /// How many bytes the server has written, over every connection: what a client
+    /// could have received so far.
+    pub fn written(&self) -> usize {
+        self.written.load(Ordering::SeqCst)
+    }
 }
 
 async fn converse<S: AsyncRead + AsyncWrite + Unpin>(
     mut stream: S,
     handler: Handler,
     requests: Arc<Mutex<Vec<Req>>>,
+    written: Arc<AtomicUsize>,
 ) {
     let mut buf = Vec::new();
     loop {
@@ -206,11 +219,18 @@ async fn converse<S: AsyncRead + AsyncWrite + Unpin>(
                     if stream.write_all(&bytes).await.is_err() {
                         return;
                     }
+                    written.fetch_add(bytes.len(), Ordering::SeqCst);
                     let _ = stream.flush().await;
                 }
-                Step::Sleep(d) => tokio::time::sleep(d).await,
+                Step::Wait(gate) => gate.notified().await,
                 Step::Hang => {
                     tokio::time::sleep(Duration::from_secs(3600)).await;
+                    return;
+                }
+                Step::Repeat(bytes) => {
+                    while stream.write_all(&bytes).await.is_ok() {
+                        written.fetch_add(bytes.len(), Ordering::SeqCst);
+                    }
                     return;
                 }
             }

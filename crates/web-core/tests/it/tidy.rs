@@ -2,7 +2,8 @@
 //! `//!` paragraph; no test is skipped or expected to panic; the modules of
 //! mcp-web-core respect the layer table of SPEC §2; mcp-kit never names mcp-web-core;
 //! only mcp-kit names rmcp; only `transport` uses the socket and resolver APIs that
-//! `clippy.toml` bans; the modules of `extract` import each other without a circle.
+//! `clippy.toml` bans; only `search` uses `transport::operator`, the connector that
+//! skips the guard; the modules of `extract` import each other without a circle.
 //!
 //! Each rule is a pure function over a file's path and text, tested on made-up files
 //! below so that a rule that could never fire would be noticed.
@@ -465,6 +466,45 @@ fn sockets_only_in_transport(path: &str, text: &str, banned: &[String]) -> Vec<S
     out
 }
 
+/// The names by which code reaches `transport::operator`, spelled in pieces so that
+/// this file does not name them.
+fn operator_names() -> [&'static str; 5] {
+    [
+        concat!("Operator", "Connector"),
+        concat!("Operator", "Conn"),
+        concat!("Operator", "Options"),
+        concat!("Operator", "Peer"),
+        concat!("oper", "ator"),
+    ]
+}
+
+/// Rule: `transport::operator`, the one connector that skips the guard, is used only
+/// by `search` (whose endpoint the operator wrote), by `transport` itself and by the
+/// connector's own tests.
+fn operator_only_in_search(path: &str, text: &str) -> Vec<String> {
+    let allowed = path.starts_with("crates/web-core/src/transport/")
+        || path == "crates/web-core/src/search.rs"
+        || path.starts_with("crates/web-core/src/search/")
+        || path == "crates/web-core/tests/it/operator.rs";
+    if allowed {
+        return Vec::new();
+    }
+    let [connector, conn, options, peer, module] = operator_names();
+    let mut out = Vec::new();
+    for (n, line) in code_lines(text) {
+        let names_it = [connector, conn, options, peer]
+            .iter()
+            .any(|name| has_word(line, name))
+            || (has_word(line, module) && line.contains("transport"));
+        if names_it {
+            out.push(format!(
+                "{path}:{n}: rule {module}-only-in-search: `transport::{module}` skips the guard; only `search` may use it, for endpoints written in the configuration"
+            ));
+        }
+    }
+    out
+}
+
 fn report(violations: Vec<String>) {
     assert!(
         violations.is_empty(),
@@ -531,13 +571,28 @@ fn crates_respect_their_boundaries() {
 fn only_transport_opens_sockets() {
     let clippy = fs::read_to_string(root().join("clippy.toml")).unwrap();
     let banned = banned_calls(&clippy);
-    for needed in ["TcpStream::connect", "lookup_host(", ".to_socket_addrs("] {
+    for needed in [
+        "TcpStream::connect",
+        "lookup_host(",
+        ".to_socket_addrs(",
+        "Socket::connect",
+        ".connect_timeout(",
+        "UdpSocket::bind",
+        "UdpSocket::connect",
+        "HttpConnector::new",
+        ".build_http(",
+    ] {
         assert!(
             banned.iter().any(|b| b == needed),
             "clippy.toml: rule sockets-in-transport: `{needed}` is no longer banned ({banned:?})"
         );
     }
     check_all(|p, t| sockets_only_in_transport(p, t, &banned));
+}
+
+#[test]
+fn only_search_uses_the_operator_connector() {
+    check_all(operator_only_in_search);
 }
 
 /// Each rule fires on a file that breaks it, and names the file and the rule.
@@ -694,4 +749,30 @@ fn every_rule_can_fail() {
     assert!(
         sockets_only_in_transport("crates/mcp-web/src/cli/check.rs", fetch, &banned).len() == 1
     );
+
+    let [connector, _, _, peer, module] = operator_names();
+    let crawl = format!(
+        "//! C.\nuse crate::transport::{module}::{connector};\nuse mcp_web_core::transport::{{{module}, Transport}};\nlet p: {peer} = x;\n// {connector} in a comment is fine\nlet {module}s = 1;\n"
+    );
+    let found = operator_only_in_search("crates/web-core/src/crawl.rs", &crawl);
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert!(found[0].starts_with("crates/web-core/src/crawl.rs:2: rule operator-only-in-search"));
+    assert!(found[1].starts_with("crates/web-core/src/crawl.rs:3: rule operator-only-in-search"));
+    assert!(found[2].starts_with("crates/web-core/src/crawl.rs:4: rule operator-only-in-search"));
+    assert_eq!(
+        operator_only_in_search("crates/mcp-web/tests/it/search.rs", &crawl).len(),
+        3,
+        "tests elsewhere may not use it either"
+    );
+    for allowed in [
+        "crates/web-core/src/search.rs",
+        "crates/web-core/src/search/brave.rs",
+        "crates/web-core/src/transport/mod.rs",
+        "crates/web-core/tests/it/operator.rs",
+    ] {
+        assert!(
+            operator_only_in_search(allowed, &crawl).is_empty(),
+            "{allowed}"
+        );
+    }
 }

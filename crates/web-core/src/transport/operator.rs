@@ -1,0 +1,300 @@
+//! The connector for endpoints the operator wrote in the configuration (the search
+//! provider's API), and the only connector in this crate that skips the guard.
+//!
+//! The endpoint `web_search` calls is the operator's, named in configuration, not the
+//! model's: a SearXNG on the operator's own network is a legitimate thing to point it
+//! at. So [`OperatorConnector`] resolves the name with the system resolver and connects
+//! to the addresses it gives, loopback and private ones included, without asking the
+//! guard and without the pre-connect or post-connect checks of [`Transport`]. TLS is
+//! the same as everywhere else: rustls with webpki's roots plus `ca-file`, ALPN `h2`
+//! and `http/1.1`, verification never skipped.
+//!
+//! Architecture Invariant: this is the only connector that skips the guard, and only
+//! URLs the operator wrote in the configuration (`search-url`, a provider's built-in
+//! endpoint) may be given to it — never a tool argument, a fetched page's link or a
+//! redirect target. Nothing but `search` uses it (`tests/it/tidy.rs` checks this). Its
+//! connections carry an [`OperatorPeer`], never a [`CheckedPeer`], so a response
+//! through it cannot pass for a vetted one.
+//!
+//! [`Transport`]: super::Transport
+//! [`CheckedPeer`]: super::CheckedPeer
+
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use http::Uri;
+use hyper_util::client::legacy::connect::{Connected, Connection};
+use hyper_util::rt::TokioIo;
+use rustls_pki_types::ServerName;
+use tokio::net::TcpStream;
+
+use super::{ConnectError, Io, Resolve, SystemResolver, connect_error, tls, transport_error};
+use crate::error::{ConfigError, Deadline, Error, Phase, TransportFailure};
+
+/// How the operator connector connects: its time budget and extra trust roots.
+#[derive(Debug, Clone)]
+pub struct OperatorOptions {
+    /// The budget for one connection: resolving, connecting and the TLS handshake
+    /// (`connect-timeout`).
+    pub connect_timeout: Duration,
+    /// A PEM file of extra trusted roots (`ca-file`), added to webpki's roots.
+    pub ca_file: Option<PathBuf>,
+}
+
+impl Default for OperatorOptions {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(10),
+            ca_file: None,
+        }
+    }
+}
+
+/// The address an operator connection reached, which no guard has checked. Every
+/// response through [`OperatorConnector`] carries it in its extensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OperatorPeer {
+    addr: SocketAddr,
+}
+
+impl OperatorPeer {
+    /// The address connected to, as the system resolver gave it.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+}
+
+/// A connector for hyper-util's client that skips the guard, for operator-written
+/// endpoints only: a cheap handle (clones share one configuration).
+#[derive(Clone)]
+pub struct OperatorConnector {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    options: OperatorOptions,
+    tls: tokio_rustls::TlsConnector,
+}
+
+impl fmt::Debug for OperatorConnector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OperatorConnector")
+            .field("guarded", &false)
+            .field("options", &self.inner.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OperatorConnector {
+    /// A connector that resolves with the system resolver and connects without the
+    /// guard. Fails when `ca-file` cannot be read or holds no certificate.
+    pub fn unguarded(options: OperatorOptions) -> Result<OperatorConnector, ConfigError> {
+        let tls = tls::connector(options.ca_file.as_deref())?;
+        Ok(OperatorConnector {
+            inner: Arc::new(Inner { options, tls }),
+        })
+    }
+
+    /// Opens a connection to `scheme://host:port` (TLS for `https`) within
+    /// `connect-timeout`, without asking the guard. `url` names the request in errors.
+    pub async fn connect(
+        &self,
+        https: bool,
+        host: &str,
+        port: u16,
+        url: &str,
+    ) -> Result<OperatorConn, Error> {
+        let limit = self.inner.options.connect_timeout;
+        match tokio::time::timeout(limit, self.connect_inner(https, host, port, url)).await {
+            Ok(result) => result,
+            Err(_) => Err(Error::Deadline(Deadline {
+                url: url.to_owned(),
+                phase: Phase::Connecting,
+                key: "connect-timeout",
+                limit,
+            })),
+        }
+    }
+
+    async fn connect_inner(
+        &self,
+        https: bool,
+        host: &str,
+        port: u16,
+        url: &str,
+    ) -> Result<OperatorConn, Error> {
+        let candidates = match host.parse::<IpAddr>() {
+            Ok(ip) => vec![ip],
+            Err(_) => SystemResolver
+                .resolve(host)
+                .await
+                .map_err(|e| transport_error(url, TransportFailure::Dns, &e))?,
+        };
+        let mut last: Option<io::Error> = None;
+        let mut opened = None;
+        for ip in candidates {
+            match open(SocketAddr::new(ip, port)).await {
+                Ok(stream) => {
+                    opened = Some(stream);
+                    break;
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        let Some(stream) = opened else {
+            let e = last.unwrap_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no address"));
+            return Err(connect_error(url, &e));
+        };
+        let addr = stream.peer_addr().map_err(|e| connect_error(url, &e))?;
+        let _ = stream.set_nodelay(true);
+        let io = if https {
+            let name = ServerName::try_from(host.to_owned())
+                .map_err(|e| transport_error(url, TransportFailure::Tls, &e))?;
+            Io::Tls(Box::new(
+                self.inner
+                    .tls
+                    .connect(name, stream)
+                    .await
+                    .map_err(|e| transport_error(url, TransportFailure::Tls, &e))?,
+            ))
+        } else {
+            Io::Plain(stream)
+        };
+        Ok(OperatorConn::new(io, OperatorPeer { addr }))
+    }
+}
+
+/// Opens a TCP connection to an address of an operator-written endpoint.
+async fn open(addr: SocketAddr) -> io::Result<TcpStream> {
+    let socket = match addr {
+        SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the operator connector serves only endpoints the operator wrote in the configuration, which the design leaves to the operator, unguarded"
+    )]
+    let stream = socket.connect(addr).await?;
+    Ok(stream)
+}
+
+/// A connection to an operator-written endpoint, as hyper-util's pool holds it.
+pub struct OperatorConn {
+    io: TokioIo<Io>,
+    peer: OperatorPeer,
+    h2: bool,
+}
+
+impl fmt::Debug for OperatorConn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OperatorConn")
+            .field("peer", &self.peer)
+            .field("h2", &self.h2)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OperatorConn {
+    fn new(io: Io, peer: OperatorPeer) -> OperatorConn {
+        let h2 = match &io {
+            Io::Tls(tls) => tls.get_ref().1.alpn_protocol() == Some(b"h2"),
+            Io::Plain(_) => false,
+        };
+        OperatorConn {
+            io: TokioIo::new(io),
+            peer,
+            h2,
+        }
+    }
+}
+
+impl Connection for OperatorConn {
+    fn connected(&self) -> Connected {
+        let connected = Connected::new().extra(self.peer);
+        if self.h2 {
+            connected.negotiated_h2()
+        } else {
+            connected
+        }
+    }
+}
+
+impl hyper::rt::Read for OperatorConn {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: hyper::rt::ReadBufCursor<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_read(cx, buf)
+    }
+}
+
+impl hyper::rt::Write for OperatorConn {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().io).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().io).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+}
+
+impl tower_service::Service<Uri> for OperatorConnector {
+    type Response = OperatorConn;
+    type Error = ConnectError;
+    type Future = Pin<Box<dyn Future<Output = Result<OperatorConn, ConnectError>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, uri: Uri) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move {
+            let https = uri.scheme_str() == Some("https");
+            let raw_host = uri.host().unwrap_or_default();
+            let host = raw_host
+                .strip_prefix('[')
+                .and_then(|h| h.strip_suffix(']'))
+                .unwrap_or(raw_host)
+                .to_owned();
+            let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+            // Host and port only: user information in the URI never reaches a message.
+            let scheme = if https { "https" } else { "http" };
+            let url = match uri.port_u16() {
+                Some(port) => format!("{scheme}://{raw_host}:{port}/"),
+                None => format!("{scheme}://{raw_host}/"),
+            };
+            this.connect(https, &host, port, &url)
+                .await
+                .map_err(|e| ConnectError(Box::new(e)))
+        })
+    }
+}
