@@ -41,7 +41,7 @@ impl Context {
         settings: Settings,
         resolver: Arc<dyn Resolve>,
     ) -> Result<Context, ConfigError> {
-        let fetcher = Fetcher::new(settings.fetch_options()?, settings.policy(), resolver)?;
+        let fetcher = Fetcher::new(settings.fetch_options(), settings.policy(), resolver)?;
         Ok(Context::with_fetcher(settings, fetcher))
     }
 

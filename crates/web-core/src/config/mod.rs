@@ -151,8 +151,8 @@ impl Settings {
     }
 
     /// The options of a [`Fetcher`](crate::fetch::Fetcher) built from these settings.
-    pub fn fetch_options(&self) -> Result<FetchOptions, ConfigError> {
-        Ok(FetchOptions {
+    pub fn fetch_options(&self) -> FetchOptions {
+        FetchOptions {
             max_bytes: usize::try_from(self.max_bytes).unwrap_or(usize::MAX),
             connect_timeout: self.connect_timeout,
             headers_timeout: self.headers_timeout,
@@ -161,7 +161,7 @@ impl Settings {
             user_agent: self.user_agent.clone(),
             proxy: self.proxy.clone(),
             ca_file: self.ca_file.clone(),
-        })
+        }
     }
 }
 
@@ -664,7 +664,7 @@ mod tests {
     fn proxy_is_parsed_once_by_the_url_shape_rules() {
         let s = parse(json!({"proxy": "http://[::1]:8080/"})).unwrap();
         assert_eq!(s.proxy, Some(ProxyUrl::parse("http://[::1]:8080").unwrap()));
-        assert_eq!(s.fetch_options().unwrap().proxy, s.proxy);
+        assert_eq!(s.fetch_options().proxy, s.proxy);
         let s = parse(json!({"proxy": "http://Proxy.Corp"})).unwrap();
         assert_eq!(s.proxy.unwrap().to_string(), "http://proxy.corp:80");
         for (text, rule) in [

@@ -5,14 +5,16 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), mcp_web_core::Error> {
 //! use std::sync::Arc;
-//! use mcp_web_core::fetch::{FetchOptions, Fetcher};
+//! use mcp_web_core::config::Settings;
+//! use mcp_web_core::fetch::Fetcher;
 //! use mcp_web_core::page::PageText;
 //! use mcp_web_core::guard::Policy;
 //! use mcp_web_core::url::CheckedUrl;
 //! use mcp_web_core::transport::SystemResolver;
 //! use tokio_util::sync::CancellationToken;
 //!
-//! let fetcher = Fetcher::new(FetchOptions::default(), Policy::default(), Arc::new(SystemResolver))
+//! let options = Settings::default().fetch_options();
+//! let fetcher = Fetcher::new(options, Policy::default(), Arc::new(SystemResolver))
 //!     .expect("no ca-file to read");
 //! let url = CheckedUrl::parse("https://example.com/")?;
 //! let page = fetcher.fetch(&url, &CancellationToken::new()).await?;
@@ -74,7 +76,8 @@ use crate::url::CheckedUrl;
 pub use call::Call;
 pub use redirect::{Hop, MAX_REDIRECTS, next_hop};
 
-/// The limits and identity of a fetch (the fetch-related config keys).
+/// The limits and identity of a fetch (the fetch-related config keys). Their defaults
+/// live in the configuration's key table: `Settings::default().fetch_options()`.
 #[derive(Debug, Clone)]
 pub struct FetchOptions {
     /// Cap on decoded body bytes read (`max-bytes`).
@@ -94,28 +97,6 @@ pub struct FetchOptions {
     pub proxy: Option<ProxyUrl>,
     /// Extra PEM roots (`ca-file`).
     pub ca_file: Option<PathBuf>,
-}
-
-impl Default for FetchOptions {
-    fn default() -> Self {
-        FetchOptions {
-            max_bytes: 2 * 1024 * 1024,
-            connect_timeout: Duration::from_secs(10),
-            headers_timeout: Duration::from_secs(15),
-            timeout: Duration::from_secs(30),
-            total_timeout: Duration::from_secs(90),
-            user_agent: concat!(
-                "mcp-web/",
-                env!("CARGO_PKG_VERSION"),
-                " (+",
-                env!("CARGO_PKG_REPOSITORY"),
-                ")"
-            )
-            .to_owned(),
-            proxy: None,
-            ca_file: None,
-        }
-    }
 }
 
 /// Why a page's text stops before the end of the document.

@@ -71,16 +71,6 @@ pub struct TransportOptions {
     pub ca_file: Option<PathBuf>,
 }
 
-impl Default for TransportOptions {
-    fn default() -> Self {
-        Self {
-            connect_timeout: Duration::from_secs(10),
-            proxy: None,
-            ca_file: None,
-        }
-    }
-}
-
 /// Proof that the guard approved the address of a socket actually opened (or, through
 /// a proxy, the vetted address the tunnel was opened to). Only this module can make
 /// one; TLS and HTTP cannot start without it. Every response carries its
@@ -178,24 +168,6 @@ impl Transport {
     /// The one-time grant this connector carries, if any.
     pub fn grant(&self) -> Option<&Grant> {
         self.inner.grant.as_ref()
-    }
-
-    /// The candidate addresses of `host`, each classified by the guard, without
-    /// connecting: an IP literal is its own candidate, a name is resolved. This is
-    /// the first half of a connection, for `mcp-web check`.
-    pub async fn vet(&self, host: &str) -> Result<Vec<(IpAddr, Result<(), Error>)>, Error> {
-        let candidates = self.candidates(host, &format!("http://{host}/")).await?;
-        Ok(candidates
-            .into_iter()
-            .map(|ip| {
-                let verdict = self
-                    .inner
-                    .decide(host, ip)
-                    .map(|_| ())
-                    .map_err(Error::Blocked);
-                (ip, verdict)
-            })
-            .collect())
     }
 
     /// Opens a vetted connection to `scheme://host:port` (TLS for `https`), within
@@ -641,6 +613,15 @@ impl tower_service::Service<Uri> for Transport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Options with a generous connect budget, no proxy and no extra roots.
+    fn test_options() -> TransportOptions {
+        TransportOptions {
+            connect_timeout: Duration::from_secs(10),
+            proxy: None,
+            ca_file: None,
+        }
+    }
     use tokio::io::AsyncReadExt;
 
     /// The check after connecting is the authority: a socket whose peer the guard
@@ -652,7 +633,7 @@ mod tests {
         let transport = Transport::new(
             Policy::default(),
             Arc::new(StaticResolver::new()),
-            TransportOptions::default(),
+            test_options(),
         )
         .unwrap();
         // Bypass the pre-connect classification to exercise the second check alone.
@@ -682,41 +663,13 @@ mod tests {
             allow_loopback: true,
             ..Policy::default()
         };
-        let transport = Transport::new(
-            policy,
-            Arc::new(StaticResolver::new()),
-            TransportOptions::default(),
-        )
-        .unwrap();
+        let transport =
+            Transport::new(policy, Arc::new(StaticResolver::new()), test_options()).unwrap();
         let stream = open(addr).await.unwrap();
         let Ok((_, proof)) = transport.authorize("localhost", stream) else {
             panic!("allow-loopback permits the peer");
         };
         assert_eq!(proof.addr(), addr);
         assert!(!proof.via_proxy());
-    }
-
-    #[tokio::test]
-    async fn vet_classifies_every_candidate_without_connecting() {
-        let (refused, permitted): (IpAddr, IpAddr) =
-            ("127.0.0.1".parse().unwrap(), "127.0.0.2".parse().unwrap());
-        let policy = Policy {
-            allow_cidrs: vec!["127.0.0.2/32".parse().unwrap()],
-            ..Policy::default()
-        };
-        let resolver = Arc::new(StaticResolver::new().with("mixed.test", [refused, permitted]));
-        let transport =
-            Transport::new(policy, resolver.clone(), TransportOptions::default()).unwrap();
-        let verdicts = transport.vet("mixed.test").await.unwrap();
-        assert_eq!(verdicts.len(), 2);
-        assert_eq!(verdicts[0].0, refused);
-        assert_eq!(verdicts[0].1.as_ref().unwrap_err().rule(), "loopback");
-        assert_eq!(verdicts[1], (permitted, Ok(())));
-        assert_eq!(resolver.lookups(), 1);
-        let literal = transport.vet("127.0.0.2").await.unwrap();
-        assert_eq!(literal, vec![(permitted, Ok(()))]);
-        assert_eq!(resolver.lookups(), 1, "an IP literal is not resolved");
-        let err = transport.vet("unknown.test").await.unwrap_err();
-        assert_eq!(err.rule(), "dns");
     }
 }

@@ -452,6 +452,11 @@ pub fn permit_127_0_0_2() -> Policy {
     }
 }
 
+/// The fetch options of the default configuration.
+pub fn default_options() -> FetchOptions {
+    mcp_web_core::config::Settings::default().fetch_options()
+}
+
 /// Short timeouts so a failing test fails fast.
 pub fn quick_options() -> FetchOptions {
     FetchOptions {
@@ -459,7 +464,7 @@ pub fn quick_options() -> FetchOptions {
         headers_timeout: Duration::from_secs(5),
         timeout: Duration::from_secs(10),
         total_timeout: Duration::from_secs(20),
-        ..FetchOptions::default()
+        ..default_options()
     }
 }
 
