@@ -7,11 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use mcp_web_core::config::Settings;
-use mcp_web_core::error::ConfigError;
-use mcp_web_core::robots::cache::RobotsCache;
 use mcp_web_core::robots::{PARSE_LIMIT, Robots, Verdict, path_and_query, product_token};
-use mcp_web_core::transport::{Resolve, SystemResolver};
+use mcp_web_core::transport::SystemResolver;
 use mcp_web_core::url::{CheckedUrl, redact};
 use tokio_util::sync::CancellationToken;
 
@@ -94,8 +91,8 @@ pub fn exec(args: &RobotsArgs) -> ExitCode {
             explain_offline(&robots, &agent, &args.urls, &mut out)
         }
         None => {
-            let cache = match cache(&settings, Arc::new(SystemResolver)) {
-                Ok(cache) => cache,
+            let context = match Context::with_resolver(settings, Arc::new(SystemResolver)) {
+                Ok(context) => context,
                 Err(e) => {
                     output::problem(e);
                     return ExitCode::from(2);
@@ -107,22 +104,11 @@ pub fn exec(args: &RobotsArgs) -> ExitCode {
             };
             runtime.block_on(async {
                 let cancel = super::cancel_on_interrupt();
-                explain_online(&cache, &args.urls, &cancel, &mut out).await
+                explain_online(&context, &args.urls, &cancel, &mut out).await
             })
         }
     };
     super::report_status(result)
-}
-
-/// The robots.txt cache a configuration builds: its floor, its fetch options, its
-/// user agent.
-pub fn cache(
-    settings: &Settings,
-    resolver: Arc<dyn Resolve>,
-) -> Result<Arc<RobotsCache>, ConfigError> {
-    Ok(Arc::clone(
-        Context::with_resolver(settings.clone(), resolver)?.robots(),
-    ))
 }
 
 /// Explains each of `urls` against `robots` for `agent`. Returns true when all are
@@ -157,14 +143,15 @@ pub fn explain_offline(
     Ok(all_allowed)
 }
 
-/// Explains each of `urls`, fetching each origin's robots.txt once through `cache`.
+/// Explains each of `urls`, fetching each origin's robots.txt once through the context's cache, within one call.
 /// Returns true when all are allowed.
 pub async fn explain_online(
-    cache: &RobotsCache,
+    context: &Context,
     urls: &[String],
     cancel: &CancellationToken,
     out: &mut dyn Write,
 ) -> io::Result<bool> {
+    let call = context.call(cancel.clone());
     let mut all_allowed = true;
     for raw in urls {
         let url = match CheckedUrl::parse(raw) {
@@ -175,7 +162,7 @@ pub async fn explain_online(
                 continue;
             }
         };
-        match cache.verdict(&url, cancel).await {
+        match context.robots().verdict(&url, &call).await {
             Ok(verdict) => {
                 all_allowed &= verdict.is_allowed();
                 line(out, &url.to_string(), &verdict)?;

@@ -12,6 +12,7 @@
 //! | 5xx | everything disallowed ([`Reason::ServerError`], names `respect-robots`) | [`RETRY_AFTER`] |
 //! | no connection, a deadline, the floor refusing, more redirects, not text | none apply | [`RETRY_AFTER`] |
 //! | the caller cancelled | none: the call fails with [`Error::Cancelled`] | not kept |
+//! | the caller's `total-timeout` ran out | none: the call fails with that [`Error::Deadline`] | not kept |
 //!
 //! One fetch at a time per origin: callers asking for an origin whose robots.txt is
 //! being fetched wait for that fetch and share its answer. Each origin has its own
@@ -27,11 +28,10 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
 
 use super::{PARSE_LIMIT, Reason, Robots, Verdict, path_and_query, product_token};
 use crate::error::Error;
-use crate::fetch::Fetcher;
+use crate::fetch::{Call, Fetcher};
 use crate::url::{CheckedUrl, Origin};
 
 /// The most redirects a robots.txt fetch follows (RFC 9309 §2.3.1.2 asks for at least
@@ -62,25 +62,23 @@ pub struct Body {
 
 /// Where robots.txt comes from: the guarded [`Fetcher`] in production.
 pub trait Source: Send + Sync {
-    /// GETs `url` (an origin's `/robots.txt`), following redirects.
-    fn get<'a>(
-        &'a self,
-        url: &'a CheckedUrl,
-        cancel: &'a CancellationToken,
-    ) -> BoxFuture<'a, Result<Body, Error>>;
+    /// GETs `url` (an origin's `/robots.txt`) within `call`, following redirects.
+    fn get<'a>(&'a self, url: &'a CheckedUrl, call: &'a Call)
+    -> BoxFuture<'a, Result<Body, Error>>;
 }
 
 impl Source for Fetcher {
     fn get<'a>(
         &'a self,
         url: &'a CheckedUrl,
-        cancel: &'a CancellationToken,
+        call: &'a Call,
     ) -> BoxFuture<'a, Result<Body, Error>> {
         Box::pin(async move {
-            // robots.txt is read to its own limit, not `max-bytes` (one byte more tells a
-            // complete last line), and stops at the sixth hop without requesting it.
-            let call = self
-                .call(cancel.clone())
+            // robots.txt is read within the asking call's deadline, to its own limit, not
+            // `max-bytes` (one byte more tells a complete last line), and stops at the
+            // sixth hop without requesting it.
+            let call = call
+                .clone()
                 .with_max_redirects(MAX_REDIRECTS)
                 .with_max_bytes(PARSE_LIMIT + 1);
             let page = self.fetch_in(url, &call).await?;
@@ -186,20 +184,17 @@ impl RobotsCache {
         &self.agent
     }
 
-    /// The verdict on `url`, fetching its origin's robots.txt when it is not cached.
-    /// Fails only with [`Error::Cancelled`].
-    pub async fn verdict(
-        &self,
-        url: &CheckedUrl,
-        cancel: &CancellationToken,
-    ) -> Result<Verdict, Error> {
-        Ok(self.rules(url, cancel).await?.verdict(&self.agent, url))
+    /// The verdict on `url`, fetching its origin's robots.txt within `call` when it is
+    /// not cached. Fails only when the call is cancelled ([`Error::Cancelled`]) or its
+    /// `total-timeout` runs out ([`Error::Deadline`]).
+    pub async fn verdict(&self, url: &CheckedUrl, call: &Call) -> Result<Verdict, Error> {
+        Ok(self.rules(url, call).await?.verdict(&self.agent, url))
     }
 
     /// `Ok` when `url` may be crawled; otherwise the [`Error::RobotsRefused`] that
     /// names the deciding line (or the server error) and `respect-robots`.
-    pub async fn check(&self, url: &CheckedUrl, cancel: &CancellationToken) -> Result<(), Error> {
-        let verdict = self.verdict(url, cancel).await?;
+    pub async fn check(&self, url: &CheckedUrl, call: &Call) -> Result<(), Error> {
+        let verdict = self.verdict(url, call).await?;
         match verdict.refusal(&url.to_string(), &self.agent) {
             Some(refused) => Err(Error::RobotsRefused(refused)),
             None => Ok(()),
@@ -210,17 +205,13 @@ impl RobotsCache {
     pub async fn crawl_delay(
         &self,
         url: &CheckedUrl,
-        cancel: &CancellationToken,
+        call: &Call,
     ) -> Result<Option<Duration>, Error> {
-        Ok(self.rules(url, cancel).await?.crawl_delay(&self.agent))
+        Ok(self.rules(url, call).await?.crawl_delay(&self.agent))
     }
 
     /// The rules of `url`'s origin, fetched once per origin at a time.
-    pub async fn rules(
-        &self,
-        url: &CheckedUrl,
-        cancel: &CancellationToken,
-    ) -> Result<Arc<Rules>, Error> {
+    pub async fn rules(&self, url: &CheckedUrl, call: &Call) -> Result<Arc<Rules>, Error> {
         let slot = {
             let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
             let origin = url.origin();
@@ -231,7 +222,7 @@ impl RobotsCache {
         };
         let mut entry = tokio::select! {
             biased;
-            () = cancel.cancelled() => return Err(Error::Cancelled),
+            () = call.cancellation().cancelled() => return Err(Error::Cancelled),
             entry = slot.lock() => entry,
         };
         if let Some(cached) = entry.as_ref()
@@ -240,9 +231,16 @@ impl RobotsCache {
             return Ok(Arc::clone(&cached.rules));
         }
         let outcome = match url.join("/robots.txt") {
-            Ok(robots_url) => self.source.get(&robots_url, cancel).await,
+            Ok(robots_url) => self.source.get(&robots_url, call).await,
             Err(bad) => Err(Error::BadUrl(bad)),
         };
+        // The asking call's own time running out says nothing about the origin: not
+        // kept, and the caller hears of it.
+        if let Err(Error::Deadline(deadline)) = &outcome
+            && deadline.key == "total-timeout"
+        {
+            return Err(Error::Deadline(deadline.clone()));
+        }
         let Some((rules, fresh)) = rules_of(outcome) else {
             return Err(Error::Cancelled);
         };

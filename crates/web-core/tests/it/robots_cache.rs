@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_web_core::error::{Error, RobotsReason};
-use mcp_web_core::fetch::FetchOptions;
+use mcp_web_core::fetch::{Call, FetchOptions};
 use mcp_web_core::guard::Policy;
 use mcp_web_core::robots::cache::{FRESH_FOR, RobotsCache};
 use mcp_web_core::robots::{PARSE_LIMIT, Reason};
@@ -15,6 +15,11 @@ use mcp_web_core::url::CheckedUrl;
 use tokio_util::sync::CancellationToken;
 
 use crate::support::*;
+
+/// A call of a minute, cancelled with `cancel`.
+fn call_of(cancel: &CancellationToken) -> Call {
+    Call::new(Duration::from_secs(60), cancel.clone())
+}
 
 fn url(s: &str) -> CheckedUrl {
     CheckedUrl::parse(s).expect("a valid test URL")
@@ -73,7 +78,7 @@ fn robots_hits(server: &Server) -> usize {
 
 async fn allowed(cache: &RobotsCache, u: &CheckedUrl) -> bool {
     cache
-        .verdict(u, &CancellationToken::new())
+        .verdict(u, &call_of(&CancellationToken::new()))
         .await
         .expect("not cancelled")
         .is_allowed()
@@ -92,7 +97,7 @@ async fn a_fetched_file_is_obeyed_for_our_product_token_and_fetched_once() {
     assert!(!allowed(&cache, &on(&server, "/mine/page")).await);
     assert!(allowed(&cache, &on(&server, "/all/page")).await);
     let refusal = cache
-        .check(&on(&server, "/mine?x=1"), &cancel)
+        .check(&on(&server, "/mine?x=1"), &call_of(&cancel))
         .await
         .unwrap_err();
     assert_eq!(
@@ -139,14 +144,17 @@ async fn status_rules() {
         let server = Server::start(PERMITTED, site(move || status(code))).await;
         let cache = cache();
         let cancel = CancellationToken::new();
-        let verdict = cache.verdict(&on(&server, "/any"), &cancel).await.unwrap();
+        let verdict = cache
+            .verdict(&on(&server, "/any"), &call_of(&cancel))
+            .await
+            .unwrap();
         assert_eq!(
             (verdict.is_allowed(), verdict.reason().to_string()),
             (want_allowed, want_reason.to_owned()),
             "{code}"
         );
         if !want_allowed {
-            let refusal = cache.check(&on(&server, "/any"), &cancel).await;
+            let refusal = cache.check(&on(&server, "/any"), &call_of(&cancel)).await;
             assert!(
                 matches!(&refusal, Err(Error::RobotsRefused(r)) if r.reason == RobotsReason::Unavailable { status: code }),
                 "{refusal:?}"
@@ -168,7 +176,7 @@ async fn no_connection_at_all_is_allowed() {
     let verdict = cache
         .verdict(
             &url(&format!("http://{addr}/page")),
-            &CancellationToken::new(),
+            &call_of(&CancellationToken::new()),
         )
         .await
         .unwrap();
@@ -202,7 +210,7 @@ async fn an_unreachable_robots_txt_is_retried_not_kept_for_a_day() {
     tokio::time::advance(retry + Duration::from_secs(1)).await;
     tokio::time::resume();
     let verdict = cache
-        .verdict(&page, &CancellationToken::new())
+        .verdict(&page, &call_of(&CancellationToken::new()))
         .await
         .unwrap();
     assert!(
@@ -256,7 +264,10 @@ async fn a_sixth_redirect_makes_robots_txt_unavailable() {
     .await;
     let cache = cache();
     let verdict = cache
-        .verdict(&on(&server, "/private"), &CancellationToken::new())
+        .verdict(
+            &on(&server, "/private"),
+            &call_of(&CancellationToken::new()),
+        )
         .await
         .unwrap();
     assert!(verdict.is_allowed(), "{verdict}");
@@ -295,7 +306,7 @@ async fn the_floor_applies_to_robots_txt_and_its_redirects() {
     let server = Server::start(PERMITTED, site(move || redirect(302, &location))).await;
     let cache = cache();
     let verdict = cache
-        .verdict(&on(&server, "/page"), &CancellationToken::new())
+        .verdict(&on(&server, "/page"), &call_of(&CancellationToken::new()))
         .await
         .unwrap();
     assert!(verdict.is_allowed());
@@ -314,7 +325,7 @@ async fn the_floor_applies_to_robots_txt_and_its_redirects() {
     let strict = RobotsCache::new(&fetcher);
     let guarded = Server::start(PERMITTED, site(|| text("User-agent: *\nDisallow: /\n"))).await;
     let verdict = strict
-        .verdict(&on(&guarded, "/page"), &CancellationToken::new())
+        .verdict(&on(&guarded, "/page"), &call_of(&CancellationToken::new()))
         .await
         .unwrap();
     assert!(
@@ -400,20 +411,45 @@ async fn two_callers_one_fetch() {
     // at the server, held, before the second caller asks.
     let spawned = tokio::spawn({
         let (cache, cancel) = (cache.clone(), cancel.clone());
-        async move { cache.verdict(&a, &cancel).await }
+        async move { cache.verdict(&a, &call_of(&cancel)).await }
     });
     arrived.notified().await;
     // `join!` polls in order: the second caller is waiting on the held fetch before
     // the last branch lets the server answer.
-    let (second, third, ()) = tokio::join!(
-        cache.verdict(&b, &cancel),
-        cache.verdict(&c, &cancel),
-        async { release.notify_one() },
-    );
+    let call = call_of(&cancel);
+    let (second, third, ()) =
+        tokio::join!(cache.verdict(&b, &call), cache.verdict(&c, &call), async {
+            release.notify_one()
+        },);
     let first = spawned.await;
     assert!(!first.expect("the task ran").unwrap().is_allowed());
     assert!(second.unwrap().is_allowed());
     assert!(!third.unwrap().is_allowed());
     assert_eq!(robots_hits(&server), 1, "two callers, one fetch");
     assert_eq!(robots_hits(&other), 1);
+}
+
+#[tokio::test]
+async fn the_asking_call_s_deadline_bounds_the_robots_fetch_and_is_not_kept() {
+    let server = Server::start(
+        PERMITTED,
+        Arc::new(|req: &Req| match req.path.as_str() {
+            "/robots.txt" => text("User-agent: *\nDisallow: /private\n"),
+            _ => text("a page"),
+        }),
+    )
+    .await;
+    let cache = cache();
+    let target = on(&server, "/private/x");
+    // A call whose time is spent fetches nothing and hears why.
+    let spent = Call::new(Duration::ZERO, CancellationToken::new());
+    let error = cache.verdict(&target, &spent).await.unwrap_err();
+    let Error::Deadline(deadline) = &error else {
+        panic!("{error}")
+    };
+    assert_eq!(deadline.key, "total-timeout");
+    assert_eq!(robots_hits(&server), 0);
+    // Nothing was kept for the origin: the next call reads the real rules.
+    assert!(!allowed(&cache, &target).await);
+    assert_eq!(robots_hits(&server), 1);
 }

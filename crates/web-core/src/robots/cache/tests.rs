@@ -5,10 +5,18 @@ use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use tokio_util::sync::CancellationToken;
+
 use super::*;
 use crate::error::{
     Blocked, Content, Deadline, Http, Phase, RobotsReason, Transport, TransportFailure,
 };
+
+/// A call of an hour (the scripted source takes no time of its own), cancelled with
+/// `cancel`.
+fn call_of(cancel: &CancellationToken) -> Call {
+    Call::new(Duration::from_secs(3600), cancel.clone())
+}
 
 /// A source answering from a script, counting calls and recording the URLs asked.
 struct Scripted {
@@ -41,13 +49,13 @@ impl Source for Scripted {
     fn get<'a>(
         &'a self,
         url: &'a CheckedUrl,
-        cancel: &'a CancellationToken,
+        call: &'a Call,
     ) -> BoxFuture<'a, Result<Body, Error>> {
         Box::pin(async move {
             self.calls.fetch_add(1, Ordering::SeqCst);
             self.asked.lock().unwrap().push(url.to_string());
             tokio::select! {
-                () = cancel.cancelled() => return Err(Error::Cancelled),
+                () = call.cancellation().cancelled() => return Err(Error::Cancelled),
                 () = tokio::time::sleep(self.delay) => {}
             }
             self.answers
@@ -261,16 +269,16 @@ async fn one_fetch_per_origin_at_a_time() {
         Duration::from_millis(200),
     );
     let cache = RobotsCache::with_source(source.clone(), "mcp-web/1.0");
-    let cancel = CancellationToken::new();
+    let call = call_of(&CancellationToken::new());
     let (p, q, other) = (
         url("http://a.example/p"),
         url("http://a.example/q?x=1"),
         url("http://a.example:8080/p"),
     );
     let (a, b, c) = tokio::join!(
-        cache.verdict(&p, &cancel),
-        cache.verdict(&q, &cancel),
-        cache.verdict(&other, &cancel),
+        cache.verdict(&p, &call),
+        cache.verdict(&q, &call),
+        cache.verdict(&other, &call),
     );
     assert!(!a.unwrap().is_allowed());
     assert!(b.unwrap().is_allowed());
@@ -287,7 +295,7 @@ async fn one_fetch_per_origin_at_a_time() {
     );
     // Cached: no further fetch, and the default port spelled out is the same origin.
     let again = cache
-        .verdict(&url("http://a.example:80/p#frag"), &cancel)
+        .verdict(&url("http://a.example:80/p#frag"), &call)
         .await
         .unwrap();
     assert!(!again.is_allowed());
@@ -302,14 +310,14 @@ async fn scheme_is_part_of_the_origin() {
     let cancel = CancellationToken::new();
     assert!(
         !cache
-            .verdict(&url("http://a.example/p"), &cancel)
+            .verdict(&url("http://a.example/p"), &call_of(&cancel))
             .await
             .unwrap()
             .is_allowed()
     );
     assert!(
         cache
-            .verdict(&url("https://a.example/p"), &cancel)
+            .verdict(&url("https://a.example/p"), &call_of(&cancel))
             .await
             .unwrap()
             .is_allowed()
@@ -330,12 +338,30 @@ async fn fetched_rules_expire_after_a_day() {
     let cache = RobotsCache::with_source(source.clone(), "mcp-web");
     let cancel = CancellationToken::new();
     let target = url("http://a.example/p");
-    assert!(!cache.verdict(&target, &cancel).await.unwrap().is_allowed());
+    assert!(
+        !cache
+            .verdict(&target, &call_of(&cancel))
+            .await
+            .unwrap()
+            .is_allowed()
+    );
     tokio::time::advance(FRESH_FOR - Duration::from_secs(1)).await;
-    assert!(!cache.verdict(&target, &cancel).await.unwrap().is_allowed());
+    assert!(
+        !cache
+            .verdict(&target, &call_of(&cancel))
+            .await
+            .unwrap()
+            .is_allowed()
+    );
     assert_eq!(source.calls(), 1);
     tokio::time::advance(Duration::from_secs(2)).await;
-    assert!(cache.verdict(&target, &cancel).await.unwrap().is_allowed());
+    assert!(
+        cache
+            .verdict(&target, &call_of(&cancel))
+            .await
+            .unwrap()
+            .is_allowed()
+    );
     assert_eq!(source.calls(), 2);
 }
 
@@ -351,23 +377,23 @@ async fn outages_are_retried_soon() {
     let cache = RobotsCache::with_source(source.clone(), "mcp-web");
     let cancel = CancellationToken::new();
     let target = url("http://a.example/other");
-    let refusal = cache.check(&target, &cancel).await.unwrap_err();
+    let refusal = cache.check(&target, &call_of(&cancel)).await.unwrap_err();
     assert_eq!(refusal.config_key(), Some("respect-robots"));
     assert!(matches!(
         &refusal,
         Error::RobotsRefused(r) if r.reason == RobotsReason::Unavailable { status: 503 }
     ));
     tokio::time::advance(RETRY_AFTER - Duration::from_secs(1)).await;
-    assert!(cache.check(&target, &cancel).await.is_err());
+    assert!(cache.check(&target, &call_of(&cancel)).await.is_err());
     assert_eq!(source.calls(), 1);
     tokio::time::advance(Duration::from_secs(2)).await;
-    assert_eq!(cache.check(&target, &cancel).await, Ok(()));
+    assert_eq!(cache.check(&target, &call_of(&cancel)).await, Ok(()));
     assert_eq!(source.calls(), 2);
     tokio::time::advance(RETRY_AFTER + Duration::from_secs(1)).await;
-    assert_eq!(cache.check(&target, &cancel).await, Ok(()));
+    assert_eq!(cache.check(&target, &call_of(&cancel)).await, Ok(()));
     assert_eq!(source.calls(), 3);
     let refusal = cache
-        .check(&url("http://a.example/p/1"), &cancel)
+        .check(&url("http://a.example/p/1"), &call_of(&cancel))
         .await
         .unwrap_err();
     assert_eq!(
@@ -375,7 +401,7 @@ async fn outages_are_retried_soon() {
         r#"skipped http://a.example/p/1: robots.txt Disallow: /p (line 2) disallows it for user agent 'mcp-web'. web_fetch reads a single page regardless; set "respect-robots": false to crawl it anyway."#
     );
     assert_eq!(
-        cache.crawl_delay(&target, &cancel).await,
+        cache.crawl_delay(&target, &call_of(&cancel)).await,
         Ok(Some(Duration::from_secs(2)))
     );
     assert_eq!(source.calls(), 3);
@@ -389,11 +415,29 @@ async fn keep_for_sets_the_periods() {
         .keep_for(Duration::from_secs(10), Duration::from_secs(3));
     let cancel = CancellationToken::new();
     let target = url("http://a.example/p");
-    assert!(cache.verdict(&target, &cancel).await.unwrap().is_allowed());
+    assert!(
+        cache
+            .verdict(&target, &call_of(&cancel))
+            .await
+            .unwrap()
+            .is_allowed()
+    );
     tokio::time::advance(Duration::from_secs(11)).await;
-    assert!(!cache.verdict(&target, &cancel).await.unwrap().is_allowed());
+    assert!(
+        !cache
+            .verdict(&target, &call_of(&cancel))
+            .await
+            .unwrap()
+            .is_allowed()
+    );
     tokio::time::advance(Duration::from_secs(4)).await;
-    assert!(!cache.verdict(&target, &cancel).await.unwrap().is_allowed());
+    assert!(
+        !cache
+            .verdict(&target, &call_of(&cancel))
+            .await
+            .unwrap()
+            .is_allowed()
+    );
     assert_eq!(source.calls(), 3);
 }
 
@@ -406,10 +450,11 @@ async fn cancellation_caches_nothing() {
     let cancelled = CancellationToken::new();
     let patient = CancellationToken::new();
     let target = url("http://a.example/p");
-    let (first, second) = tokio::join!(cache.verdict(&target, &cancelled), async {
+    let first_call = call_of(&cancelled);
+    let (first, second) = tokio::join!(cache.verdict(&target, &first_call), async {
         tokio::time::sleep(Duration::from_millis(100)).await;
         cancelled.cancel();
-        cache.verdict(&target, &patient).await
+        cache.verdict(&target, &call_of(&patient)).await
     });
     assert_eq!(first, Err(Error::Cancelled));
     assert!(!second.unwrap().is_allowed());
@@ -417,7 +462,7 @@ async fn cancellation_caches_nothing() {
     // Already cancelled before asking: no fetch at all.
     let fresh = url("http://b.example/");
     assert_eq!(
-        cache.verdict(&fresh, &cancelled).await,
+        cache.verdict(&fresh, &call_of(&cancelled)).await,
         Err(Error::Cancelled)
     );
     assert_eq!(source.calls(), 2);
@@ -451,15 +496,15 @@ async fn expired_origins_are_pruned() {
     let cancel = CancellationToken::new();
     let origins = |n: usize| url(&format!("http://o{n}.example/"));
     for n in 0..3 {
-        cache.verdict(&origins(n), &cancel).await.unwrap();
+        cache.verdict(&origins(n), &call_of(&cancel)).await.unwrap();
     }
     tokio::time::advance(Duration::from_secs(5)).await;
     // A fourth origin while none has expired: nothing is dropped.
-    cache.verdict(&origins(3), &cancel).await.unwrap();
+    cache.verdict(&origins(3), &call_of(&cancel)).await.unwrap();
     assert_eq!(cache.slots.lock().unwrap().len(), 4);
     tokio::time::advance(Duration::from_secs(6)).await;
     // The first three have expired, the fourth has not: adding a fifth drops three.
-    cache.verdict(&origins(4), &cancel).await.unwrap();
+    cache.verdict(&origins(4), &call_of(&cancel)).await.unwrap();
     let mut kept: Vec<String> = cache
         .slots
         .lock()
@@ -470,6 +515,6 @@ async fn expired_origins_are_pruned() {
     kept.sort();
     assert_eq!(kept, ["http://o3.example", "http://o4.example"]);
     // An origin already held is looked up, not pruned for.
-    cache.verdict(&origins(3), &cancel).await.unwrap();
+    cache.verdict(&origins(3), &call_of(&cancel)).await.unwrap();
     assert_eq!(source.calls(), 5);
 }
