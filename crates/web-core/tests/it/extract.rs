@@ -2,7 +2,7 @@
 //! flags, and robustness on hostile input (deep nesting, huge lines, broken markup).
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use mcp_web_core::extract::{BodyKind, JAVASCRIPT_SHELL_NOTICE, extract};
 use url::Url;
@@ -427,13 +427,18 @@ fn feeds_list_items_as_title_lines_and_collect_links() {
     assert_eq!(extract(&body, "", &base()).kind, BodyKind::Xml);
 }
 
-/// Runs `extract` on a hostile body and checks it answers within `limit`.
-fn bounded(body: &str, content_type: &str, limit: Duration) -> mcp_web_core::extract::Extracted {
-    let start = Instant::now();
-    let out = extract(body, content_type, &base());
-    let took = start.elapsed();
-    assert!(took < limit, "took {took:?}");
-    out
+/// Runs `extract` on a hostile body. Boundedness is asserted by what comes back (the
+/// content kept, the flags), not by the clock: the wait is only a hang guard, generous
+/// enough for a loaded machine, so a hang fails the test instead of stalling the run.
+fn bounded(body: &str, content_type: &str) -> mcp_web_core::extract::Extracted {
+    let (body, content_type) = (body.to_owned(), content_type.to_owned());
+    let (answer, answered) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = answer.send(extract(&body, &content_type, &base()));
+    });
+    answered
+        .recv_timeout(Duration::from_secs(300))
+        .expect("extraction answers (hang guard)")
 }
 
 #[test]
@@ -453,7 +458,11 @@ fn hundred_thousand_nested_elements() {
             }
         }
         page.push_str("bottom");
-        let out = bounded(&page, "text/html", Duration::from_secs(60));
+        let out = bounded(&page, "text/html");
+        assert!(
+            out.flags.flattened,
+            "{open}: the excess nesting was dropped"
+        );
         assert!(out.text().contains("bottom"), "{open}");
         assert!(out.text().contains("deep"), "{open}");
     }
@@ -466,12 +475,12 @@ fn ten_megabyte_single_line() {
         page.push_str("lorem ipsum dolor sit amet ");
     }
     page.push_str("END</p></body></html>");
-    let out = bounded(&page, "text/html", Duration::from_secs(60));
+    let out = bounded(&page, "text/html");
     assert!(out.text().ends_with("END"));
-    let plain = bounded(&page[15..], "text/plain", Duration::from_secs(10));
+    let plain = bounded(&page[15..], "text/plain");
     assert_eq!(plain.lines.len(), 1);
     let json = format!("[\"{}\"]", "x".repeat(10_000_000));
-    let out = bounded(&json, "application/json", Duration::from_secs(10));
+    let out = bounded(&json, "application/json");
     assert_eq!(out.lines.len(), 3);
 }
 
@@ -490,7 +499,7 @@ fn unclosed_tags_and_broken_markup() {
         "<h1>one<h2>two<h3>three",
     ];
     for case in cases {
-        let out = bounded(case, "text/html", Duration::from_secs(5));
+        let out = bounded(case, "text/html");
         assert!(!out.text().contains("<p>"), "{case}: {}", out.text());
     }
     let out = extract(cases[0], "text/html", &base());
@@ -504,10 +513,10 @@ fn unclosed_tags_and_broken_markup() {
         "<a b='>",
         "&#xFFFFFFFF; &#0;",
     ] {
-        bounded(case, "application/xml", Duration::from_secs(5));
+        bounded(case, "application/xml");
     }
     for case in ["{", "[[[[", "\"\\", "{\"a\":}"] {
-        bounded(case, "application/json", Duration::from_secs(5));
+        bounded(case, "application/json");
     }
 }
 
@@ -527,28 +536,28 @@ fn invalid_bytes_and_control_characters() {
         "text/xml",
         "",
     ] {
-        let out = bounded(&body, content_type, Duration::from_secs(5));
+        let out = bounded(&body, content_type);
         assert!(out.lines.iter().all(|l| !l.contains('\n')));
     }
     let out = extract(&body, "text/html", &base());
     assert!(out.text().contains("naïve"));
     // Found by the fuzz target: an ampersand followed by multi-byte characters in a feed.
     let feed = String::from_utf8_lossy(b"\x9f&\x8c\x8c\x8c\x8c");
-    bounded(&feed, "application/rss+xml", Duration::from_secs(5));
+    bounded(&feed, "application/rss+xml");
     let feed = "<rss><channel><item><title>A & 日本語の</title></item></channel></rss>";
-    let out = bounded(feed, "application/rss+xml", Duration::from_secs(5));
+    let out = bounded(feed, "application/rss+xml");
     assert!(out.text().contains("A & 日本語の"), "{}", out.text());
 }
 
 #[test]
 fn deep_json_and_xml_stay_bounded() {
     let deep_json = format!("{}{}", "[".repeat(200_000), "]".repeat(200_000));
-    let out = bounded(&deep_json, "", Duration::from_secs(10));
+    let out = bounded(&deep_json, "");
     assert_eq!(out.text(), deep_json);
-    let out = bounded(&deep_json, "application/json", Duration::from_secs(10));
+    let out = bounded(&deep_json, "application/json");
     assert!(!out.flags.reformatted);
     let deep_xml = format!("<?xml version='1.0'?>{}x", "<a>".repeat(200_000));
-    let out = bounded(&deep_xml, "text/xml", Duration::from_secs(10));
+    let out = bounded(&deep_xml, "text/xml");
     assert_eq!(out.text(), "x");
 }
 
