@@ -424,14 +424,16 @@ enum Io {
     Tls(Box<TlsStream<TcpStream>>),
 }
 
-/// A vetted connection, as hyper-util's pool holds it.
-pub struct Conn {
+/// A connection as hyper-util's pool holds it, carrying what is known of its peer: a
+/// vetted connection carries a [`CheckedPeer`] (the default), an operator endpoint's
+/// connection an [`operator::OperatorPeer`], so the one cannot pass for the other.
+pub struct Conn<P = CheckedPeer> {
     io: TokioIo<Io>,
-    peer: CheckedPeer,
+    peer: P,
     h2: bool,
 }
 
-impl fmt::Debug for Conn {
+impl<P: fmt::Debug> fmt::Debug for Conn<P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Conn")
             .field("peer", &self.peer)
@@ -440,8 +442,8 @@ impl fmt::Debug for Conn {
     }
 }
 
-impl Conn {
-    fn new(io: Io, peer: CheckedPeer) -> Conn {
+impl<P: Copy> Conn<P> {
+    fn new(io: Io, peer: P) -> Conn<P> {
         let h2 = match &io {
             Io::Tls(tls) => tls.get_ref().1.alpn_protocol() == Some(b"h2"),
             Io::Plain(_) => false,
@@ -453,13 +455,14 @@ impl Conn {
         }
     }
 
-    /// The proof this connection's peer was vetted.
-    pub fn peer(&self) -> CheckedPeer {
+    /// What is known of this connection's peer: for a vetted connection, the proof the
+    /// guard approved it.
+    pub fn peer(&self) -> P {
         self.peer
     }
 }
 
-impl Connection for Conn {
+impl<P: Copy + Send + Sync + 'static> Connection for Conn<P> {
     fn connected(&self) -> Connected {
         let connected = Connected::new().extra(self.peer);
         if self.h2 {
@@ -528,7 +531,7 @@ impl AsyncWrite for Io {
     }
 }
 
-impl hyper::rt::Read for Conn {
+impl<P: Unpin> hyper::rt::Read for Conn<P> {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -538,7 +541,7 @@ impl hyper::rt::Read for Conn {
     }
 }
 
-impl hyper::rt::Write for Conn {
+impl<P: Unpin> hyper::rt::Write for Conn<P> {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,

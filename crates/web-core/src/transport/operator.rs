@@ -30,12 +30,12 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use http::Uri;
-use hyper_util::client::legacy::connect::{Connected, Connection};
-use hyper_util::rt::TokioIo;
 use rustls_pki_types::ServerName;
 use tokio::net::TcpStream;
 
-use super::{ConnectError, Io, Resolve, SystemResolver, connect_error, tls, transport_error};
+use super::{
+    Conn, ConnectError, Io, Resolve, SystemResolver, connect_error, tls, transport_error,
+};
 use crate::error::{ConfigError, Deadline, Error, Phase, TransportFailure};
 
 /// How the operator connector connects: its time budget and extra trust roots.
@@ -185,86 +185,9 @@ async fn open(addr: SocketAddr) -> io::Result<TcpStream> {
     Ok(stream)
 }
 
-/// A connection to an operator-written endpoint, as hyper-util's pool holds it.
-pub struct OperatorConn {
-    io: TokioIo<Io>,
-    peer: OperatorPeer,
-    h2: bool,
-}
-
-impl fmt::Debug for OperatorConn {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OperatorConn")
-            .field("peer", &self.peer)
-            .field("h2", &self.h2)
-            .finish_non_exhaustive()
-    }
-}
-
-impl OperatorConn {
-    fn new(io: Io, peer: OperatorPeer) -> OperatorConn {
-        let h2 = match &io {
-            Io::Tls(tls) => tls.get_ref().1.alpn_protocol() == Some(b"h2"),
-            Io::Plain(_) => false,
-        };
-        OperatorConn {
-            io: TokioIo::new(io),
-            peer,
-            h2,
-        }
-    }
-}
-
-impl Connection for OperatorConn {
-    fn connected(&self) -> Connected {
-        let connected = Connected::new().extra(self.peer);
-        if self.h2 {
-            connected.negotiated_h2()
-        } else {
-            connected
-        }
-    }
-}
-
-impl hyper::rt::Read for OperatorConn {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: hyper::rt::ReadBufCursor<'_>,
-    ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().io).poll_read(cx, buf)
-    }
-}
-
-impl hyper::rt::Write for OperatorConn {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().io).poll_write(cx, buf)
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().io).poll_flush(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().io).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.io.is_write_vectored()
-    }
-}
+/// A connection to an operator-written endpoint, as hyper-util's pool holds it: it
+/// carries an [`OperatorPeer`], never a vetted peer.
+pub type OperatorConn = Conn<OperatorPeer>;
 
 impl tower_service::Service<Uri> for OperatorConnector {
     type Response = OperatorConn;
