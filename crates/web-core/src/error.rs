@@ -759,7 +759,7 @@ impl fmt::Display for Content {
         if let Some(bytes) = self.bytes {
             write!(f, " ({bytes} bytes)")?;
         }
-        f.write_str(", not text; these tools read HTML, plain text, Markdown, JSON, XML and CSV. No configuration key changes this.")
+        f.write_str(", not text; these tools read HTML, XML, JSON and text of any text/* type (plain text, Markdown, CSV …). No configuration key changes this.")
     }
 }
 
@@ -1091,7 +1091,7 @@ mod tests {
                     content_type: "image/png".into(),
                     bytes: Some(5120),
                 }),
-                "https://x.example/a.png is image/png (5120 bytes), not text; these tools read HTML, plain text, Markdown, JSON, XML and CSV. No configuration key changes this.",
+                "https://x.example/a.png is image/png (5120 bytes), not text; these tools read HTML, XML, JSON and text of any text/* type (plain text, Markdown, CSV …). No configuration key changes this.",
             ),
             (
                 Error::Search(Search {

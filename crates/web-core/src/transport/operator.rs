@@ -33,9 +33,7 @@ use http::Uri;
 use rustls_pki_types::ServerName;
 use tokio::net::TcpStream;
 
-use super::{
-    Conn, ConnectError, Io, Resolve, SystemResolver, connect_error, tls, transport_error,
-};
+use super::{Conn, ConnectError, Io, Resolve, SystemResolver, connect_error, tls, transport_error};
 use crate::error::{ConfigError, Deadline, Error, Phase, TransportFailure};
 
 /// How the operator connector connects: its time budget and extra trust roots.
