@@ -157,23 +157,33 @@ pub enum Scope {
     Private,
 }
 
-/// A permission the user granted for one tool call: reach one host at an address that
+/// A permission the user granted for one tool call: reach one host, on one port, at an
+/// address that
 /// `allow-loopback` or `allow-private` would permit. It never opens cloud metadata, nor
 /// any class no switch opens, and belongs to the call it was granted for: it is carried
 /// by that call's fetch context and never enters the shared pool of connections.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Grant {
     host: String,
+    port: u16,
     scope: Scope,
 }
 
 impl Grant {
-    /// A grant to reach `host` (as the URL writes it: lowercase, punycode) within `scope`.
-    pub fn new(host: impl Into<String>, scope: Scope) -> Grant {
+    /// A grant to reach `host` (as the URL writes it: lowercase, punycode) on `port`
+    /// (the URL's effective port) within `scope`. A redirect to another port of the
+    /// same host is not covered.
+    pub fn new(host: impl Into<String>, port: u16, scope: Scope) -> Grant {
         Grant {
             host: host.into(),
+            port,
             scope,
         }
+    }
+
+    /// The port the grant is for.
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// The host the grant is for.
@@ -186,9 +196,9 @@ impl Grant {
         self.scope
     }
 
-    /// Whether the grant admits `peer` reached for the URL host `host`.
-    pub fn admits(&self, host: &str, peer: IpAddr) -> bool {
-        if self.host.is_empty() || !self.host.eq_ignore_ascii_case(host) {
+    /// Whether the grant admits `peer` reached for the URL host `host` on `port`.
+    pub fn admits(&self, host: &str, port: u16, peer: IpAddr) -> bool {
+        if self.host.is_empty() || !self.host.eq_ignore_ascii_case(host) || self.port != port {
             return false;
         }
         match (addr::classify(canonical(peer)).reach(), self.scope) {
@@ -202,16 +212,17 @@ impl Grant {
 
 impl Policy {
     /// [`Policy::decide`], then — for an address the policy refuses — the one-time
-    /// `grant` of this call, if any. The policy's own refusal stands when the grant does
+    /// `grant` of this call, if any, for `host` on `port`. The policy's own refusal stands when the grant does
     /// not admit the address.
     pub fn decide_with(
         &self,
         host: &str,
+        port: u16,
         peer: IpAddr,
         grant: Option<&Grant>,
     ) -> Result<Allowed, Blocked> {
         match self.decide(host, peer) {
-            Err(_) if grant.is_some_and(|g| g.admits(host, peer)) => Ok(Allowed::Granted),
+            Err(_) if grant.is_some_and(|g| g.admits(host, port, peer)) => Ok(Allowed::Granted),
             decided => decided,
         }
     }
@@ -545,12 +556,12 @@ mod tests {
     #[test]
     fn a_grant_admits_its_host_within_its_scope_only() {
         let policy = Policy::default();
-        let loopback = Grant::new("wiki.corp", Scope::Loopback);
-        let private = Grant::new("wiki.corp", Scope::Private);
+        let loopback = Grant::new("wiki.corp", 443, Scope::Loopback);
+        let private = Grant::new("wiki.corp", 443, Scope::Private);
         // The verdict only: a refusal's details are the policy's, compared below.
         let decide = |host: &str, peer: &str, grant: &Grant| {
             policy
-                .decide_with(host, ip(peer), Some(grant))
+                .decide_with(host, 443, ip(peer), Some(grant))
                 .map_err(|_| ())
         };
         assert_eq!(
@@ -582,7 +593,7 @@ mod tests {
             ("wiki.corp", "0.0.0.0", &private),
         ] {
             assert_eq!(
-                policy.decide_with(host, ip(peer), Some(grant)),
+                policy.decide_with(host, 443, ip(peer), Some(grant)),
                 policy.decide(host, ip(peer)),
                 "{host} {peer} {grant:?}"
             );
@@ -595,7 +606,13 @@ mod tests {
         );
         assert!(
             policy
-                .decide_with("wiki.corp", ip("127.0.0.1"), None)
+                .decide_with("wiki.corp", 443, ip("127.0.0.1"), None)
+                .is_err()
+        );
+        // Another port of the granted host is not granted.
+        assert!(
+            policy
+                .decide_with("wiki.corp", 6379, ip("10.1.2.3"), Some(&private))
                 .is_err()
         );
         assert_eq!(Allowed::Granted.key(), Some("ask-permission"));

@@ -105,17 +105,15 @@ pub fn classify(content_type: &str, body: &[u8]) -> Option<Kind> {
     }
 }
 
-/// The kind of a body no useful type was declared for, from its bytes: a NUL byte in
-/// the first [`SNIFF_LEN`] bytes means binary (`None`); otherwise markup is HTML or
-/// XML, a body that parses as JSON is JSON, and anything else is text.
+/// The kind of a body no useful type was declared for, from its bytes: a body that
+/// opens as HTML (`<!doctype html`, `<html`) is HTML; otherwise a NUL byte in the first
+/// [`SNIFF_LEN`] bytes means binary (`None`); otherwise markup is HTML or XML, a body
+/// that parses as JSON is JSON, and anything else is text.
 pub fn sniff(body: &[u8]) -> Option<Kind> {
     let body = body.strip_prefix(b"\xef\xbb\xbf").unwrap_or(body);
     if body.starts_with(b"\xfe\xff") || body.starts_with(b"\xff\xfe") {
         // UTF-16 with its byte order mark: text, whose NULs are half its characters.
         return Some(Kind::Text);
-    }
-    if body[..body.len().min(SNIFF_LEN)].contains(&0) {
-        return None;
     }
     let start = body
         .iter()
@@ -127,6 +125,13 @@ pub fn sniff(body: &[u8]) -> Option<Kind> {
         .map(u8::to_ascii_lowercase)
         .collect();
     let contains = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
+    if head.starts_with(b"<!doctype html") || head.starts_with(b"<html") {
+        // Opens as HTML: HTML, even with a stray NUL in it.
+        return Some(Kind::Html);
+    }
+    if body[..body.len().min(SNIFF_LEN)].contains(&0) {
+        return None;
+    }
     if head.starts_with(b"<?xml") {
         if contains(b"<html") || contains(b"<!doctype html") {
             Some(Kind::Html)
@@ -220,6 +225,8 @@ mod tests {
             (b"\xef\xbb\xbf<html>", Some(Kind::Html)),
             (b"\xff\xfeh\0i\0", Some(Kind::Text)),
             (b"a\0b", None),
+            (b"<!DOCTYPE html>\0<p>", Some(Kind::Html)),
+            (b"<p>\0", None),
         ];
         for (body, kind) in cases {
             assert_eq!(sniff(body), *kind, "{:?}", String::from_utf8_lossy(body));

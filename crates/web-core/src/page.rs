@@ -73,7 +73,15 @@ impl PageText {
         }
         lines.push(String::new());
         let header_len = lines.len();
-        let mut body = body;
+        // One entry is one line, whatever an extractor left inside it.
+        let mut body: Vec<String> = if body.iter().any(|l| l.contains(['\n', '\r'])) {
+            body.iter()
+                .flat_map(|l| l.split(['\n', '\r']))
+                .map(str::to_owned)
+                .collect()
+        } else {
+            body
+        };
         if page.truncated.is_some() && body.len() > 1 {
             // The last line of a cut body is unfinished (a body of one line keeps it).
             body.pop();

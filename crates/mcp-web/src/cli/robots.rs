@@ -143,7 +143,8 @@ pub fn explain_offline(
     Ok(all_allowed)
 }
 
-/// Explains each of `urls`, fetching each origin's robots.txt once through the context's cache, within one call.
+/// Explains each of `urls`, fetching each origin's robots.txt once through the
+/// context's cache; each URL is a call of its own (`total-timeout` each).
 /// Returns true when all are allowed.
 pub async fn explain_online(
     context: &Context,
@@ -151,7 +152,6 @@ pub async fn explain_online(
     cancel: &CancellationToken,
     out: &mut dyn Write,
 ) -> io::Result<bool> {
-    let call = context.call(cancel.clone());
     let mut all_allowed = true;
     for raw in urls {
         let url = match CheckedUrl::parse(raw) {
@@ -162,13 +162,18 @@ pub async fn explain_online(
                 continue;
             }
         };
-        match context.robots().verdict(&url, &call).await {
+        match context
+            .robots()
+            .verdict(&url, &context.call(cancel.clone()))
+            .await
+        {
             Ok(verdict) => {
                 all_allowed &= verdict.is_allowed();
                 line(out, &url.to_string(), &verdict)?;
             }
             Err(e) => {
-                // Only a cancellation ends a verdict early: say so and stop.
+                // Only a cancellation or a spent total-timeout ends a verdict early: say
+                // so and stop.
                 writeln!(out, "disallowed {url}  {e}")?;
                 out.flush()?;
                 return Ok(false);

@@ -16,13 +16,6 @@ pub struct Fetched {
     pub text: PageText,
 }
 
-impl Fetched {
-    /// The `web_fetch` answer, at most `max_chars` characters of text.
-    pub fn answer(&self, max_chars: usize) -> String {
-        self.text.render(max_chars)
-    }
-}
-
 /// Fetches `raw_url` within `call` through the floor and extracts it once, reporting
 /// the start, the arrival and the end to `observer`.
 pub async fn fetch(

@@ -93,10 +93,3 @@ pub trait Observer: Sync {
 impl Observer for () {
     fn progress(&self, _done: f64, _total: Option<f64>, _message: &str) {}
 }
-
-/// A tool call's reports are its MCP progress notifications.
-impl Observer for mcp_kit::Request {
-    fn progress(&self, done: f64, total: Option<f64>, message: &str) {
-        mcp_kit::Request::progress(self, done, total, Some(message));
-    }
-}

@@ -61,7 +61,7 @@ pub async fn call(context: &Context, request: Request) {
     let call = context.call(request.cancellation_token());
     match ops::fetch::fetch(context, &raw, &call, &request).await {
         Ok(fetched) => {
-            let answer = fetched.answer(context.max_chars());
+            let answer = fetched.text.render(context.max_chars());
             request.text(answer);
         }
         Err(error) => answer_error(request, &error),

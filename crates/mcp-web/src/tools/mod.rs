@@ -10,7 +10,7 @@ use mcp_web_core::error::{ConfigError, Error};
 use mcp_web_core::fetch::Fetcher;
 use serde_json::{Map, Value, json};
 
-use crate::ops::Context;
+use crate::ops::{Context, Observer};
 
 pub mod fetch;
 
@@ -74,6 +74,13 @@ impl FromConfig for Web {
     fn from_config(config: &Value) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
         let settings = parse_web_config(config)?;
         Ok(Web::new(settings)?)
+    }
+}
+
+/// A tool call's reports are its MCP progress notifications.
+impl Observer for Request {
+    fn progress(&self, done: f64, total: Option<f64>, message: &str) {
+        Request::progress(self, done, total, Some(message));
     }
 }
 

@@ -33,7 +33,7 @@ impl Call {
     pub fn new(total_timeout: Duration, cancel: CancellationToken) -> Call {
         Call {
             cancel,
-            deadline: Instant::now() + total_timeout,
+            deadline: after(Instant::now(), total_timeout),
             budget: total_timeout,
             max_redirects: MAX_REDIRECTS,
             max_bytes: None,
@@ -102,5 +102,34 @@ impl Call {
     /// The one-time permission of this call, if the user granted one.
     pub fn grant(&self) -> Option<&Grant> {
         self.grant.as_ref()
+    }
+}
+
+/// `start + budget`, or a moment decades away when a budget as large as configuration
+/// allows would overflow the clock: a huge budget means "no practical limit", never a
+/// panic.
+pub(crate) fn after(start: Instant, budget: Duration) -> Instant {
+    const FAR: Duration = Duration::from_secs(30 * 365 * 24 * 60 * 60);
+    start
+        .checked_add(budget)
+        .or_else(|| start.checked_add(FAR))
+        .unwrap_or(start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_budget_is_far_away_not_a_panic() {
+        let call = Call::new(Duration::MAX, CancellationToken::new());
+        assert!(!call.expired());
+        assert_eq!(call.budget(), Duration::MAX);
+        let now = Instant::now();
+        assert_eq!(
+            after(now, Duration::from_secs(5)),
+            now + Duration::from_secs(5)
+        );
+        assert!(after(now, Duration::MAX) > now + Duration::from_secs(365 * 24 * 60 * 60));
     }
 }

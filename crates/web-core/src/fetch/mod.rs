@@ -135,7 +135,8 @@ pub struct Page {
     pub charset: &'static str,
     /// The vetted peer the final response came from.
     pub peer: CheckedPeer,
-    /// The decoded body as UTF-8 (HTML is still markup here; [`render`] extracts it).
+    /// The decoded body as UTF-8 (HTML is still markup here; [`crate::page::PageText`]
+    /// extracts it).
     pub text: String,
     /// How many decoded body bytes were read.
     pub bytes: usize,
@@ -320,10 +321,10 @@ impl Fetcher {
                 limit: call.budget(),
             }));
         }
-        let request_deadline = started + self.options.timeout;
+        let request_deadline = call::after(started, self.options.timeout);
         let (deadline, key, limit) = earliest(&[
             (
-                started + self.options.headers_timeout,
+                call::after(started, self.options.headers_timeout),
                 "headers-timeout",
                 self.options.headers_timeout,
             ),

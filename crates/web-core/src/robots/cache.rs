@@ -30,8 +30,8 @@ use futures::future::BoxFuture;
 use tokio::time::Instant;
 
 use super::{PARSE_LIMIT, Reason, Robots, Verdict, path_and_query, product_token};
-use crate::error::Error;
-use crate::fetch::{Call, Fetcher};
+use crate::error::{Deadline, Error, Phase};
+use crate::fetch::{Call, Fetcher, Truncation};
 use crate::url::{CheckedUrl, Origin};
 
 /// The most redirects a robots.txt fetch follows (RFC 9309 §2.3.1.2 asks for at least
@@ -56,7 +56,9 @@ pub struct Body {
     pub text: String,
     /// How many redirects were followed to reach it.
     pub redirects: usize,
-    /// True when the body was cut (a byte cap or a deadline) before its end.
+    /// True when the byte cap cut the body before its end (its last line is partial). A
+    /// body a deadline cut is no body: the source answers with the deadline's error, so
+    /// a file read only in part is never taken for the whole.
     pub truncated: bool,
 }
 
@@ -82,6 +84,14 @@ impl Source for Fetcher {
                 .with_max_redirects(MAX_REDIRECTS)
                 .with_max_bytes(PARSE_LIMIT + 1);
             let page = self.fetch_in(url, &call).await?;
+            if let Some(Truncation::Deadline { key, limit }) = page.truncated {
+                return Err(Error::Deadline(Deadline {
+                    url: page.final_url.to_string(),
+                    phase: Phase::ReadingBody,
+                    key,
+                    limit,
+                }));
+            }
             Ok(Body {
                 redirects: page.chain.len().saturating_sub(1),
                 truncated: page.truncated.is_some(),
@@ -212,6 +222,12 @@ impl RobotsCache {
 
     /// The rules of `url`'s origin, fetched once per origin at a time.
     pub async fn rules(&self, url: &CheckedUrl, call: &Call) -> Result<Arc<Rules>, Error> {
+        if call.grant().is_some() {
+            // A call with a one-time grant may reach what the policy's calls cannot:
+            // what it reads is its own, neither taken from the cache nor kept in it.
+            let (rules, _) = self.fetch_rules(url, call).await?;
+            return Ok(Arc::new(rules));
+        }
         let slot = {
             let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
             let origin = url.origin();
@@ -224,26 +240,23 @@ impl RobotsCache {
             biased;
             () = call.cancellation().cancelled() => return Err(Error::Cancelled),
             entry = slot.lock() => entry,
+            // Waiting for another call's fetch of the same origin ends with this call's
+            // own time.
+            () = tokio::time::sleep_until(call.deadline()) => {
+                return Err(Error::Deadline(Deadline {
+                    url: url.to_string(),
+                    phase: Phase::Connecting,
+                    key: "total-timeout",
+                    limit: call.budget(),
+                }));
+            }
         };
         if let Some(cached) = entry.as_ref()
             && cached.expires > Instant::now()
         {
             return Ok(Arc::clone(&cached.rules));
         }
-        let outcome = match url.join("/robots.txt") {
-            Ok(robots_url) => self.source.get(&robots_url, call).await,
-            Err(bad) => Err(Error::BadUrl(bad)),
-        };
-        // The asking call's own time running out says nothing about the origin: not
-        // kept, and the caller hears of it.
-        if let Err(Error::Deadline(deadline)) = &outcome
-            && deadline.key == "total-timeout"
-        {
-            return Err(Error::Deadline(deadline.clone()));
-        }
-        let Some((rules, fresh)) = rules_of(outcome) else {
-            return Err(Error::Cancelled);
-        };
+        let (rules, fresh) = self.fetch_rules(url, call).await?;
         let rules = Arc::new(rules);
         let keep = if fresh {
             self.fresh_for
@@ -255,6 +268,22 @@ impl RobotsCache {
             expires: Instant::now() + keep,
         });
         Ok(rules)
+    }
+
+    /// Fetches `url`'s robots.txt within `call` and turns the outcome into rules, with
+    /// whether they keep for the long period. The call's own end — cancelled, or its
+    /// `total-timeout` spent — says nothing about the origin and is the caller's error.
+    async fn fetch_rules(&self, url: &CheckedUrl, call: &Call) -> Result<(Rules, bool), Error> {
+        let outcome = match url.join("/robots.txt") {
+            Ok(robots_url) => self.source.get(&robots_url, call).await,
+            Err(bad) => Err(Error::BadUrl(bad)),
+        };
+        if let Err(Error::Deadline(deadline)) = &outcome
+            && deadline.key == "total-timeout"
+        {
+            return Err(Error::Deadline(deadline.clone()));
+        }
+        rules_of(outcome).ok_or(Error::Cancelled)
     }
 }
 

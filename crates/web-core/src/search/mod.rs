@@ -6,10 +6,9 @@
 use std::fmt;
 
 /// The search provider `web_search` talks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Provider {
     /// The Brave Search API.
-    #[default]
     Brave,
     /// A SearXNG instance's JSON API.
     Searxng,
@@ -32,12 +31,11 @@ impl fmt::Display for Provider {
 }
 
 /// The safe-search level passed to the provider.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SafeSearch {
     /// No filtering.
     Off,
     /// The provider's default filtering.
-    #[default]
     Moderate,
     /// Strict filtering.
     Strict,

@@ -111,8 +111,9 @@ struct Inner {
 
 impl Inner {
     /// The guard's decision on `peer` for `host`: the policy, then the grant.
-    fn decide(&self, host: &str, peer: IpAddr) -> Result<Allowed, Blocked> {
-        self.policy.decide_with(host, peer, self.grant.as_ref())
+    fn decide(&self, host: &str, port: u16, peer: IpAddr) -> Result<Allowed, Blocked> {
+        self.policy
+            .decide_with(host, port, peer, self.grant.as_ref())
     }
 }
 
@@ -152,8 +153,8 @@ impl Transport {
 
     /// This connector with a one-time `grant` added to its policy, for the connections
     /// of the one call it was granted to. Connections it opens must not be pooled with
-    /// the policy's own (the fetcher gives them a client of their own).
-    pub fn granting(&self, grant: Grant) -> Transport {
+    /// the policy's own: only the fetcher calls it, for a client of the call's own.
+    pub(crate) fn granting(&self, grant: Grant) -> Transport {
         Transport {
             inner: Arc::new(Inner {
                 policy: self.inner.policy.clone(),
@@ -163,11 +164,6 @@ impl Transport {
                 tls: self.inner.tls.clone(),
             }),
         }
-    }
-
-    /// The one-time grant this connector carries, if any.
-    pub fn grant(&self) -> Option<&Grant> {
-        self.inner.grant.as_ref()
     }
 
     /// Opens a vetted connection to `scheme://host:port` (TLS for `https`), within
@@ -203,11 +199,11 @@ impl Transport {
     }
 
     /// Classifies every candidate: the allowed ones in order, or the first refusal.
-    fn vetted(&self, host: &str, candidates: Vec<IpAddr>) -> Result<Vec<IpAddr>, Error> {
+    fn vetted(&self, host: &str, port: u16, candidates: Vec<IpAddr>) -> Result<Vec<IpAddr>, Error> {
         let mut allowed = Vec::new();
         let mut first_refusal = None;
         for ip in candidates {
-            match self.inner.decide(host, ip) {
+            match self.inner.decide(host, port, ip) {
                 Ok(_) => allowed.push(ip),
                 Err(blocked) => {
                     first_refusal.get_or_insert(blocked);
@@ -228,7 +224,7 @@ impl Transport {
         url: &str,
     ) -> Result<Conn, Error> {
         let candidates = self.candidates(host, url).await?;
-        let vetted = self.vetted(host, candidates)?;
+        let vetted = self.vetted(host, port, candidates)?;
         let (stream, peer) = match &self.inner.options.proxy {
             Some(proxy) => self.tunnel(proxy, &vetted, port, url).await?,
             None => self.direct(host, &vetted, port, url).await?,
@@ -278,7 +274,7 @@ impl Transport {
                 return Err(Authorize::NoPeer(e));
             }
         };
-        if let Err(blocked) = self.inner.decide(host, peer.ip()) {
+        if let Err(blocked) = self.inner.decide(host, peer.port(), peer.ip()) {
             reset(stream);
             return Err(Authorize::Refused(Box::new(blocked)));
         }

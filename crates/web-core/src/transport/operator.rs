@@ -36,7 +36,8 @@ use tokio::net::TcpStream;
 use super::{Conn, ConnectError, Io, Resolve, SystemResolver, connect_error, tls, transport_error};
 use crate::error::{ConfigError, Deadline, Error, Phase, TransportFailure};
 
-/// How the operator connector connects: its time budget and extra trust roots.
+/// How the operator connector connects: its time budget and extra trust roots (the
+/// configuration's `connect-timeout` and `ca-file`, which `search` passes on).
 #[derive(Debug, Clone)]
 pub struct OperatorOptions {
     /// The budget for one connection: resolving, connecting and the TLS handshake
@@ -44,15 +45,6 @@ pub struct OperatorOptions {
     pub connect_timeout: Duration,
     /// A PEM file of extra trusted roots (`ca-file`), added to webpki's roots.
     pub ca_file: Option<PathBuf>,
-}
-
-impl Default for OperatorOptions {
-    fn default() -> Self {
-        Self {
-            connect_timeout: Duration::from_secs(10),
-            ca_file: None,
-        }
-    }
 }
 
 /// The address an operator connection reached, which no guard has checked. Every

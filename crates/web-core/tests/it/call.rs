@@ -33,18 +33,22 @@ async fn a_call_whose_time_ran_out_sends_nothing_more() {
     let fetcher = site_fetcher();
     let call = Call::new(Duration::from_secs(60), CancellationToken::new());
     fetcher.fetch_in(&on(&server, "/a"), &call).await.unwrap();
-    // The same call, once its budget is spent, refuses the next fetch before connecting.
-    let spent = Call::new(Duration::ZERO, CancellationToken::new());
+    // The same call, once its budget is spent (the test clock moved past it), refuses
+    // the next fetch before connecting.
+    tokio::time::pause();
+    tokio::time::advance(Duration::from_secs(61)).await;
+    assert!(call.expired());
     let err = fetcher
-        .fetch_in(&on(&server, "/b"), &spent)
+        .fetch_in(&on(&server, "/b"), &call)
         .await
         .unwrap_err();
+    tokio::time::resume();
     let Error::Deadline(deadline) = &err else {
         panic!("{err}")
     };
     assert_eq!(
         (deadline.key, deadline.phase, deadline.limit),
-        ("total-timeout", Phase::Connecting, Duration::ZERO)
+        ("total-timeout", Phase::Connecting, Duration::from_secs(60))
     );
     assert_eq!(server.hits(), 1);
     // Clones share the call's deadline and its cancellation.
@@ -134,14 +138,14 @@ async fn a_grant_opens_its_host_for_its_call_only_and_never_enters_the_pool() {
     // connection is made.
     let call = fetcher
         .call(CancellationToken::new())
-        .with_grant(Grant::new("other.test", Scope::Private));
+        .with_grant(Grant::new("other.test", server.port(), Scope::Private));
     let err = fetcher.fetch_in(&url, &call).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Blocked);
     assert_eq!(server.connections(), 0);
 
     let call = fetcher
         .call(CancellationToken::new())
-        .with_grant(Grant::new("site.test", Scope::Loopback));
+        .with_grant(Grant::new("site.test", server.port(), Scope::Loopback));
     let page = fetcher.fetch_in(&url, &call).await.unwrap();
     assert_eq!(page.status, 200);
     assert_eq!(server.hits(), 1);
@@ -155,4 +159,22 @@ async fn a_grant_opens_its_host_for_its_call_only_and_never_enters_the_pool() {
     assert_eq!(again.kind(), ErrorKind::Blocked);
     assert_eq!(server.hits(), 1);
     assert_eq!(server.connections(), 1);
+}
+
+#[tokio::test]
+async fn a_grant_does_not_follow_a_redirect_to_another_port() {
+    let other = Server::start(PERMITTED, html("<title>redis</title>x")).await;
+    let target = format!("http://site.test:{}/", other.port());
+    let server = Server::start(PERMITTED, Arc::new(move |_: &Req| redirect(302, &target))).await;
+    let fetcher = fetcher_with(default_policy(), resolver(), quick_options());
+    let call = fetcher
+        .call(CancellationToken::new())
+        .with_grant(Grant::new("site.test", server.port(), Scope::Loopback));
+    let err = fetcher
+        .fetch_in(&on(&server, "/"), &call)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Blocked, "{err}");
+    assert_eq!(server.hits(), 1);
+    assert_eq!(other.connections(), 0);
 }

@@ -41,6 +41,14 @@ async fn on_both_loopbacks(handler: Handler) -> (Server, Server) {
     panic!("no port free on both 127.0.0.1 and ::1");
 }
 
+/// Ten seconds to connect, no extra roots.
+fn options() -> OperatorOptions {
+    OperatorOptions {
+        connect_timeout: Duration::from_secs(10),
+        ca_file: None,
+    }
+}
+
 fn client(options: OperatorOptions) -> Client<OperatorConnector, Empty<Bytes>> {
     let connector = OperatorConnector::unguarded(options).expect("a valid TLS configuration");
     Client::builder(TokioExecutor::new()).build(connector)
@@ -64,7 +72,7 @@ fn library_error(e: &hyper_util::client::legacy::Error) -> Option<Error> {
 #[tokio::test]
 async fn reaches_loopback_that_the_guarded_fetch_refuses() {
     let (server, server6) = on_both_loopbacks(html("<title>results</title>found")).await;
-    let client = client(OperatorOptions::default());
+    let client = client(options());
     for (host, expected) in [
         ("127.0.0.1", vec![server.addr]),
         ("localhost", vec![server.addr, server6.addr]),
@@ -123,10 +131,7 @@ async fn tls_trusts_the_ca_file_and_nothing_unverified() {
         .parse()
         .unwrap();
 
-    let err = client(OperatorOptions::default())
-        .get(uri.clone())
-        .await
-        .unwrap_err();
+    let err = client(options()).get(uri.clone()).await.unwrap_err();
     let Some(Error::Transport(t)) = library_error(&err) else {
         panic!("a TLS failure, not {err:?}");
     };
@@ -135,7 +140,7 @@ async fn tls_trusts_the_ca_file_and_nothing_unverified() {
 
     let trusting = client(OperatorOptions {
         ca_file: Some(cert.pem_path.clone()),
-        ..OperatorOptions::default()
+        ..options()
     });
     let response = trusting.get(uri).await.unwrap();
     assert_eq!(response.status(), 200);
@@ -149,7 +154,7 @@ async fn a_stalled_handshake_runs_out_the_connect_timeout() {
     let silent = RawListener::start(REFUSED).await;
     let client = client(OperatorOptions {
         connect_timeout: Duration::from_millis(300),
-        ..OperatorOptions::default()
+        ..options()
     });
     let uri: http::Uri = format!("https://127.0.0.1:{}/", silent.port())
         .parse()

@@ -453,3 +453,87 @@ async fn the_asking_call_s_deadline_bounds_the_robots_fetch_and_is_not_kept() {
     assert!(!allowed(&cache, &target).await);
     assert_eq!(robots_hits(&server), 1);
 }
+
+/// A caller waiting for another call's fetch of the same origin stops when its own
+/// call's time is spent, and the fetch it waited for still completes for its caller.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_caller_stops_at_its_own_deadline() {
+    let arrived = Arc::new(tokio::sync::Notify::new());
+    let release = Arc::new(tokio::sync::Notify::new());
+    let server = Server::start(
+        PERMITTED,
+        site({
+            let (arrived, release) = (arrived.clone(), release.clone());
+            move || {
+                arrived.notify_one();
+                let mut steps = vec![Step::Wait(release.clone())];
+                steps.extend(text("User-agent: *\nDisallow: /slow\n"));
+                steps
+            }
+        }),
+    )
+    .await;
+    let cache = Arc::new(cache());
+    let first = on(&server, "/slow/1");
+    let spawned = tokio::spawn({
+        let cache = cache.clone();
+        async move {
+            cache
+                .verdict(&first, &call_of(&CancellationToken::new()))
+                .await
+        }
+    });
+    arrived.notified().await;
+    let spent = Call::new(Duration::ZERO, CancellationToken::new());
+    let error = cache
+        .verdict(&on(&server, "/slow/2"), &spent)
+        .await
+        .unwrap_err();
+    let Error::Deadline(deadline) = &error else {
+        panic!("{error}")
+    };
+    assert_eq!(deadline.key, "total-timeout");
+    release.notify_one();
+    assert!(
+        !spawned
+            .await
+            .expect("the first caller")
+            .unwrap()
+            .is_allowed()
+    );
+    assert_eq!(robots_hits(&server), 1);
+}
+
+/// robots.txt whose body a deadline cut is not taken for the whole file: no rule of its
+/// first part applies, and it is fetched again soon.
+#[tokio::test]
+async fn a_robots_txt_cut_by_a_deadline_is_not_parsed() {
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 1000\r\n\r\n";
+    let server = Server::start(
+        PERMITTED,
+        Arc::new(move |req: &Req| match req.path.as_str() {
+            "/robots.txt" => vec![
+                Step::Write(format!("{head}User-agent: *\nDisallow: /private\n").into_bytes()),
+                Step::Hang,
+            ],
+            _ => text("a page"),
+        }),
+    )
+    .await;
+    let cache = cache_with(FetchOptions {
+        timeout: Duration::from_secs(1),
+        ..quick_options()
+    });
+    let verdict = cache
+        .verdict(
+            &on(&server, "/private/x"),
+            &call_of(&CancellationToken::new()),
+        )
+        .await
+        .unwrap();
+    assert!(verdict.is_allowed(), "{verdict}");
+    assert_eq!(
+        verdict.reason().to_string(),
+        "robots.txt could not be read (timeout ran out while reading the body), so no rules apply"
+    );
+}
