@@ -107,24 +107,14 @@ pub fn classify(content_type: &str, body: &[u8]) -> Option<Kind> {
 
 /// The kind of a body no useful type was declared for, from its bytes: a body that
 /// opens as HTML (`<!doctype html`, `<html`) is HTML; otherwise a NUL byte in the first
-/// [`SNIFF_LEN`] bytes means binary (`None`); otherwise markup is HTML or XML, a body
-/// that parses as JSON is JSON, and anything else is text.
+/// [`SNIFF_LEN`] bytes means binary (`None`); otherwise [`sniff_text`] decides.
 pub fn sniff(body: &[u8]) -> Option<Kind> {
     let body = body.strip_prefix(b"\xef\xbb\xbf").unwrap_or(body);
     if body.starts_with(b"\xfe\xff") || body.starts_with(b"\xff\xfe") {
         // UTF-16 with its byte order mark: text, whose NULs are half its characters.
         return Some(Kind::Text);
     }
-    let start = body
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(body.len());
-    let head: Vec<u8> = body[start..]
-        .iter()
-        .take(512)
-        .map(u8::to_ascii_lowercase)
-        .collect();
-    let contains = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
+    let head = head(body);
     if head.starts_with(b"<!doctype html") || head.starts_with(b"<html") {
         // Opens as HTML: HTML, even with a stray NUL in it.
         return Some(Kind::Html);
@@ -132,23 +122,46 @@ pub fn sniff(body: &[u8]) -> Option<Kind> {
     if body[..body.len().min(SNIFF_LEN)].contains(&0) {
         return None;
     }
+    Some(sniff_text(body))
+}
+
+/// The kind of a body already known to be text, from its bytes: markup is HTML or XML,
+/// a body that parses as JSON is JSON, and anything else is text. (The extractor reads
+/// any body it is given; this is how it reads one whose type says nothing.)
+pub fn sniff_text(body: &[u8]) -> Kind {
+    let body = body.strip_prefix(b"\xef\xbb\xbf").unwrap_or(body);
+    let head = head(body);
+    let contains = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
     if head.starts_with(b"<?xml") {
         if contains(b"<html") || contains(b"<!doctype html") {
-            Some(Kind::Html)
+            Kind::Html
         } else {
-            Some(Kind::Xml)
+            Kind::Xml
         }
     } else if head.starts_with(b"<rss") || head.starts_with(b"<feed") {
-        Some(Kind::Xml)
+        Kind::Xml
     } else if head.starts_with(b"<") {
-        Some(Kind::Html)
+        Kind::Html
     } else if (head.starts_with(b"{") || head.starts_with(b"["))
         && serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok()
     {
-        Some(Kind::Json)
+        Kind::Json
     } else {
-        Some(Kind::Text)
+        Kind::Text
     }
+}
+
+/// The first 512 bytes after leading white space, lowercased.
+fn head(body: &[u8]) -> Vec<u8> {
+    let start = body
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(body.len());
+    body[start..]
+        .iter()
+        .take(512)
+        .map(u8::to_ascii_lowercase)
+        .collect()
 }
 
 #[cfg(test)]

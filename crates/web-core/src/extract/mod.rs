@@ -104,8 +104,7 @@ RSS feed, or another source.]";
 #[must_use]
 pub fn extract(body: &str, content_type: &str, base: &Url) -> Extracted {
     let kind = media::classify(content_type, body.as_bytes())
-        .or_else(|| media::sniff(body.as_bytes()))
-        .unwrap_or(BodyKind::Text);
+        .unwrap_or_else(|| media::sniff_text(body.as_bytes()));
     extract_as(body, kind, base)
 }
 
@@ -149,5 +148,6 @@ mod tests {
         // A type that is not text is still read: sniffed, never refused.
         assert_eq!(kind("<p>hi", "application/x-unknown"), BodyKind::Html);
         assert_eq!(kind("a\0b", "application/x-unknown"), BodyKind::Text);
+        assert_eq!(kind("<p>\0", ""), BodyKind::Html);
     }
 }
