@@ -580,6 +580,43 @@ impl fmt::Display for ConnectError {
 
 impl std::error::Error for ConnectError {}
 
+/// Where a connector is asked to connect, read from the request's URI.
+struct Target {
+    /// TLS or not.
+    https: bool,
+    /// The host, IPv6 without brackets.
+    host: String,
+    /// The effective port.
+    port: u16,
+    /// `scheme://host[:port]/`, naming the connection in errors: host and port only,
+    /// so user information in a URI never reaches a message.
+    url: String,
+}
+
+impl Target {
+    fn of(uri: &Uri) -> Target {
+        let https = uri.scheme_str() == Some("https");
+        let raw_host = uri.host().unwrap_or_default();
+        let host = raw_host
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .unwrap_or(raw_host)
+            .to_owned();
+        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+        let scheme = if https { "https" } else { "http" };
+        let url = match uri.port_u16() {
+            Some(port) => format!("{scheme}://{raw_host}:{port}/"),
+            None => format!("{scheme}://{raw_host}/"),
+        };
+        Target {
+            https,
+            host,
+            port,
+            url,
+        }
+    }
+}
+
 impl tower_service::Service<Uri> for Transport {
     type Response = Conn;
     type Error = ConnectError;
@@ -592,16 +629,12 @@ impl tower_service::Service<Uri> for Transport {
     fn call(&mut self, uri: Uri) -> Self::Future {
         let this = self.clone();
         Box::pin(async move {
-            let https = uri.scheme_str() == Some("https");
-            let raw_host = uri.host().unwrap_or_default();
-            let host = raw_host
-                .strip_prefix('[')
-                .and_then(|h| h.strip_suffix(']'))
-                .unwrap_or(raw_host)
-                .to_owned();
-            let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
-            let authority = uri.authority().map_or(raw_host, |a| a.as_str());
-            let url = format!("{}://{authority}/", if https { "https" } else { "http" });
+            let Target {
+                https,
+                host,
+                port,
+                url,
+            } = Target::of(&uri);
             this.connect(https, &host, port, &url)
                 .await
                 .map_err(|e| ConnectError(Box::new(e)))

@@ -33,7 +33,9 @@ use http::Uri;
 use rustls_pki_types::ServerName;
 use tokio::net::TcpStream;
 
-use super::{Conn, ConnectError, Io, Resolve, SystemResolver, connect_error, tls, transport_error};
+use super::{
+    Conn, ConnectError, Io, Resolve, SystemResolver, Target, connect_error, tls, transport_error,
+};
 use crate::error::{ConfigError, Deadline, Error, Phase, TransportFailure};
 
 /// How the operator connector connects: its time budget and extra trust roots (the
@@ -191,20 +193,12 @@ impl tower_service::Service<Uri> for OperatorConnector {
     fn call(&mut self, uri: Uri) -> Self::Future {
         let this = self.clone();
         Box::pin(async move {
-            let https = uri.scheme_str() == Some("https");
-            let raw_host = uri.host().unwrap_or_default();
-            let host = raw_host
-                .strip_prefix('[')
-                .and_then(|h| h.strip_suffix(']'))
-                .unwrap_or(raw_host)
-                .to_owned();
-            let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
-            // Host and port only: user information in the URI never reaches a message.
-            let scheme = if https { "https" } else { "http" };
-            let url = match uri.port_u16() {
-                Some(port) => format!("{scheme}://{raw_host}:{port}/"),
-                None => format!("{scheme}://{raw_host}/"),
-            };
+            let Target {
+                https,
+                host,
+                port,
+                url,
+            } = Target::of(&uri);
             this.connect(https, &host, port, &url)
                 .await
                 .map_err(|e| ConnectError(Box::new(e)))
