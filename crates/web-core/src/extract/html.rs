@@ -8,6 +8,7 @@ use ::url::Url;
 use dom_query::{Document, NodeId, NodeRef};
 use dom_smoothie::{Config, Readability};
 
+use super::parse::parse;
 use super::prune::{drop_orphan_headings, prune};
 use super::render::{collapse, render};
 use super::tree::{
@@ -57,7 +58,7 @@ const SHELL_MIN_BYTES: usize = 512;
 pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let flat = flatten_deep(body, FLATTEN_DEPTH);
     let flattened = matches!(flat, std::borrow::Cow::Owned(_));
-    let doc = Document::from(&*flat);
+    let doc = parse(&flat);
 
     let title = title(&doc);
     let lang = lang(&doc);

@@ -23,6 +23,7 @@
 //! from content selection or from the whole-body fallback.
 
 mod html;
+mod parse;
 mod prune;
 mod render;
 mod text;

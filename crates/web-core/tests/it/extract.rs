@@ -650,3 +650,58 @@ fn headings_keep_the_page_levels_in_selection_and_fallback() {
         );
     }
 }
+
+/// The peak resident memory of this process, from `/proc/self/status` (`VmHWM`), in KiB.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Set in the child process [`memory_is_bounded_on_pages_of_parse_errors`] starts.
+const MEMORY_CHILD: &str = "MCP_WEB_EXTRACT_MEMORY_CHILD";
+
+/// Pages made of little but parse errors (2 MiB of NUL bytes, of `</>`) once took
+/// hundreds of megabytes, the parser's error reports kept one string each. Measured in a
+/// child process of its own, so no other test's memory counts: its peak resident memory
+/// stays within 8 × the page plus a constant for the process itself.
+#[test]
+fn memory_is_bounded_on_pages_of_parse_errors() {
+    const PAGE: usize = 2 * 1024 * 1024;
+    if let Ok(which) = std::env::var(MEMORY_CHILD) {
+        let filler: &[u8] = if which == "nul" { b"\0" } else { b"</>" };
+        let mut page = String::from("<html><body><p>kept text</p>");
+        page.push_str(&String::from_utf8_lossy(
+            &filler.repeat(PAGE / filler.len()),
+        ));
+        let out = extract(&page, "text/html", &base());
+        assert!(out.text().contains("kept text"));
+        println!("peak-kib {}", peak_rss_kib().expect("/proc/self/status"));
+        return;
+    }
+    if peak_rss_kib().is_none() {
+        // Not Linux: there is no /proc to read the peak from.
+        return;
+    }
+    for which in ["nul", "endtag"] {
+        let child = std::process::Command::new(std::env::current_exe().expect("the test binary"))
+            .args([
+                "extract::memory_is_bounded_on_pages_of_parse_errors",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(MEMORY_CHILD, which)
+            .output()
+            .expect("the test binary runs");
+        let stdout = String::from_utf8_lossy(&child.stdout);
+        assert!(child.status.success(), "{which}: {stdout}");
+        let peak: u64 = stdout
+            .lines()
+            .find_map(|l| l.split_once("peak-kib ").map(|(_, n)| n))
+            .and_then(|n| n.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("{which}: no peak reported: {stdout}"));
+        let limit = (8 * PAGE as u64 + 32 * 1024 * 1024) / 1024;
+        assert!(peak <= limit, "{which}: peak {peak} KiB > {limit} KiB");
+    }
+}
