@@ -154,8 +154,8 @@ impl FromConfig for TestKit {
 /// time (a barrier of two); `confirm` asks the client to confirm before it answers;
 /// `insist` asks for input every time; `abandon` cancels itself; `garbled` answers
 /// with something that is not an MCP result; `parts` answers with what its request
-/// saw; `explode` panics while it runs and `explode-at-once` before it returns its
-/// future.
+/// saw; `explode` panics while it runs, `explode-later` in a task it spawned, and
+/// `explode-at-once` before it returns its future.
 pub struct ExtraKit {
     barrier: Arc<Barrier>,
 }
@@ -218,6 +218,12 @@ impl Toolkit for ExtraKit {
                 annotations: Annotations::default(),
             },
             ToolSpec {
+                name: "explode-later".into(),
+                description: "Panics in a task it spawned, holding its request.".into(),
+                input_schema: schema(json!({}), &[]),
+                annotations: Annotations::default(),
+            },
+            ToolSpec {
                 name: "explode-at-once".into(),
                 description: "Panics before it returns its future.".into(),
                 input_schema: schema(json!({}), &[]),
@@ -239,6 +245,14 @@ impl Toolkit for ExtraKit {
                     request.text("met");
                 }
                 "insist" => request.ask(NeedsInput::new().state("again")),
+                "explode-later" => {
+                    tokio::spawn(async move {
+                        tokio::task::yield_now().await;
+                        let empty: Vec<u8> = Vec::new();
+                        let _ = empty[request.args.len()];
+                        request.text("unreachable");
+                    });
+                }
                 "explode" => {
                     tokio::task::yield_now().await;
                     let empty: Vec<u8> = Vec::new();

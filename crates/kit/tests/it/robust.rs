@@ -226,6 +226,13 @@ async fn a_panic_in_process_is_its_own_outcome() {
         message.contains("explode-at-once exploded at once"),
         "{message}"
     );
+    let Outcome::Panicked(message) = server.call("explode-later", Map::new()).await else {
+        panic!("a panic in a task the handler spawned is not an answer either");
+    };
+    assert!(
+        message.contains("it panicked while holding its request"),
+        "{message}"
+    );
     assert!(server.call("echo", Map::new()).await.result().is_some());
 }
 
