@@ -1,23 +1,29 @@
 //! The dispatch of one tool call, apart from any transport: find the tool, build the
 //! [`Request`], run its pack's `call`, forward the request's notifications, wait for
-//! its one answer (or its cancellation) and return the [`Outcome`].
+//! its one answer (or its cancellation) and return the [`Outcome`]. A panic in a
+//! handler is a bug, not an answer: it is caught, logged, and is the call's
+//! [`Outcome::Panicked`]; the server and its other calls go on.
 //!
 //! The transports describe a call as a [`Call`] and turn the outcome into their wire
 //! form; [`Server::call`] and [`Server::dispatch`] run a call in process, which is
 //! how a host or a test drives a pack without a client.
 
+use std::any::Any;
 use std::fmt;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::outcome::{CancelledBy, Outcome, ToolResult};
-use crate::request::{CLIENT_CANCELLED, Event, Parts, Peer, Request};
+use crate::request::{CLIENT_CANCELLED, Event, Parts, Peer, Request, Shared, catching_panics};
 use crate::server::Server;
+use crate::toolkit::CallFuture;
 
 /// A notification a call sends towards its client (progress, logging, ...).
 #[derive(Debug, Clone, PartialEq)]
@@ -210,7 +216,17 @@ impl Server {
         let token = call.cancel.child_token();
         let (request, shared, mut events) = Request::new(parts, token.clone());
 
-        let task = tokio::spawn(pack.call(request));
+        // A pack may panic in `call` itself, before it returns its future.
+        let future = match catching_panics(|| {
+            std::panic::catch_unwind(AssertUnwindSafe(|| pack.call(request)))
+        }) {
+            Ok(future) => future,
+            Err(payload) => {
+                shared.panicked(panic_message(payload.as_ref()));
+                Box::pin(std::future::ready(()))
+            }
+        };
+        let task = tokio::spawn(run_catching_panics(future, Arc::clone(&shared)));
         let abort = task.abort_handle();
         let ended = loop {
             tokio::select! {
@@ -231,6 +247,16 @@ impl Server {
                         )));
                     }
                     Some(Event::NeedsInput(input)) => break Ok(Outcome::NeedsInput(input)),
+                    Some(Event::Panicked(message)) => {
+                        let message = format!(
+                            "the tool {} panicked: {message}; this is a bug in the {} \
+                             toolkit, and no configuration key changes it",
+                            call.tool,
+                            pack.name()
+                        );
+                        tracing::error!(tool = %call.tool, toolset = %pack.name(), "{message}");
+                        break Ok(Outcome::Panicked(message));
+                    }
                     None => break Err(Outcome::Failed(format!(
                         "the call of {} was left without an answer",
                         call.tool
@@ -254,6 +280,38 @@ impl Server {
                 outcome
             }
         }
+    }
+}
+
+/// Runs a pack's call future, catching a panic in it: the request is completed as
+/// panicked before the future (and the request it holds) is dropped, so the panic
+/// is never taken for a request dropped unanswered. The panic hook has already
+/// written the panic and its location to stderr.
+async fn run_catching_panics(mut future: CallFuture, shared: Arc<Shared>) {
+    let caught = std::future::poll_fn(|cx| {
+        match catching_panics(|| {
+            std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx)))
+        }) {
+            Ok(Poll::Ready(())) => Poll::Ready(None),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(payload) => Poll::Ready(Some(payload)),
+        }
+    })
+    .await;
+    if let Some(payload) = caught {
+        shared.panicked(panic_message(payload.as_ref()));
+    }
+    drop(future);
+}
+
+/// The text a panic carried, when it carried text.
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic without a message".to_owned()
     }
 }
 

@@ -1,6 +1,8 @@
 //! The Streamable HTTP transport at `/mcp`: loopback by default, `Host` and `Origin`
 //! validated (403 for foreign ones), and a bearer token required — and then demanded
 //! on every request (401 without it) — before anything but loopback may be bound.
+//! A body that is not a usable JSON-RPC message is answered 400 with the JSON-RPC
+//! error object (a parse error, or an invalid request), never a bare 415.
 
 use std::convert::Infallible;
 use std::fmt;
@@ -10,7 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, combinators::BoxBody};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited, combinators::BoxBody};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -19,10 +21,14 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tower_service::Service as _;
 
+use crate::jsonrpc::{self, Verdict};
 use crate::server::Server;
 
 /// The endpoint path.
 pub const ENDPOINT: &str = "/mcp";
+
+/// The largest request body read, in bytes; a larger one is answered 413.
+pub const MAX_BODY_BYTES: usize = 4 << 20;
 
 /// The host names a loopback server answers to.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -199,6 +205,7 @@ impl HttpListener {
             .with_allowed_hosts(hosts)
             .with_allowed_origins(origins)
             .enforce_origin_validation()
+            .with_max_request_body_bytes(MAX_BODY_BYTES)
             .with_cancellation_token(shutdown.child_token());
         let handler = server.handler("http");
         let service = StreamableHttpService::new(
@@ -250,7 +257,37 @@ impl HttpListener {
                                 return Ok(response);
                             }
                         }
-                        service.call(request).await
+                        let (parts, body) = request.into_parts();
+                        let body = match Limited::new(body, MAX_BODY_BYTES).collect().await {
+                            Ok(body) => body.to_bytes(),
+                            Err(error) if error.is::<LengthLimitError>() => {
+                                return Ok(plain(
+                                    http::StatusCode::PAYLOAD_TOO_LARGE,
+                                    format!(
+                                        "Payload Too Large: request body exceeds {MAX_BODY_BYTES} bytes"
+                                    ),
+                                ));
+                            }
+                            Err(error) => {
+                                return Ok(plain(
+                                    http::StatusCode::BAD_REQUEST,
+                                    format!("the request body could not be read: {error}"),
+                                ));
+                            }
+                        };
+                        let is_json = is_json_body(&parts.headers);
+                        let request = http::Request::from_parts(parts, Full::new(body.clone()));
+                        let response = service.call(request).await?;
+                        // The SDK answers a body it cannot read as a message with 415, as
+                        // if its type were wrong; JSON-RPC's answer is a 400 carrying the
+                        // error object.
+                        if response.status() == http::StatusCode::UNSUPPORTED_MEDIA_TYPE
+                            && is_json
+                            && let Verdict::Answer(answer) = jsonrpc::read_message(&body)
+                        {
+                            return Ok(json_error(answer));
+                        }
+                        Ok(response)
                     }
                 });
                 let connection = hyper::server::conn::http1::Builder::new()
@@ -286,6 +323,28 @@ impl Server {
             .serve(self, shutdown)
             .await
     }
+}
+
+/// Whether a request's `Content-Type` is JSON (the only type a message may have).
+fn is_json_body(headers: &http::HeaderMap) -> bool {
+    headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
+            essence.trim().eq_ignore_ascii_case("application/json")
+        })
+}
+
+/// A 400 response carrying a JSON-RPC error object.
+fn json_error(answer: serde_json::Value) -> http::Response<BoxBody<Bytes, Infallible>> {
+    let mut response = http::Response::new(Full::new(Bytes::from(answer.to_string())).boxed());
+    *response.status_mut() = http::StatusCode::BAD_REQUEST;
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
 /// A plain-text response.

@@ -61,6 +61,7 @@ pub const SDK_LOG_TARGET: &str = "rmcp";
 pub mod config;
 pub mod dispatch;
 pub mod http;
+pub(crate) mod jsonrpc;
 pub mod outcome;
 pub mod params;
 pub mod request;

@@ -25,6 +25,9 @@ pub enum Outcome {
     /// The tool's answer could not be used (not a valid MCP result, or an empty
     /// request for input); over JSON-RPC an internal error with this message.
     Failed(String),
+    /// The tool's handler panicked: a bug in its toolkit, never the tool's answer;
+    /// over JSON-RPC an internal error with this message.
+    Panicked(String),
 }
 
 impl Outcome {

@@ -32,6 +32,22 @@ pub(crate) enum Event {
     Reply(Value),
     /// The input the tool needs before it can answer; completes this round.
     NeedsInput(NeedsInput),
+    /// The handler panicked before it answered; the panic's message.
+    Panicked(String),
+}
+
+thread_local! {
+    /// Whether this thread is polling a handler under [`catching_panics`].
+    static CATCHING_PANICS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` (a poll of a handler's future) with panics caught by the caller: a
+/// request dropped by a panic inside it leaves its answer to the caller.
+pub(crate) fn catching_panics<T>(f: impl FnOnce() -> T) -> T {
+    let outer = CATCHING_PANICS.replace(true);
+    let result = f();
+    CATCHING_PANICS.set(outer);
+    result
 }
 
 /// The reason given to `on_cancel` hooks when the client cancelled.
@@ -66,6 +82,15 @@ impl Shared {
             hook(reason);
         }
         true
+    }
+
+    /// Completes the request as a panicked handler's, once: the framework answers it
+    /// as an internal error, never as the tool's own answer.
+    pub(crate) fn panicked(&self, message: String) {
+        if self.finished.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let _ = self.events.send(Event::Panicked(message));
     }
 
     /// Whether the request was cancelled.
@@ -328,6 +353,20 @@ impl Request {
 impl Drop for Request {
     fn drop(&mut self) {
         if self.is_finished() {
+            return;
+        }
+        // Dropped while its handler unwinds: a bug, never an answer. Within the
+        // dispatch's own poll of the handler, the dispatch answers, with the panic's
+        // message; elsewhere (a task the handler spawned) the request says so itself.
+        if std::thread::panicking() {
+            if CATCHING_PANICS.get() {
+                return;
+            }
+            self.shared.panicked(
+                "it panicked while holding its request (the panic and its location are in \
+                 the server's log)"
+                    .to_owned(),
+            );
             return;
         }
         let message = format!(

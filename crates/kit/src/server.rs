@@ -382,7 +382,9 @@ impl Handler {
                 format!("the call of {name} was {by}"),
                 None,
             )),
-            Outcome::Failed(message) => Err(McpError::internal_error(message, None)),
+            Outcome::Failed(message) | Outcome::Panicked(message) => {
+                Err(McpError::internal_error(message, None))
+            }
         }
     }
 }

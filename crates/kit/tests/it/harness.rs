@@ -154,7 +154,8 @@ impl FromConfig for TestKit {
 /// time (a barrier of two); `confirm` asks the client to confirm before it answers;
 /// `insist` asks for input every time; `abandon` cancels itself; `garbled` answers
 /// with something that is not an MCP result; `parts` answers with what its request
-/// saw.
+/// saw; `explode` panics while it runs, `explode-later` in a task it spawned, and
+/// `explode-at-once` before it returns its future.
 pub struct ExtraKit {
     barrier: Arc<Barrier>,
 }
@@ -210,10 +211,32 @@ impl Toolkit for ExtraKit {
                 input_schema: schema(json!({}), &[]),
                 annotations: Annotations::default(),
             },
+            ToolSpec {
+                name: "explode".into(),
+                description: "Panics while it runs.".into(),
+                input_schema: schema(json!({}), &[]),
+                annotations: Annotations::default(),
+            },
+            ToolSpec {
+                name: "explode-later".into(),
+                description: "Panics in a task it spawned, holding its request.".into(),
+                input_schema: schema(json!({}), &[]),
+                annotations: Annotations::default(),
+            },
+            ToolSpec {
+                name: "explode-at-once".into(),
+                description: "Panics before it returns its future.".into(),
+                input_schema: schema(json!({}), &[]),
+                annotations: Annotations::default(),
+            },
         ]
     }
 
     fn call(&self, request: Request) -> CallFuture {
+        assert!(
+            request.tool != "explode-at-once",
+            "explode-at-once exploded at once"
+        );
         let barrier = Arc::clone(&self.barrier);
         Box::pin(async move {
             match request.tool.as_str() {
@@ -222,6 +245,20 @@ impl Toolkit for ExtraKit {
                     request.text("met");
                 }
                 "insist" => request.ask(NeedsInput::new().state("again")),
+                "explode-later" => {
+                    tokio::spawn(async move {
+                        tokio::task::yield_now().await;
+                        let empty: Vec<u8> = Vec::new();
+                        let _ = empty[request.args.len()];
+                        request.text("unreachable");
+                    });
+                }
+                "explode" => {
+                    tokio::task::yield_now().await;
+                    let empty: Vec<u8> = Vec::new();
+                    let _ = empty[request.args.len()];
+                    request.text("unreachable");
+                }
                 "abandon" => request.cancel(Some("gave up")),
                 "garbled" => request.reply(json!({"content": "not a list"})),
                 "parts" => {
@@ -287,6 +324,12 @@ impl Client {
     /// Sends one raw line.
     pub async fn send_raw(&mut self, line: &str) {
         self.write.write_all(line.as_bytes()).await.unwrap();
+        self.write.write_all(b"\n").await.unwrap();
+    }
+
+    /// Sends one raw line of bytes, which need not be UTF-8.
+    pub async fn send_bytes(&mut self, line: &[u8]) {
+        self.write.write_all(line).await.unwrap();
         self.write.write_all(b"\n").await.unwrap();
     }
 

@@ -12,8 +12,8 @@ use tokio_util::sync::CancellationToken;
 use crate::harness::{HANG_GUARD, TestKit, envelope, server};
 
 /// A running server and what stops it.
-struct Running {
-    addr: SocketAddr,
+pub(crate) struct Running {
+    pub(crate) addr: SocketAddr,
     stop: CancellationToken,
 }
 
@@ -23,7 +23,7 @@ impl Drop for Running {
     }
 }
 
-async fn start(options: HttpOptions) -> Running {
+pub(crate) async fn start(options: HttpOptions) -> Running {
     start_kit(options, TestKit::default()).await
 }
 
@@ -45,12 +45,22 @@ async fn post(
     headers: &[(&str, String)],
     body: &Value,
 ) -> (u16, String) {
+    post_raw(addr, path, headers, &body.to_string()).await
+}
+
+/// One HTTP/1.1 POST of a raw JSON-typed `body` over a fresh connection; returns the
+/// status and the body.
+pub(crate) async fn post_raw(
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(&str, String)],
+    body: &str,
+) -> (u16, String) {
     #[expect(
         clippy::disallowed_methods,
         reason = "a test client of a loopback server the test started"
     )]
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let body = body.to_string();
     let mut request = format!("POST {path} HTTP/1.1\r\n");
     let has_host = headers
         .iter()

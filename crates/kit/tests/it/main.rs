@@ -10,4 +10,5 @@
 mod harness;
 mod http;
 mod inprocess;
+mod robust;
 mod stdio;

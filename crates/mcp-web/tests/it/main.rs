@@ -3,6 +3,7 @@
 mod check;
 mod conformance;
 mod fetch;
+mod hostile;
 mod inprocess;
 mod protocol;
 mod robots;
