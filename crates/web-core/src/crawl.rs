@@ -52,7 +52,7 @@ pub struct CrawlOptions {
     /// counted) (`max-pages`).
     pub max_pages: usize,
     /// The wait between two requests (`crawl-delay`); robots.txt's Crawl-delay wins when
-    /// larger.
+    /// larger (robots.txt is read only when `respect_robots` is on).
     pub crawl_delay: Duration,
     /// Whether robots.txt is consulted for every URL (`respect-robots`).
     pub respect_robots: bool,

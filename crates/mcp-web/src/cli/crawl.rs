@@ -30,7 +30,8 @@ refuses is listed with its rule. A budget that stopped the crawl says so on the 
 
 Every page and every redirect goes through the floor, as web_fetch's do. On a terminal,
 a progress bar on stderr counts the pages; --json prints one JSON object per page
-instead of the index.
+instead of the index (url, depth, status, bytes, title, final_url, error), and the
+notice of a budget that stopped the crawl on stderr.
 
 Exit status: 0 with the index on stdout; 1 when the crawl is refused or its start page
 fails (the teaching message on stderr); 2 on a usage or configuration error.";
@@ -46,9 +47,10 @@ pub struct CrawlArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=5))]
     pub depth: u8,
 
-    /// The most pages to fetch (1 to 200).
-    #[arg(long = "max-pages", default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=200))]
-    pub max_pages: u16,
+    /// The most pages to fetch (1 to 100000; the tool takes at most 200, since its
+    /// answer goes into a context window).
+    #[arg(long = "max-pages", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub max_pages: u32,
 
     /// Print one JSON object per page instead of the index.
     #[arg(long)]
@@ -126,7 +128,7 @@ pub async fn crawl(
         &context,
         &args.url,
         usize::from(args.depth),
-        usize::from(args.max_pages),
+        usize::try_from(args.max_pages).unwrap_or(usize::MAX),
         &call,
         observer,
     )

@@ -174,8 +174,10 @@ impl Crawled {
     /// raise.
     pub fn render(&self) -> String {
         let mut out = format!(
-            "Crawled {} pages from {} (depth {}, same origin only).\n",
-            self.summary.fetched, self.start, self.depth
+            "Crawled {} from {} (depth {}, same origin only).\n",
+            pages(self.summary.fetched),
+            self.start,
+            self.depth
         );
         if !self.entries.is_empty() {
             out.push('\n');
@@ -195,17 +197,26 @@ impl Crawled {
 
     /// The notice of a budget that stopped the crawl, if one did.
     pub fn notice(&self) -> Option<String> {
-        let n = self.summary.fetched;
+        let n = pages(self.summary.fetched);
         match self.summary.stopped {
             Stopped::MaxPages => Some(format!(
-                "[stopped after {n} pages; raise max-pages to go further]"
+                "[stopped after {n}; raise max-pages to go further]"
             )),
             Stopped::Deadline => Some(format!(
-                "[stopped after {n} pages: total-timeout of {} ran out; raise total-timeout to go further]",
+                "[stopped after {n}: total-timeout of {} ran out; raise total-timeout to go further]",
                 seconds(self.budget)
             )),
             Stopped::Done | Stopped::Cancelled | Stopped::Caller => None,
         }
+    }
+}
+
+/// `N pages`, or `1 page`.
+fn pages(n: usize) -> String {
+    if n == 1 {
+        "1 page".to_owned()
+    } else {
+        format!("{n} pages")
     }
 }
 
@@ -256,4 +267,51 @@ pub async fn crawl(
         summary,
         budget: call.budget(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use mcp_web_core::error::{Deadline, Phase};
+
+    use super::*;
+
+    fn failed(url: &str, error: Error) -> Entry {
+        Entry {
+            url: url.into(),
+            depth: 1,
+            status: None,
+            bytes: None,
+            title: None,
+            final_url: None,
+            error: Some(error),
+        }
+    }
+
+    #[test]
+    fn a_deadline_stop_names_total_timeout_and_failures_name_their_rule_and_key() {
+        let timeout = Error::Deadline(Deadline {
+            url: "https://example.com/slow".into(),
+            phase: Phase::ReadingHeaders,
+            key: "timeout",
+            limit: Duration::from_secs(30),
+        });
+        let crawled = Crawled {
+            start: CheckedUrl::parse("https://example.com/").expect("a valid URL"),
+            depth: 1,
+            entries: vec![failed("https://example.com/slow", timeout)],
+            summary: Summary {
+                fetched: 1,
+                stopped: Stopped::Deadline,
+            },
+            budget: Duration::from_secs(90),
+        };
+        assert_eq!(
+            crawled.render(),
+            "Crawled 1 page from https://example.com/ (depth 1, same origin only).\n\n\
+             https://example.com/slow  failed: timeout (raise timeout)\n\n\
+             [stopped after 1 page: total-timeout of 90 s ran out; raise total-timeout to go further]"
+        );
+    }
 }
