@@ -61,7 +61,7 @@ fn options() -> FetchOptions {
     FetchOptions {
         connect_timeout: Duration::from_secs(5),
         headers_timeout: Duration::from_secs(5),
-        timeout: Duration::from_secs(1),
+        timeout: Duration::from_secs(2),
         total_timeout: Duration::from_secs(120),
         ..default_options()
     }
@@ -389,6 +389,21 @@ async fn depth_counts_hops_and_max_pages_stops_fetching() {
     );
     assert_eq!(seen.len(), 10);
     assert_eq!(site.hits() - before, 1 + 10, "robots.txt and ten pages");
+
+    // Requests at once do not stretch the budget: it counts fetches as they start.
+    let before = site.hits();
+    let mut wide = limits(5, 50);
+    wide.concurrency = 4;
+    let (result, seen) = run(&fetcher, &start, &wide, &call()).await;
+    assert_eq!(
+        result.expect("the crawl answers"),
+        Summary {
+            fetched: 50,
+            stopped: Stopped::MaxPages
+        }
+    );
+    assert_eq!(seen.len(), 50);
+    assert_eq!(site.hits() - before, 1 + 50, "robots.txt and fifty pages");
 }
 
 #[tokio::test]
@@ -530,7 +545,7 @@ async fn the_total_timeout_running_out_stops_the_crawl_with_what_it_has() {
     let start = url(&format!("http://127.0.0.2:{}/", site.port()));
     let mut ignoring = limits(1, 20);
     ignoring.respect_robots = false;
-    let call = Call::new(Duration::from_secs(1), CancellationToken::new());
+    let call = Call::new(Duration::from_secs(2), CancellationToken::new());
     let (result, seen) = run(&fetcher, &start, &ignoring, &call).await;
     assert_eq!(
         result.expect("a deadline is a stop, not an error"),
