@@ -2,6 +2,7 @@
 
 mod check;
 mod conformance;
+mod crawl;
 mod fetch;
 mod hostile;
 mod inprocess;

@@ -7,7 +7,7 @@ its body for about a second, and an endless page that records when its client hu
 up. Then, in the given protocol mode, checks: tools/list shows web_fetch with its
 exact schema and annotations; web_fetch of the page returns its text with
 --allow-loopback; without it the call is a tool error naming allow-loopback; progress
-arrives for the slow page; cancelling a fetch of the endless page stops it (the
+arrives for the slow page and once per page of a web_crawl; cancelling a fetch of the endless page stops it (the
 server sees the connection closed). Exits 0 when every check holds; prints what
 failed and exits 1 otherwise; exits 2 when the SDK is missing.
 """
@@ -71,6 +71,14 @@ class Handler(BaseHTTPRequestHandler):
             body = (
                 "<html><head><title>Protocol Test Page</title></head>"
                 f"<body><p>{PAGE_TEXT}</p></body></html>"
+            ).encode()
+            self._head(len(body))
+            self.wfile.write(body)
+        elif self.path == "/site":
+            body = (
+                "<html><head><title>Site</title></head><body><main>"
+                '<p><a href="/page">the page</a> <a href="/page#again">again</a></p>'
+                "</main></body></html>"
             ).encode()
             self._head(len(body))
             self.wfile.write(body)
@@ -153,6 +161,26 @@ async def scenario(binary, mode, base):
         check("slow line 4" in slow_text, f"the slow page arrived whole: {slow_text!r}")
         check(len(notes) >= 2, f"progress notifications arrived: {notes}")
         check(all(b[0] >= a[0] for a, b in zip(notes, notes[1:])), f"progress increases: {notes}")
+
+        crawl_notes = []
+
+        async def on_crawl_progress(progress, total, message):
+            crawl_notes.append((progress, total, message))
+
+        index = await client.call_tool(
+            "web_crawl", {"url": f"{base}/site", "max-pages": 5}, progress_callback=on_crawl_progress
+        )
+        index_text = index.content[0].text if index.content else ""
+        check(index.is_error is not True, f"crawling the site failed: {index_text}")
+        check(
+            index_text.startswith(f"Crawled 2 pages from {base}/site (depth 1, same origin only).\n\n"),
+            f"the crawl's header: {index_text!r}",
+        )
+        check(f"{base}/page  200  " in index_text, f"the index lists the linked page: {index_text!r}")
+        check(
+            sorted(n[0] for n in crawl_notes) == [0, 1, 2] and all(n[1] == 5 for n in crawl_notes),
+            f"one progress notification per page, of max-pages: {crawl_notes}",
+        )
 
         with anyio.move_on_after(1.0):
             await client.call_tool("web_fetch", {"url": f"{base}/endless"})
