@@ -9,13 +9,14 @@
 //! | 0 pure | [`error`], [`addr`], [`url`], [`media`], [`extract`], [`robots`] (parser), [`grep`] |
 //! | 1 policy | [`guard`] |
 //! | 2 I/O | [`transport`], [`fetch`], [`search`] |
-//! | 3 | [`page`], `robots::cache` |
+//! | 3 | [`page`], `robots::cache`, [`crawl`] |
 //! | 4 | [`config`] |
 //!
 //! Nothing in this crate knows about MCP.
 
 pub mod addr;
 pub mod config;
+pub mod crawl;
 pub mod error;
 pub mod extract;
 pub mod fetch;

@@ -442,7 +442,8 @@ fn lang(doc: &Document) -> Option<String> {
         .filter(|l| !l.is_empty() && l.len() <= 64)
 }
 
-/// Absolute http(s) links in document order, fragments removed, duplicates dropped.
+/// Absolute http(s) links in document order (`<a href>`, `<area href>`, `<link rel=next>`),
+/// fragments removed, duplicates dropped.
 fn links(doc: &Document, base: &Url) -> Vec<Url> {
     let base = doc
         .select_single("base[href]")
@@ -451,7 +452,10 @@ fn links(doc: &Document, base: &Url) -> Vec<Url> {
         .unwrap_or_else(|| base.clone());
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for node in doc.select("a[href], area[href]").nodes() {
+    for node in doc
+        .select("a[href], area[href], link[rel~=next][href]")
+        .nodes()
+    {
         let Some(href) = node.attr("href") else {
             continue;
         };

@@ -1,6 +1,7 @@
 //! Integration tests of mcp-web-core, one binary for the crate.
 
 mod call;
+mod crawl;
 mod extract;
 mod fetch;
 mod floor;

@@ -1,0 +1,343 @@
+//! The same-origin crawl: a breadth-first walk from one start page over the links that
+//! stay on its origin, each page fetched through the floor and extracted once.
+//!
+//! [`crawl`] visits the start page, then the pages it links to, hop by hop up to
+//! [`CrawlOptions::depth`], and reports every page to its caller in breadth-first order
+//! as a [`Visit`]. Links are the page's [`PageText::links`] (`<a href>`, `<area href>`,
+//! `<link rel=next>`, resolved against the final URL and `<base href>`, fragments
+//! dropped); each goes through [`CheckedUrl::parse`] (a link that fails the shape check
+//! is skipped silently) and is followed only when it is on the start page's origin
+//! (scheme, host, effective port). A URL is visited at most once per crawl, the URLs a
+//! redirect passed through included. A page that redirects off the origin is listed,
+//! its links are not followed.
+//!
+//! Politeness: between two requests the crawl waits the larger of
+//! [`CrawlOptions::crawl_delay`] and the origin's robots.txt Crawl-delay (tokio time).
+//! With no delay at all, up to [`CrawlOptions::concurrency`] fetches run at once; the
+//! visits are still reported in breadth-first order.
+//!
+//! What ends a crawl:
+//!
+//! | event | result |
+//! |---|---|
+//! | nothing left to visit | `Ok`, [`Stopped::Done`] |
+//! | `max-pages` fetches made and more to visit | `Ok`, [`Stopped::MaxPages`] |
+//! | the call's `total-timeout` ran out | `Ok`, [`Stopped::Deadline`] |
+//! | the caller answered [`Flow::Stop`] | `Ok`, [`Stopped::Caller`]; nothing more is fetched |
+//! | the call was cancelled | `Err(Error::Cancelled)`; nothing more is fetched |
+//! | robots.txt refuses the start URL | `Err(Error::RobotsRefused)` |
+//! | the start page's fetch fails | `Err` of that failure |
+
+use std::collections::{HashSet, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::stream::FuturesOrdered;
+use tokio::time::Instant;
+
+use crate::error::Error;
+use crate::fetch::{Call, Fetcher, Page};
+use crate::page::PageText;
+use crate::robots::cache::RobotsCache;
+use crate::url::{CheckedUrl, Origin};
+
+/// The limits of one crawl (the tool's parameters and the traversal config keys).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrawlOptions {
+    /// Hops from the start page that are followed (0 = the start page only).
+    pub depth: usize,
+    /// Pages fetched at most (fetch attempts; robots-refused pages are listed, not
+    /// counted) (`max-pages`).
+    pub max_pages: usize,
+    /// The wait between two requests (`crawl-delay`); robots.txt's Crawl-delay wins when
+    /// larger.
+    pub crawl_delay: Duration,
+    /// Whether robots.txt is consulted for every URL (`respect-robots`).
+    pub respect_robots: bool,
+    /// Requests at once when no delay applies (1 = one at a time); never more than one
+    /// when a delay applies.
+    pub concurrency: usize,
+}
+
+/// One page of the crawl, reported in breadth-first order (the order the index lists).
+#[derive(Debug)]
+pub struct Visit {
+    /// The normalised URL as linked (fragment dropped).
+    pub url: CheckedUrl,
+    /// Hops from the start page.
+    pub depth: usize,
+    /// What visiting it came to.
+    pub outcome: Outcome,
+}
+
+/// What visiting one page came to.
+#[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one outcome per page, made once and lent to the caller; most visits are fetched pages"
+)]
+pub enum Outcome {
+    /// Fetched (2xx): the page and its text, extracted once.
+    Fetched {
+        /// The fetched page.
+        page: Page,
+        /// Its text, links and title.
+        text: PageText,
+    },
+    /// Not fetched: robots.txt refused it (the [`Error::RobotsRefused`] naming the rule).
+    Skipped(Error),
+    /// Fetching failed: an HTTP error status, the floor, a transport failure, not text …
+    Failed(Error),
+}
+
+/// What the caller tells the crawl after each visit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on to the next page.
+    Continue,
+    /// Stop now: no page is fetched after this answer.
+    Stop,
+}
+
+/// Why a crawl ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// Every page within the depth was visited.
+    Done,
+    /// `max-pages` fetches were made and more pages were waiting.
+    MaxPages,
+    /// The call's `total-timeout` ran out.
+    Deadline,
+    /// The call was cancelled (the crawl itself reports it as [`Error::Cancelled`]).
+    Cancelled,
+    /// The caller answered [`Flow::Stop`].
+    Caller,
+}
+
+/// How a crawl ended: the pages fetched and why it stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    /// Fetch attempts made (robots-refused pages are not counted).
+    pub fetched: usize,
+    /// Why the crawl ended.
+    pub stopped: Stopped,
+}
+
+/// A visit on its way: a fetch in flight, or a refusal already decided.
+type Pending<'a> = Pin<Box<dyn Future<Output = Visit> + Send + 'a>>;
+
+/// Crawls from `start` within `call`, reporting every page to `on_visit` in
+/// breadth-first order (see the module documentation for what ends it). Every fetch
+/// goes through `fetcher.fetch_in(url, call)`; robots.txt is read through `robots`
+/// when `options.respect_robots` is on.
+pub async fn crawl(
+    fetcher: &Fetcher,
+    robots: &RobotsCache,
+    start: &CheckedUrl,
+    options: &CrawlOptions,
+    call: &Call,
+    on_visit: &mut (dyn FnMut(&Visit) -> Flow + Send),
+) -> Result<Summary, Error> {
+    // The start page as linked: without its fragment.
+    let start = CheckedUrl::parse(&key(start)).unwrap_or_else(|_| start.clone());
+    let origin = start.origin();
+    let mut walk = Walk {
+        origin: &origin,
+        seen: HashSet::from([key(&start)]),
+        requested: HashSet::new(),
+        queue: VecDeque::from([(start, 0)]),
+        fetched: 0,
+        last_request: None,
+    };
+    let mut in_flight: FuturesOrdered<Pending<'_>> = FuturesOrdered::new();
+    let mut budget_hit = false;
+    loop {
+        // Start what may start: the next pages in order, within the budget, the
+        // politeness delay and the concurrency.
+        while !budget_hit {
+            let Some((url, depth)) = walk.next_queued() else {
+                break;
+            };
+            if call.is_cancelled() {
+                return Err(Error::Cancelled);
+            }
+            if call.expired() {
+                return Ok(walk.summary(Stopped::Deadline));
+            }
+            if walk.fetched >= options.max_pages {
+                walk.queue.push_front((url, depth));
+                budget_hit = true;
+                break;
+            }
+            let mut delay = options.crawl_delay;
+            if options.respect_robots {
+                match robots.check(&url, call).await {
+                    Ok(()) => {}
+                    Err(Error::RobotsRefused(refused)) if depth > 0 => {
+                        let visit = Visit {
+                            url,
+                            depth,
+                            outcome: Outcome::Skipped(Error::RobotsRefused(refused)),
+                        };
+                        in_flight.push_back(Box::pin(async move { visit }));
+                        continue;
+                    }
+                    Err(e) => return walk.ended(e),
+                }
+                match robots.crawl_delay(&url, call).await {
+                    Ok(asked) => delay = delay.max(asked.unwrap_or_default()),
+                    Err(e) => return walk.ended(e),
+                }
+            }
+            let limit = if delay.is_zero() {
+                options.concurrency.max(1)
+            } else {
+                1
+            };
+            if in_flight.len() >= limit {
+                walk.queue.push_front((url, depth));
+                break;
+            }
+            if let Some(last) = walk.last_request {
+                let ready = last + delay;
+                tokio::select! {
+                    biased;
+                    () = call.cancellation().cancelled() => return Err(Error::Cancelled),
+                    () = tokio::time::sleep_until(ready.min(call.deadline())) => {}
+                }
+                if ready > call.deadline() {
+                    return Ok(walk.summary(Stopped::Deadline));
+                }
+            }
+            walk.last_request = Some(Instant::now());
+            walk.fetched += 1;
+            walk.requested.insert(key(&url));
+            in_flight.push_back(Box::pin(visit(fetcher, call, url, depth)));
+        }
+        let next = tokio::select! {
+            biased;
+            () = call.cancellation().cancelled() => return Err(Error::Cancelled),
+            next = in_flight.next() => next,
+        };
+        let Some(visit) = next else {
+            let stopped = if budget_hit && walk.next_queued().is_some() {
+                Stopped::MaxPages
+            } else {
+                Stopped::Done
+            };
+            return Ok(walk.summary(stopped));
+        };
+        match &visit.outcome {
+            Outcome::Failed(e) if visit.depth == 0 => return Err(e.clone()),
+            Outcome::Failed(Error::Cancelled) => return Err(Error::Cancelled),
+            Outcome::Fetched { page, text } => {
+                for passed in &page.chain {
+                    walk.requested.insert(key(passed));
+                    walk.seen.insert(key(passed));
+                }
+                if visit.depth < options.depth && page.final_url.origin() == origin {
+                    walk.follow(text, visit.depth + 1);
+                }
+            }
+            Outcome::Failed(_) | Outcome::Skipped(_) => {}
+        }
+        let out_of_time = matches!(&visit.outcome, Outcome::Failed(e) if is_total_timeout(e));
+        if on_visit(&visit) == Flow::Stop {
+            return Ok(walk.summary(Stopped::Caller));
+        }
+        if out_of_time {
+            return Ok(walk.summary(Stopped::Deadline));
+        }
+    }
+}
+
+/// Fetches one page and extracts it once.
+async fn visit(fetcher: &Fetcher, call: &Call, url: CheckedUrl, depth: usize) -> Visit {
+    let outcome = match fetcher.fetch_in(&url, call).await {
+        Ok(page) => {
+            let text = PageText::new(&page);
+            Outcome::Fetched { page, text }
+        }
+        Err(e) => Outcome::Failed(e),
+    };
+    Visit {
+        url,
+        depth,
+        outcome,
+    }
+}
+
+/// The state of one walk: what was seen, what waits, what was fetched.
+struct Walk<'o> {
+    /// The start page's origin: the only one followed.
+    origin: &'o Origin,
+    /// Every URL queued or passed through, by [`key`].
+    seen: HashSet<String>,
+    /// Every URL requested, redirect hops included, by [`key`].
+    requested: HashSet<String>,
+    /// The pages waiting, with their depth, in breadth-first order.
+    queue: VecDeque<(CheckedUrl, usize)>,
+    /// Fetch attempts made.
+    fetched: usize,
+    /// When the last request started.
+    last_request: Option<Instant>,
+}
+
+impl Walk<'_> {
+    /// The next queued page not already requested (through a redirect of another).
+    fn next_queued(&mut self) -> Option<(CheckedUrl, usize)> {
+        while let Some((url, depth)) = self.queue.pop_front() {
+            if !self.requested.contains(&key(&url)) {
+                return Some((url, depth));
+            }
+        }
+        None
+    }
+
+    /// Queues the same-origin links of `text` not seen yet, at `depth`.
+    fn follow(&mut self, text: &PageText, depth: usize) {
+        for link in text.links() {
+            let Ok(url) = CheckedUrl::parse(link.as_str()) else {
+                continue;
+            };
+            if url.origin() != *self.origin {
+                continue;
+            }
+            if self.seen.insert(key(&url)) {
+                self.queue.push_back((url, depth));
+            }
+        }
+    }
+
+    /// The summary so far, ended for `stopped`.
+    fn summary(&self, stopped: Stopped) -> Summary {
+        Summary {
+            fetched: self.fetched,
+            stopped,
+        }
+    }
+
+    /// How a failure outside any page's fetch (robots.txt within the call) ends the
+    /// crawl: the call's deadline is a stop, anything else the error.
+    fn ended(&self, e: Error) -> Result<Summary, Error> {
+        if is_total_timeout(&e) && self.fetched > 0 {
+            Ok(self.summary(Stopped::Deadline))
+        } else {
+            Err(e)
+        }
+    }
+}
+
+/// True when `e` is the call's own `total-timeout` running out.
+fn is_total_timeout(e: &Error) -> bool {
+    matches!(e, Error::Deadline(d) if d.key == "total-timeout")
+}
+
+/// The identity of a URL within one crawl: its text without the fragment.
+fn key(url: &CheckedUrl) -> String {
+    let mut url = url.url().clone();
+    url.set_fragment(None);
+    url.into()
+}

@@ -1,0 +1,573 @@
+//! The same-origin crawl against loopback sites: order, de-duplication, origins,
+//! redirects, robots.txt, budgets, politeness, the caller stopping and cancellation.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_web_core::crawl::{CrawlOptions, Flow, Outcome, Stopped, Summary, Visit, crawl};
+use mcp_web_core::error::{Error, RobotsReason};
+use mcp_web_core::fetch::{Call, FetchOptions, Fetcher};
+use mcp_web_core::robots::cache::RobotsCache;
+use mcp_web_core::transport::StaticResolver;
+use mcp_web_core::url::CheckedUrl;
+use tokio_util::sync::CancellationToken;
+
+use crate::support::*;
+
+/// Pages of the generated site, `/` included.
+const PAGES: usize = 300;
+
+fn url(s: &str) -> CheckedUrl {
+    CheckedUrl::parse(s).expect("a valid test URL")
+}
+
+/// An HTML document.
+fn document(title: Option<&str>, head: &str, body: &str) -> String {
+    let title = title.map_or(String::new(), |t| format!("<title>{t}</title>"));
+    format!(
+        "<!doctype html><html><head>{title}{head}</head><body><main><p>{body}</p></main></body></html>"
+    )
+}
+
+/// An HTML page answer.
+fn page(title: Option<&str>, head: &str, body: &str) -> Vec<Step> {
+    vec![Step::Write(response(
+        200,
+        &[("content-type", "text/html; charset=utf-8")],
+        document(title, head, body).as_bytes(),
+    ))]
+}
+
+/// `<a>` elements for `hrefs`.
+fn anchors(hrefs: &[String]) -> String {
+    hrefs
+        .iter()
+        .map(|h| format!("<a href=\"{h}\">link to {h}</a> "))
+        .collect()
+}
+
+/// The robots.txt answer.
+fn robots_txt(body: &str) -> Vec<Step> {
+    vec![Step::Write(response(
+        200,
+        &[("content-type", "text/plain")],
+        body.as_bytes(),
+    ))]
+}
+
+/// Fetch options with a short per-request `timeout`, so a hanging page fails soon.
+fn options() -> FetchOptions {
+    FetchOptions {
+        connect_timeout: Duration::from_secs(5),
+        headers_timeout: Duration::from_secs(5),
+        timeout: Duration::from_secs(1),
+        total_timeout: Duration::from_secs(120),
+        ..default_options()
+    }
+}
+
+fn fetcher() -> Fetcher {
+    fetcher_with(
+        permit_127_0_0_2(),
+        Arc::new(StaticResolver::new()),
+        options(),
+    )
+}
+
+fn limits(depth: usize, max_pages: usize) -> CrawlOptions {
+    CrawlOptions {
+        depth,
+        max_pages,
+        crawl_delay: Duration::ZERO,
+        respect_robots: true,
+        concurrency: 1,
+    }
+}
+
+/// One visit as the index would show it: url, depth, and status or error rule.
+fn line(visit: &Visit) -> (String, usize, String) {
+    let what = match &visit.outcome {
+        Outcome::Fetched { page, text } => format!(
+            "{} {} {} {}",
+            page.status,
+            page.final_url,
+            page.bytes,
+            text.title().unwrap_or("-")
+        ),
+        Outcome::Skipped(e) => format!("skipped {}", e.rule()),
+        Outcome::Failed(e) => format!("failed {}", e.rule()),
+    };
+    (visit.url.to_string(), visit.depth, what)
+}
+
+/// Runs a crawl, collecting what `on_visit` saw.
+async fn run(
+    fetcher: &Fetcher,
+    start: &CheckedUrl,
+    limits: &CrawlOptions,
+    call: &Call,
+) -> (Result<Summary, Error>, Vec<(String, usize, String)>) {
+    let robots = RobotsCache::new(fetcher);
+    let mut seen = Vec::new();
+    let result = crawl(fetcher, &robots, start, limits, call, &mut |v| {
+        seen.push(line(v));
+        Flow::Continue
+    })
+    .await;
+    (result, seen)
+}
+
+fn call() -> Call {
+    Call::new(Duration::from_secs(120), CancellationToken::new())
+}
+
+/// How many requests each path received.
+fn hits_by_path(server: &Server) -> HashMap<String, usize> {
+    let mut out = HashMap::new();
+    for req in server.requests() {
+        *out.entry(req.path).or_insert(0) += 1;
+    }
+    out
+}
+
+/// The generated site: `/` is node 0, `/p/N` node N; node N links to its children
+/// `3N+1 … 3N+3`, to `/` (a cycle), to itself with a fragment, to another origin and
+/// to a mailto link. `robots` is its robots.txt.
+fn tree_site(other: u16, robots: &'static str) -> Handler {
+    Arc::new(move |req: &Req| {
+        if req.path == "/robots.txt" {
+            return robots_txt(robots);
+        }
+        let node = if req.path == "/" {
+            Some(0)
+        } else {
+            req.path
+                .strip_prefix("/p/")
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|n| *n < PAGES)
+        };
+        let Some(node) = node else {
+            return vec![Step::Write(response(404, &[], b"not here"))];
+        };
+        let mut hrefs: Vec<String> = (3 * node + 1..=3 * node + 3)
+            .filter(|c| *c < PAGES)
+            .map(|c| format!("/p/{c}"))
+            .collect();
+        hrefs.push("/".into());
+        hrefs.push(format!("{}#self", node_path(node)));
+        hrefs.push(format!("http://127.0.0.2:{other}/elsewhere/{node}"));
+        hrefs.push("mailto:someone@example.com".into());
+        page(Some(&format!("Node {node}")), "", &anchors(&hrefs))
+    })
+}
+
+/// The path of node `n`.
+fn node_path(n: usize) -> String {
+    if n == 0 {
+        "/".into()
+    } else {
+        format!("/p/{n}")
+    }
+}
+
+/// A 200 HTML answer of `doc`.
+fn html_of(doc: &str) -> Vec<Step> {
+    vec![Step::Write(response(
+        200,
+        &[("content-type", "text/html; charset=utf-8")],
+        doc.as_bytes(),
+    ))]
+}
+
+#[tokio::test]
+async fn a_small_site_is_listed_exactly_in_breadth_first_order() {
+    let other = Server::start(PERMITTED, html("<p>other</p>")).await;
+    let landing_doc = document(Some("Landing"), "", "<a href=\"/deeper\">deeper</a>");
+    let landing = {
+        let doc = landing_doc.clone();
+        Server::start(PERMITTED, Arc::new(move |_: &Req| html_of(&doc))).await
+    };
+    let (b, c) = (other.port(), landing.port());
+    let home = document(
+        Some("Home"),
+        "",
+        &anchors(&[
+            "/moved".into(),
+            "a".into(),
+            "/b".into(),
+            "/away".into(),
+            "/gone".into(),
+            "/hang".into(),
+            "/private/x".into(),
+            format!("http://127.0.0.2:{b}/x"),
+            "mailto:x@example.com".into(),
+            "javascript:void(0)".into(),
+            "/a#part".into(),
+            "/#top".into(),
+        ]),
+    );
+    let page_a = document(
+        Some("Page A"),
+        "",
+        &anchors(&["/".into(), "/c".into(), "/b".into()]),
+    );
+    let page_b = document(Some("Page B"), "<link rel=\"next\" href=\"/d\">", "b text");
+    let page_c = document(None, "", "no title here");
+    let page_d = document(Some("Page D"), "", &anchors(&["/e".into()]));
+    let docs = (
+        home.clone(),
+        page_a.clone(),
+        page_b.clone(),
+        page_c.clone(),
+        page_d.clone(),
+    );
+    let site = Server::start(
+        PERMITTED,
+        Arc::new(move |req: &Req| match req.path.as_str() {
+            "/robots.txt" => robots_txt("User-agent: *\nDisallow: /private\n"),
+            "/" => html_of(&docs.0),
+            "/moved" => redirect(301, "/b"),
+            "/a" => html_of(&docs.1),
+            "/b" => html_of(&docs.2),
+            "/c" => html_of(&docs.3),
+            "/d" => html_of(&docs.4),
+            "/away" => redirect(302, &format!("http://127.0.0.2:{c}/landing")),
+            "/gone" => vec![Step::Write(response(
+                404,
+                &[("content-type", "text/html")],
+                b"<title>Not Found</title>",
+            ))],
+            "/hang" => vec![Step::Hang],
+            _ => vec![Step::Write(response(404, &[], b""))],
+        }),
+    )
+    .await;
+    let base = format!("http://127.0.0.2:{}", site.port());
+    let fetcher = fetcher();
+    let (result, seen) = run(&fetcher, &url(&format!("{base}/")), &limits(2, 50), &call()).await;
+    let summary = result.expect("the crawl answers");
+    assert_eq!(
+        summary,
+        Summary {
+            fetched: 8,
+            stopped: Stopped::Done
+        }
+    );
+    let at = |path: &str| format!("{base}{path}");
+    let fetched = |final_url: String, doc: &str, title: &str| {
+        format!("200 {final_url} {} {title}", doc.len())
+    };
+    let expected = vec![
+        (at("/"), 0, fetched(at("/"), &home, "Home")),
+        (at("/moved"), 1, fetched(at("/b"), &page_b, "Page B")),
+        (at("/a"), 1, fetched(at("/a"), &page_a, "Page A")),
+        (
+            at("/away"),
+            1,
+            fetched(
+                format!("http://127.0.0.2:{c}/landing"),
+                &landing_doc,
+                "Landing",
+            ),
+        ),
+        (at("/gone"), 1, "failed http-status".into()),
+        (at("/hang"), 1, "failed timeout".into()),
+        (at("/private/x"), 1, "skipped robots-disallow".into()),
+        (at("/d"), 2, fetched(at("/d"), &page_d, "Page D")),
+        (at("/c"), 2, fetched(at("/c"), &page_c, "-")),
+    ];
+    assert_eq!(seen, expected);
+    // Every page once, the alias `/moved` → `/b` included; nothing at depth 3 (`/e`),
+    // nothing refused by robots.txt, nothing on the other origin.
+    let hits = hits_by_path(&site);
+    let mut paths: Vec<_> = hits.keys().cloned().collect();
+    paths.sort();
+    assert_eq!(
+        paths,
+        [
+            "/",
+            "/a",
+            "/away",
+            "/b",
+            "/c",
+            "/d",
+            "/gone",
+            "/hang",
+            "/moved",
+            "/robots.txt"
+        ]
+    );
+    assert!(hits.values().all(|n| *n == 1), "{hits:?}");
+    assert_eq!(other.hits(), 0);
+    // The off-origin redirect target is listed but not followed.
+    let landed: Vec<_> = landing.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(landed, ["/landing"]);
+}
+
+#[tokio::test]
+async fn a_site_of_hundreds_of_pages_is_walked_once_each_with_cycles_and_other_origins() {
+    let other = Server::start(PERMITTED, html("<p>other</p>")).await;
+    let site = Server::start(
+        PERMITTED,
+        tree_site(other.port(), "User-agent: *\nAllow: /\n"),
+    )
+    .await;
+    let base = format!("http://127.0.0.2:{}", site.port());
+    let fetcher = fetcher();
+    let start = url(&format!("{base}/"));
+    let mut wide = limits(6, 1000);
+    wide.concurrency = 4;
+    let (result, seen) = run(&fetcher, &start, &wide, &call()).await;
+    assert_eq!(
+        result.expect("the crawl answers"),
+        Summary {
+            fetched: PAGES,
+            stopped: Stopped::Done
+        }
+    );
+    // Breadth-first: node order is level order, and each node's depth is its level.
+    let expected: Vec<_> = (0..PAGES)
+        .map(|n| {
+            let depth = (0..)
+                .find(|d| n < (3usize.pow(*d + 1) - 1) / 2)
+                .unwrap_or(0) as usize;
+            let u = format!("{base}{}", node_path(n));
+            (u.clone(), depth, u)
+        })
+        .collect();
+    let got: Vec<_> = seen
+        .iter()
+        .map(|(u, d, what)| {
+            let final_url = what.split(' ').nth(1).unwrap_or_default().to_owned();
+            (u.clone(), *d, final_url)
+        })
+        .collect();
+    assert_eq!(got, expected);
+    let hits = hits_by_path(&site);
+    assert_eq!(hits.len(), PAGES + 1, "every page and robots.txt");
+    assert!(hits.values().all(|n| *n == 1), "each requested once");
+    assert_eq!(other.hits(), 0, "the other origin got no request");
+
+    // One request at a time visits the same pages in the same order.
+    let (result, one_by_one) = run(&fetcher, &start, &limits(6, 1000), &call()).await;
+    assert_eq!(result.map(|s| s.fetched).ok(), Some(PAGES));
+    assert_eq!(one_by_one, seen);
+}
+
+#[tokio::test]
+async fn depth_counts_hops_and_max_pages_stops_fetching() {
+    let other = Server::start(PERMITTED, html("<p>other</p>")).await;
+    let site = Server::start(PERMITTED, tree_site(other.port(), "User-agent: *\n")).await;
+    let base = format!("http://127.0.0.2:{}", site.port());
+    let fetcher = fetcher();
+    let start = url(&format!("{base}/"));
+
+    let (result, seen) = run(&fetcher, &start, &limits(2, 1000), &call()).await;
+    assert_eq!(result.map(|s| s.stopped).ok(), Some(Stopped::Done));
+    let depths: Vec<_> = seen.iter().map(|(_, d, _)| *d).collect();
+    assert_eq!(depths.len(), 1 + 3 + 9);
+    assert_eq!(depths.iter().filter(|d| **d == 2).count(), 9);
+    assert_eq!(site.hits(), 1 + 13);
+
+    let (_, zero) = run(&fetcher, &start, &limits(0, 1000), &call()).await;
+    assert_eq!(zero.len(), 1);
+    assert_eq!(
+        site.hits(),
+        1 + 13 + 1 + 1,
+        "each crawl reads robots.txt once"
+    );
+
+    let before = site.hits();
+    let (result, seen) = run(&fetcher, &start, &limits(5, 10), &call()).await;
+    assert_eq!(
+        result.expect("the crawl answers"),
+        Summary {
+            fetched: 10,
+            stopped: Stopped::MaxPages
+        }
+    );
+    assert_eq!(seen.len(), 10);
+    assert_eq!(site.hits() - before, 1 + 10, "robots.txt and ten pages");
+}
+
+#[tokio::test]
+async fn robots_refusing_the_start_url_is_the_error_and_nothing_is_fetched() {
+    let site = Server::start(PERMITTED, tree_site(1, "User-agent: *\nDisallow: /\n")).await;
+    let fetcher = fetcher();
+    let start = url(&format!("http://127.0.0.2:{}/", site.port()));
+    let (result, seen) = run(&fetcher, &start, &limits(2, 20), &call()).await;
+    match result {
+        Err(Error::RobotsRefused(refused)) => assert_eq!(
+            refused.reason,
+            RobotsReason::Rule {
+                line: "Disallow: /".into(),
+                line_no: 2
+            }
+        ),
+        other => panic!("expected RobotsRefused, got {other:?}"),
+    }
+    assert!(seen.is_empty());
+    let paths: Vec<_> = site.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(paths, ["/robots.txt"]);
+
+    // With respect-robots off, robots.txt is not even read.
+    let mut ignoring = limits(0, 20);
+    ignoring.respect_robots = false;
+    let (result, seen) = run(&fetcher, &start, &ignoring, &call()).await;
+    assert_eq!(result.map(|s| s.fetched).ok(), Some(1));
+    assert_eq!(seen.len(), 1);
+    let paths: Vec<_> = site.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(paths, ["/robots.txt", "/"]);
+}
+
+#[tokio::test]
+async fn the_start_page_failing_is_the_error() {
+    let site = Server::start(
+        PERMITTED,
+        Arc::new(|_: &Req| vec![Step::Write(response(404, &[], b"no"))]),
+    )
+    .await;
+    let fetcher = fetcher();
+    let start = url(&format!("http://127.0.0.2:{}/missing", site.port()));
+    let (result, seen) = run(&fetcher, &start, &limits(2, 20), &call()).await;
+    match result {
+        Err(Error::Http(http)) => assert_eq!(http.status, 404),
+        other => panic!("expected the 404, got {other:?}"),
+    }
+    assert!(seen.is_empty());
+}
+
+#[tokio::test]
+async fn the_caller_stopping_fetches_nothing_more() {
+    let other = Server::start(PERMITTED, html("<p>other</p>")).await;
+    let site = Server::start(PERMITTED, tree_site(other.port(), "User-agent: *\n")).await;
+    let fetcher = fetcher();
+    let robots = RobotsCache::new(&fetcher);
+    let start = url(&format!("http://127.0.0.2:{}/", site.port()));
+    let mut visits = 0;
+    let summary = crawl(
+        &fetcher,
+        &robots,
+        &start,
+        &limits(5, 100),
+        &call(),
+        &mut |_| {
+            visits += 1;
+            if visits == 3 {
+                Flow::Stop
+            } else {
+                Flow::Continue
+            }
+        },
+    )
+    .await
+    .expect("the crawl answers");
+    assert_eq!(
+        summary,
+        Summary {
+            fetched: 3,
+            stopped: Stopped::Caller
+        }
+    );
+    assert_eq!(site.hits(), 1 + 3, "robots.txt and three pages");
+}
+
+#[tokio::test]
+async fn cancellation_stops_fetching_and_is_the_error() {
+    let other = Server::start(PERMITTED, html("<p>other</p>")).await;
+    let site = Server::start(PERMITTED, tree_site(other.port(), "User-agent: *\n")).await;
+    let fetcher = fetcher();
+    let robots = RobotsCache::new(&fetcher);
+    let start = url(&format!("http://127.0.0.2:{}/", site.port()));
+    let cancel = CancellationToken::new();
+    let call = Call::new(Duration::from_secs(120), cancel.clone());
+    let mut visits = 0;
+    let result = crawl(
+        &fetcher,
+        &robots,
+        &start,
+        &limits(5, 100),
+        &call,
+        &mut |_| {
+            visits += 1;
+            if visits == 2 {
+                cancel.cancel();
+            }
+            Flow::Continue
+        },
+    )
+    .await;
+    assert_eq!(result, Err(Error::Cancelled));
+    assert_eq!(visits, 2);
+    assert_eq!(site.hits(), 1 + 2, "no request after the cancellation");
+}
+
+#[tokio::test]
+async fn the_total_timeout_running_out_stops_the_crawl_with_what_it_has() {
+    let site = Server::start(
+        PERMITTED,
+        Arc::new(|req: &Req| match req.path.as_str() {
+            "/" => page(
+                Some("Home"),
+                "",
+                &anchors(&["/slow".into(), "/later".into()]),
+            ),
+            "/slow" => vec![Step::Hang],
+            _ => page(Some("Later"), "", "later"),
+        }),
+    )
+    .await;
+    let fetcher = fetcher_with(
+        permit_127_0_0_2(),
+        Arc::new(StaticResolver::new()),
+        FetchOptions {
+            headers_timeout: Duration::from_secs(60),
+            timeout: Duration::from_secs(60),
+            ..options()
+        },
+    );
+    let start = url(&format!("http://127.0.0.2:{}/", site.port()));
+    let mut ignoring = limits(1, 20);
+    ignoring.respect_robots = false;
+    let call = Call::new(Duration::from_secs(1), CancellationToken::new());
+    let (result, seen) = run(&fetcher, &start, &ignoring, &call).await;
+    assert_eq!(
+        result.expect("a deadline is a stop, not an error"),
+        Summary {
+            fetched: 2,
+            stopped: Stopped::Deadline
+        }
+    );
+    let kinds: Vec<_> = seen.iter().map(|(_, _, what)| what.clone()).collect();
+    assert_eq!(kinds.len(), 2);
+    assert_eq!(kinds[1], "failed total-timeout");
+    let paths: Vec<_> = site.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(paths, ["/", "/slow"], "nothing after the deadline");
+}
+
+#[tokio::test]
+async fn robots_crawl_delay_spaces_requests_when_larger_than_crawl_delay() {
+    let site = Server::start(
+        PERMITTED,
+        Arc::new(|req: &Req| match req.path.as_str() {
+            "/robots.txt" => robots_txt("User-agent: *\nCrawl-delay: 0.5\n"),
+            "/" => page(Some("Home"), "", &anchors(&["/one".into(), "/two".into()])),
+            _ => page(Some("Leaf"), "", "leaf"),
+        }),
+    )
+    .await;
+    let fetcher = fetcher();
+    let start = url(&format!("http://127.0.0.2:{}/", site.port()));
+    let mut polite = limits(1, 20);
+    polite.crawl_delay = Duration::from_millis(10);
+    polite.concurrency = 8;
+    let began = tokio::time::Instant::now();
+    let (result, seen) = run(&fetcher, &start, &polite, &call()).await;
+    let took = began.elapsed();
+    assert_eq!(result.map(|s| s.fetched).ok(), Some(3));
+    assert_eq!(seen.len(), 3);
+    // Three requests with two waits of robots.txt's half second between them: the
+    // crawl cannot have finished sooner (a lower bound only, whatever the machine).
+    assert!(took >= Duration::from_millis(1000), "{took:?}");
+}
