@@ -1,5 +1,5 @@
-//! The operations behind the tools and the command line: `web_fetch` and `mcp-web fetch`
-//! (and the coming crawl, grep and search) are one function each here, over one
+//! The operations behind the tools and the command line: `web_fetch` and `mcp-web fetch`,
+//! `web_grep` and `mcp-web grep` (and the coming crawl and search) are one function each here, over one
 //! [`Context`], so a tool and its subcommand cannot drift apart.
 //!
 //! A tool module parses its arguments, calls its operation and maps the outcome to an
@@ -17,6 +17,7 @@ use mcp_web_core::transport::{Resolve, SystemResolver};
 use tokio_util::sync::CancellationToken;
 
 pub mod fetch;
+pub mod grep;
 
 /// What every operation works with: the settings, the guarded fetcher (one pool for the
 /// configured policy) and the robots.txt cache that fetches through it. Built in one

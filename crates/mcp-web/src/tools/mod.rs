@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 use crate::ops::{Context, Observer};
 
 pub mod fetch;
+pub mod grep;
 
 /// The Web pack: read-only web tools under the floor.
 #[derive(Debug, Clone)]
@@ -50,7 +51,7 @@ impl Toolkit for Web {
     }
 
     fn tools(&self) -> Vec<ToolSpec> {
-        vec![fetch::spec()]
+        vec![fetch::spec(), grep::spec()]
     }
 
     fn call(&self, request: Request) -> CallFuture {
@@ -58,6 +59,7 @@ impl Toolkit for Web {
         Box::pin(async move {
             match request.tool.as_str() {
                 fetch::NAME => fetch::call(&pack.context, request).await,
+                grep::NAME => grep::call(&pack.context, request).await,
                 // The server routes only the tools this pack lists.
                 other => {
                     let message = format!("the Web pack has no tool named {other}");

@@ -3,6 +3,7 @@
 mod check;
 mod conformance;
 mod fetch;
+mod grep;
 mod inprocess;
 mod protocol;
 mod robots;
