@@ -318,3 +318,80 @@ fn seconds(d: Duration) -> String {
         format!("{s} s")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grepped(matches: usize, pages: &[Option<&str>], stopped: Option<Stop>) -> Grepped {
+        Grepped {
+            start: "https://example.com/".into(),
+            pattern: "\"x\"".into(),
+            depth: 1,
+            matches: (1..=matches)
+                .map(|line| Found {
+                    url: "https://example.com/".into(),
+                    line,
+                    text: "x".into(),
+                    cut: false,
+                })
+                .collect(),
+            pages: pages
+                .iter()
+                .enumerate()
+                .map(|(i, why)| Visited {
+                    url: format!("https://example.com/{i}"),
+                    not_searched: why.map(str::to_owned),
+                })
+                .collect(),
+            stopped,
+        }
+    }
+
+    #[test]
+    fn the_deadline_notice_names_total_timeout_and_the_pages_visited() {
+        let g = grepped(
+            1,
+            &[None, None],
+            Some(Stop::Deadline(Duration::from_millis(1500))),
+        );
+        assert_eq!(
+            g.render(),
+            "https://example.com/:1:x\n\n[stopped after 2 pages because the total-timeout \
+             of 1.5 s ran out; raise total-timeout to go further]"
+        );
+    }
+
+    #[test]
+    fn no_match_lists_the_pages_searched_and_those_that_could_not_be() {
+        let g = grepped(0, &[None, Some("HTTP 404"), None], Some(Stop::MaxPages(3)));
+        assert_eq!(
+            g.render(),
+            "No line matched \"x\" in 2 pages from https://example.com/ (depth 1).\n\n\
+             https://example.com/0\nhttps://example.com/2\n\n\
+             Not searched:\nhttps://example.com/1  HTTP 404\n\n\
+             [stopped after 3 pages; raise max-pages to go further]"
+        );
+        let one = grepped(0, &[None], None);
+        assert!(
+            one.render().contains(" in 1 page from "),
+            "{}",
+            one.render()
+        );
+    }
+
+    #[test]
+    fn a_match_is_one_json_object() {
+        let found = Found {
+            url: "https://example.com/".into(),
+            line: 7,
+            text: "…x…".into(),
+            cut: true,
+        };
+        assert_eq!(found.to_line(), "https://example.com/:7:…x…");
+        assert_eq!(
+            found.to_json(),
+            json!({"url": "https://example.com/", "line": 7, "text": "…x…", "cut": true})
+        );
+    }
+}

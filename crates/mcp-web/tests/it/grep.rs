@@ -69,6 +69,7 @@ fn site(path: &str) -> Vec<u8> {
         ),
         "/c" => html("Page C", "<p>A needle on page C.</p>"),
         "/private" => html("Private", "<p>A secret needle.</p>"),
+        "/old" => b"HTTP/1.1 301 Moved\r\nlocation: /a\r\ncontent-length: 0\r\n\r\n".to_vec(),
         "/long" => response("text/plain", &format!("short line\n\n{}\n", long_line())),
         _ => b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n".to_vec(),
     }
@@ -134,6 +135,18 @@ async fn matches_are_url_line_text_numbered_as_web_fetch_answers() {
     // The header is searched too: its `# Title` is line 1.
     let answer = grep(&server, json!({"url": a, "pattern": "# Page"})).await;
     assert_eq!(answer, format!("{a}:1:# Page A"));
+}
+
+#[tokio::test]
+async fn a_redirected_page_is_reported_at_its_final_url_numbered_past_retrieved_from() {
+    let site = support::Server::start(site);
+    let server = server();
+    let (old, a) = (site.url("/old"), site.url("/a"));
+    let answer = grep(&server, json!({"url": old, "pattern": "first needle"})).await;
+    assert_eq!(answer, format!("{a}:4:The first needle of page A."));
+    let fetched = fetched_lines(&server, &old).await;
+    assert_eq!(fetched[1], format!("Retrieved from {a}"));
+    assert_eq!(fetched[3], "The first needle of page A.");
 }
 
 #[tokio::test]
