@@ -508,7 +508,7 @@ impl From<Search> for Error {
 }
 
 /// Writes a number of seconds the way messages and notices say it: `10 s`, `0.5 s`.
-pub(crate) fn seconds(d: Duration) -> String {
+pub fn seconds(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s.fract() == 0.0 {
         format!("{s:.0} s")
@@ -725,8 +725,8 @@ impl fmt::Display for Http {
     }
 }
 
-/// The reason phrase of common statuses, or "" for others.
-fn status_reason(status: u16) -> &'static str {
+/// The reason phrase of common statuses (`404` → `"Not Found"`), or `""` for others.
+pub fn status_reason(status: u16) -> &'static str {
     match status {
         300 => "Multiple Choices",
         301 => "Moved Permanently",

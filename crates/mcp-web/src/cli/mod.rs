@@ -9,6 +9,7 @@ use mcp_web_core::config::Settings;
 use tokio_util::sync::CancellationToken;
 
 pub mod check;
+pub mod crawl;
 pub mod fetch;
 pub mod grep;
 pub mod options;
@@ -22,6 +23,9 @@ pub enum Command {
     /// Check URLs against the floor without fetching them.
     #[command(about = check::ABOUT, long_about = check::LONG_ABOUT)]
     Check(check::CheckArgs),
+    /// Crawl one site through the floor and print the index web_crawl answers.
+    #[command(about = crawl::ABOUT, long_about = crawl::LONG_ABOUT)]
+    Crawl(crawl::CrawlArgs),
     /// Fetch one page through the floor and print what web_fetch answers.
     #[command(about = fetch::ABOUT, long_about = fetch::LONG_ABOUT)]
     Fetch(fetch::FetchArgs),
@@ -39,6 +43,7 @@ pub enum Command {
 pub fn run(command: Command) -> ExitCode {
     match command {
         Command::Check(args) => check::exec(&args),
+        Command::Crawl(args) => crawl::exec(&args),
         Command::Fetch(args) => fetch::exec(&args),
         Command::Grep(args) => grep::exec(&args),
         Command::Robots(args) => robots::exec(&args),

@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use crate::ops::{Context, Observer};
 
+pub mod crawl;
 pub mod fetch;
 pub mod grep;
 
@@ -51,7 +52,7 @@ impl Toolkit for Web {
     }
 
     fn tools(&self) -> Vec<ToolSpec> {
-        vec![fetch::spec(), grep::spec()]
+        vec![fetch::spec(), crawl::spec(), grep::spec()]
     }
 
     fn call(&self, request: Request) -> CallFuture {
@@ -59,6 +60,7 @@ impl Toolkit for Web {
         Box::pin(async move {
             match request.tool.as_str() {
                 fetch::NAME => fetch::call(&pack.context, request).await,
+                crawl::NAME => crawl::call(&pack.context, request).await,
                 grep::NAME => grep::call(&pack.context, request).await,
                 // The server routes only the tools this pack lists.
                 other => {

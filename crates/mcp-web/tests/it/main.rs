@@ -2,6 +2,7 @@
 
 mod check;
 mod conformance;
+mod crawl;
 mod fetch;
 mod grep;
 mod inprocess;
