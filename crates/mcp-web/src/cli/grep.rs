@@ -1,6 +1,7 @@
 //! `mcp-web grep URL PATTERN`: the lines of one page, or of a site at a depth, that
 //! match a pattern, printed exactly as the `web_grep` tool answers them: the same
-//! operation, [`ops::grep`]. `--json` prints one object per matching line instead.
+//! operation, [`ops::grep`]. `--json` prints one object per matching line instead. With
+//! a depth, a progress bar on a terminal's stderr counts the pages of `--max-pages`.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -14,8 +15,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::options::ConfigArgs;
 use crate::cli::output;
+use crate::cli::progress::Bar;
 use crate::ops::grep::{GrepOptions, Grepped};
-use crate::ops::{self, Context};
+use crate::ops::{self, Context, Observer};
 
 /// The one-line help.
 pub const ABOUT: &str =
@@ -32,7 +34,8 @@ match, marked with '…' where it was cut. PATTERN is literal text unless --rege
 
 With --depth 0 (the default) only URL is fetched and robots.txt is never consulted; a
 depth above 0 follows the same-origin links as web_crawl does, respects robots.txt
-(respect-robots), and fetches no page once --max-results lines matched.
+(respect-robots), and fetches no page once --max-results lines matched. On a terminal,
+a progress bar on stderr then counts the pages.
 
 --json prints one JSON object per matching line ({\"url\", \"line\", \"text\", \"cut\"});
 the notices (what stopped the search, no match) then go to stderr.
@@ -108,8 +111,16 @@ pub fn exec(args: &GrepArgs) -> ExitCode {
         Ok(both) => both,
         Err(code) => return code,
     };
+    // One page needs no bar; a walk shows the pages of its budget.
+    let bar = (args.depth > 0)
+        .then(|| Bar::on_terminal(u64::from(args.max_pages)))
+        .flatten();
     let answer = runtime.block_on(async {
         let cancel = super::cancel_on_interrupt();
+        let observer: &dyn Observer = match &bar {
+            Some(bar) => bar,
+            None => &(),
+        };
         grep(
             &args.url,
             &pattern,
@@ -117,9 +128,13 @@ pub fn exec(args: &GrepArgs) -> ExitCode {
             &settings,
             Arc::new(SystemResolver),
             &cancel,
+            observer,
         )
         .await
     });
+    if let Some(bar) = &bar {
+        bar.finish();
+    }
     match answer {
         Ok(grepped) => {
             let mut out = output::stdout();
@@ -172,7 +187,8 @@ pub enum Failure {
 }
 
 /// Greps `raw` for `pattern` through the context `settings` describe (names resolved by
-/// `resolver`) with [`ops::grep`], the operation `web_grep` runs.
+/// `resolver`) with [`ops::grep`], the operation `web_grep` runs, reporting each page
+/// to `observer`.
 pub async fn grep(
     raw: &str,
     pattern: &Pattern,
@@ -180,10 +196,11 @@ pub async fn grep(
     settings: &Settings,
     resolver: Arc<dyn Resolve>,
     cancel: &CancellationToken,
+    observer: &dyn Observer,
 ) -> Result<Grepped, Failure> {
     let context = Context::with_resolver(settings.clone(), resolver).map_err(Failure::Config)?;
     let call = context.call(cancel.clone());
-    ops::grep::grep(&context, raw, pattern, options, &call, &())
+    ops::grep::grep(&context, raw, pattern, options, &call, observer)
         .await
         .map_err(Failure::Grep)
 }

@@ -14,6 +14,7 @@ pub mod fetch;
 pub mod grep;
 pub mod options;
 pub mod output;
+pub mod progress;
 pub mod robots;
 pub mod serve;
 
