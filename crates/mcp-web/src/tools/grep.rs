@@ -20,7 +20,8 @@ those lines as `url:line:text`. Use it when you know what you are looking for: i
 less context than web_fetch (read one page) or web_crawl (see what a site holds). The \
 pattern is literal text unless `regex` is true (Rust regex syntax: no look-around or \
 backreferences). Line numbers are those of web_fetch's answer for the same page (its \
-`# Title` line is line 1), so a match leads straight to its context. With the default \
+`# Title` line is line 1), so a match leads straight to its context; a line longer than \
+240 characters is shown as a window around its match, `…` marking each cut. With the default \
 depth of 0 only the given URL is searched; a depth above 0 follows same-origin links as \
 web_crawl does, respects robots.txt, and fetches no more pages once `max-results` lines \
 matched (a `[stopped at N matching lines; …]` line says so). No match is an answer that \
@@ -166,6 +167,15 @@ mod tests {
                 ("max-results", json!(50), json!(1), json!(1000)),
             ]
         );
+    }
+
+    #[test]
+    fn the_description_states_the_window_the_core_uses() {
+        let said = format!(
+            "a line longer than {} characters",
+            mcp_web_core::grep::WINDOW_CHARS
+        );
+        assert!(DESCRIPTION.contains(&said), "{DESCRIPTION}");
     }
 
     #[test]
