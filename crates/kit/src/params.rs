@@ -472,6 +472,9 @@ pub enum ArgumentRule {
     OutOfRange,
     /// The tool read a parameter its definition lacks, or as another type.
     Undefined,
+    /// The value has the parameter's type, but the tool's own check refused it by the
+    /// rule named (a pattern that does not compile: `regex-syntax`).
+    Invalid(&'static str),
 }
 
 impl ArgumentRule {
@@ -483,6 +486,7 @@ impl ArgumentRule {
             ArgumentRule::WrongType => "wrong_type",
             ArgumentRule::OutOfRange => "out_of_range",
             ArgumentRule::Undefined => "undefined_parameter",
+            ArgumentRule::Invalid(rule) => rule,
         }
     }
 }
@@ -498,6 +502,23 @@ pub struct ArgumentError {
 }
 
 impl ArgumentError {
+    /// The value the call gave `parameter` of `tool` refused by the tool's own check,
+    /// by `rule` (its stable id), `why` saying what is wrong: the message reads
+    /// `tool: the parameter "parameter" was refused: why`.
+    pub fn invalid(
+        tool: &str,
+        parameter: &str,
+        rule: &'static str,
+        why: impl fmt::Display,
+    ) -> Self {
+        ArgumentError {
+            tool: tool.to_owned(),
+            parameter: parameter.to_owned(),
+            rule: ArgumentRule::Invalid(rule),
+            message: format!("{tool}: the parameter \"{parameter}\" was refused: {why}"),
+        }
+    }
+
     /// The tool whose call was refused.
     pub fn tool(&self) -> &str {
         &self.tool
@@ -700,6 +721,19 @@ mod tests {
         // Unknown arguments are reported before missing ones.
         let (parameter, rule, _) = refusal(json!({"URL": "u"}));
         assert_eq!((parameter.as_str(), rule), ("URL", ArgumentRule::Unknown));
+    }
+
+    #[test]
+    fn a_value_the_tool_refuses_names_the_parameter_and_the_tools_rule() {
+        let error = ArgumentError::invalid("grep", "pattern", "regex-syntax", "unclosed group");
+        assert_eq!(error.tool(), "grep");
+        assert_eq!(error.parameter(), "pattern");
+        assert_eq!(error.rule(), ArgumentRule::Invalid("regex-syntax"));
+        assert_eq!(error.rule().as_str(), "regex-syntax");
+        assert_eq!(
+            error.to_string(),
+            "grep: the parameter \"pattern\" was refused: unclosed group"
+        );
     }
 
     #[test]

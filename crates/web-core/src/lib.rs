@@ -1,12 +1,12 @@
 //! The web library behind mcp-web: the SSRF floor (address table, URL shape, guard,
-//! transport), the guarded fetch, extraction, robots.txt, search and configuration.
+//! transport), the guarded fetch, extraction, robots.txt, grep, search and configuration.
 //!
 //! Modules form layers; a module imports only from the layers above it
 //! (see `ARCHITECTURE.md`):
 //!
 //! | layer | modules |
 //! |---|---|
-//! | 0 pure | [`error`], [`addr`], [`url`], [`media`], [`extract`], [`robots`] (parser) |
+//! | 0 pure | [`error`], [`addr`], [`url`], [`media`], [`extract`], [`robots`] (parser), [`grep`] |
 //! | 1 policy | [`guard`] |
 //! | 2 I/O | [`transport`], [`fetch`], [`search`] |
 //! | 3 | [`page`], `robots::cache`, [`crawl`] |
@@ -20,6 +20,7 @@ pub mod crawl;
 pub mod error;
 pub mod extract;
 pub mod fetch;
+pub mod grep;
 pub mod guard;
 pub mod media;
 pub mod page;

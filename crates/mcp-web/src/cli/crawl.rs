@@ -2,11 +2,10 @@
 //! the `web_crawl` tool answers: the same operation, [`ops::crawl`]. On a terminal a
 //! progress bar on stderr counts the pages requested against `--max-pages`.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcp_web_core::config::Settings;
 use mcp_web_core::transport::{Resolve, SystemResolver};
 use tokio_util::sync::CancellationToken;
@@ -14,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::fetch::Failure;
 use crate::cli::options::ConfigArgs;
 use crate::cli::output;
+use crate::cli::progress::Bar;
 use crate::ops::crawl::Crawled;
 use crate::ops::{self, Context, Observer};
 
@@ -67,9 +67,7 @@ pub fn exec(args: &CrawlArgs) -> ExitCode {
         Ok(both) => both,
         Err(code) => return code,
     };
-    let bar = io::stderr()
-        .is_terminal()
-        .then(|| Bar::new(u64::from(args.max_pages)));
+    let bar = Bar::on_terminal(u64::from(args.max_pages));
     let answer = runtime.block_on(async {
         let cancel = super::cancel_on_interrupt();
         let observer: &dyn Observer = match &bar {
@@ -79,7 +77,7 @@ pub fn exec(args: &CrawlArgs) -> ExitCode {
         crawl(args, &settings, Arc::new(SystemResolver), &cancel, observer).await
     });
     if let Some(bar) = &bar {
-        bar.0.finish_and_clear();
+        bar.finish();
     }
     match answer {
         Ok(crawled) => {
@@ -144,31 +142,4 @@ pub fn json_lines(crawled: &Crawled) -> String {
         .map(|entry| entry.to_json().to_string())
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// The progress bar on a terminal: pages requested of `--max-pages`, the page's URL.
-struct Bar(ProgressBar);
-
-impl Bar {
-    /// A bar of `max_pages` steps drawn on stderr.
-    fn new(max_pages: u64) -> Bar {
-        let bar = ProgressBar::with_draw_target(Some(max_pages), ProgressDrawTarget::stderr());
-        if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} pages  {wide_msg}") {
-            bar.set_style(style);
-        }
-        Bar(bar)
-    }
-}
-
-impl Observer for Bar {
-    fn progress(&self, done: f64, _total: Option<f64>, message: &str) {
-        // `done` counts whole pages.
-        #[expect(
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            reason = "a count of pages, never negative nor fractional"
-        )]
-        self.0.set_position(done as u64);
-        self.0.set_message(message.to_owned());
-    }
 }

@@ -11,8 +11,10 @@ use tokio_util::sync::CancellationToken;
 pub mod check;
 pub mod crawl;
 pub mod fetch;
+pub mod grep;
 pub mod options;
 pub mod output;
+pub mod progress;
 pub mod robots;
 pub mod serve;
 
@@ -28,6 +30,9 @@ pub enum Command {
     /// Fetch one page through the floor and print what web_fetch answers.
     #[command(about = fetch::ABOUT, long_about = fetch::LONG_ABOUT)]
     Fetch(fetch::FetchArgs),
+    /// Print the lines of a page (or a site) that match a pattern, as web_grep answers.
+    #[command(about = grep::ABOUT, long_about = grep::LONG_ABOUT)]
+    Grep(grep::GrepArgs),
     /// Explain whether robots.txt lets our user agent crawl each URL.
     #[command(about = robots::ABOUT, long_about = robots::LONG_ABOUT)]
     Robots(robots::RobotsArgs),
@@ -41,6 +46,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Check(args) => check::exec(&args),
         Command::Crawl(args) => crawl::exec(&args),
         Command::Fetch(args) => fetch::exec(&args),
+        Command::Grep(args) => grep::exec(&args),
         Command::Robots(args) => robots::exec(&args),
         Command::Serve(args) => serve::exec(&args),
     }

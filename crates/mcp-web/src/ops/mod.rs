@@ -1,6 +1,7 @@
 //! The operations behind the tools and the command line: `web_fetch` and `mcp-web fetch`,
-//! `web_crawl` and `mcp-web crawl` (and the coming grep and search) are one function
-//! each here, over one [`Context`], so a tool and its subcommand cannot drift apart.
+//! `web_crawl` and `mcp-web crawl`, `web_grep` and `mcp-web grep` (and the coming search)
+//! are one function each here, over one [`Context`], so a tool and its subcommand cannot
+//! drift apart.
 //!
 //! A tool module parses its arguments, calls its operation and maps the outcome to an
 //! MCP answer; a subcommand parses its flags, calls the same operation and prints the
@@ -18,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 pub mod crawl;
 pub mod fetch;
+pub mod grep;
 
 /// What every operation works with: the settings, the guarded fetcher (one pool for the
 /// configured policy) and the robots.txt cache that fetches through it. Built in one

@@ -14,6 +14,7 @@ use crate::ops::{Context, Observer};
 
 pub mod crawl;
 pub mod fetch;
+pub mod grep;
 
 /// The Web pack: read-only web tools under the floor.
 #[derive(Debug, Clone)]
@@ -51,7 +52,7 @@ impl Toolkit for Web {
     }
 
     fn tools(&self) -> Vec<ToolSpec> {
-        vec![fetch::spec(), crawl::spec()]
+        vec![fetch::spec(), crawl::spec(), grep::spec()]
     }
 
     fn call(&self, request: Request) -> CallFuture {
@@ -60,6 +61,7 @@ impl Toolkit for Web {
             match request.tool.as_str() {
                 fetch::NAME => fetch::call(&pack.context, request).await,
                 crawl::NAME => crawl::call(&pack.context, request).await,
+                grep::NAME => grep::call(&pack.context, request).await,
                 // The server routes only the tools this pack lists.
                 other => {
                     let message = format!("the Web pack has no tool named {other}");

@@ -250,8 +250,8 @@ async fn cancellation_stops_fetching() {
     let site = support::Server::start(move |path: &str| {
         if path == "/guide" {
             // The client cancels while the second page is being answered.
-            on_guide.cancel();
             flag.store(true, Ordering::SeqCst);
+            on_guide.cancel();
         }
         site(path)
     });

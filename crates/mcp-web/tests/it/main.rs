@@ -4,6 +4,7 @@ mod check;
 mod conformance;
 mod crawl;
 mod fetch;
+mod grep;
 mod hostile;
 mod inprocess;
 mod protocol;

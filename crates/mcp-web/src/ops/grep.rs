@@ -1,0 +1,397 @@
+//! Grep one page, or a site at a depth, for the lines that match a pattern: what
+//! `web_grep` and `mcp-web grep` answer.
+//!
+//! Depth 0 fetches the one URL with [`ops::fetch`](super::fetch::fetch), which never
+//! consults robots.txt. A depth above 0 walks the site with the same-origin crawl
+//! (robots.txt respected as `respect-robots` says, one request at a time), and answers
+//! [`Flow::Stop`] as soon as `max-results` lines have matched, so no page is fetched
+//! after the one that completed the results.
+//!
+//! Each page is searched over [`PageText::lines`](mcp_web_core::page::PageText::lines),
+//! its header included, so the line numbers are those of the `web_fetch` answer for the
+//! page: `mcp-web fetch URL | sed -n LINEp` shows the matched line.
+
+use std::time::Duration;
+
+use mcp_web_core::crawl::{self, CrawlOptions, Flow, Outcome, Stopped, Visit};
+use mcp_web_core::error::Error;
+use mcp_web_core::fetch::Call;
+use mcp_web_core::grep::Pattern;
+use mcp_web_core::page::PageText;
+use mcp_web_core::url::CheckedUrl;
+use serde_json::{Value, json};
+
+use super::{Context, Observer};
+
+/// How far one grep goes: the tool's `depth`, `max-pages` and `max-results`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GrepOptions {
+    /// Hops from the start page that are followed (0 = the one page).
+    pub depth: usize,
+    /// The most pages fetched (`max-pages`; a depth of 0 fetches one).
+    pub max_pages: usize,
+    /// The most matching lines returned (`max-results`).
+    pub max_results: usize,
+}
+
+/// One matching line of one page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The page's final URL (after redirects).
+    pub url: String,
+    /// The line's number in the `web_fetch` answer for the page (its `# Title` is 1).
+    pub line: usize,
+    /// The line, or a window around its first match marked with `…` where cut.
+    pub text: String,
+    /// Whether `text` is a window of a longer line.
+    pub cut: bool,
+}
+
+impl Found {
+    /// The match as `url:line:text`, the way grep reports it.
+    pub fn to_line(&self) -> String {
+        format!("{}:{}:{}", self.url, self.line, self.text)
+    }
+
+    /// The match as a JSON object: `url`, `line`, `text`, `cut`.
+    pub fn to_json(&self) -> Value {
+        json!({"url": self.url, "line": self.line, "text": self.text, "cut": self.cut})
+    }
+}
+
+/// One page the grep visited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Visited {
+    /// The page's final URL when it was fetched, else the URL as linked.
+    pub url: String,
+    /// `None` when the page was searched, else why it could not be (the teaching
+    /// message of its failure or robots.txt refusal).
+    pub not_searched: Option<String>,
+}
+
+/// Why a grep ended before it had searched everything within its depth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// `max-results` lines matched (the limit).
+    MaxResults(usize),
+    /// `max-pages` pages were fetched and more were waiting (the limit).
+    MaxPages(usize),
+    /// The call's `total-timeout` (the limit) ran out.
+    Deadline(Duration),
+}
+
+/// What one grep found: the matching lines, the pages visited, and what stopped it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grepped {
+    /// The start URL, as checked.
+    pub start: String,
+    /// The pattern, as messages quote it (`"x"`, `the regex "x"`, `(ignoring case)`).
+    pub pattern: String,
+    /// The depth searched.
+    pub depth: usize,
+    /// The matching lines, page by page in crawl order, each page's lines in order.
+    pub matches: Vec<Found>,
+    /// Every page visited, in crawl order.
+    pub pages: Vec<Visited>,
+    /// What stopped the grep early, if anything did.
+    pub stopped: Option<Stop>,
+}
+
+impl Grepped {
+    /// How many pages were searched.
+    pub fn searched(&self) -> usize {
+        self.pages
+            .iter()
+            .filter(|p| p.not_searched.is_none())
+            .count()
+    }
+
+    /// The notices that follow the matches: what stopped the grep, and how many pages
+    /// could not be searched. Each is one `[…]` line.
+    pub fn notices(&self) -> Vec<String> {
+        let mut notices = Vec::new();
+        let unsearched = self.pages.len() - self.searched();
+        if !self.matches.is_empty() && unsearched > 0 {
+            notices.push(format!(
+                "[{unsearched} of {} pages could not be searched (an HTTP error, a refused \
+                 address or robots.txt); web_crawl lists each with its reason]",
+                self.pages.len()
+            ));
+        }
+        match self.stopped {
+            Some(Stop::MaxResults(limit)) => notices.push(format!(
+                "[stopped at {limit} matching lines; raise max-results to see more]"
+            )),
+            Some(Stop::MaxPages(limit)) => notices.push(format!(
+                "[stopped after {limit} pages; raise max-pages to go further]"
+            )),
+            Some(Stop::Deadline(limit)) => notices.push(format!(
+                "[stopped after {} pages because the total-timeout of {} ran out; raise \
+                 total-timeout to go further]",
+                self.pages.len(),
+                seconds(limit)
+            )),
+            None => {}
+        }
+        notices
+    }
+
+    /// The answer when nothing matched: which pages were searched, and which could
+    /// not be and why.
+    pub fn no_match(&self) -> String {
+        let searched = self.searched();
+        let pages = if searched == 1 { "page" } else { "pages" };
+        let mut out = format!(
+            "No line matched {} in {searched} {pages} from {} (depth {}).",
+            self.pattern, self.start, self.depth
+        );
+        let mut listed = self.pages.iter().filter(|p| p.not_searched.is_none());
+        if let Some(first) = listed.next() {
+            out.push_str("\n\n");
+            out.push_str(&first.url);
+            for page in listed {
+                out.push('\n');
+                out.push_str(&page.url);
+            }
+        }
+        let unsearched: Vec<&Visited> = self
+            .pages
+            .iter()
+            .filter(|p| p.not_searched.is_some())
+            .collect();
+        if !unsearched.is_empty() {
+            out.push_str("\n\nNot searched:");
+            for page in unsearched {
+                let why = page.not_searched.as_deref().unwrap_or_default();
+                out.push_str(&format!("\n{}  {why}", page.url));
+            }
+        }
+        out
+    }
+
+    /// The text answer: one `url:line:text` per match, then a blank line and the
+    /// notices; or, when nothing matched, [`Grepped::no_match`] and the notices.
+    pub fn render(&self) -> String {
+        let mut out = if self.matches.is_empty() {
+            self.no_match()
+        } else {
+            let lines: Vec<String> = self.matches.iter().map(Found::to_line).collect();
+            lines.join("\n")
+        };
+        let notices = self.notices();
+        if !notices.is_empty() {
+            out.push_str("\n\n");
+            out.push_str(&notices.join("\n"));
+        }
+        out
+    }
+}
+
+/// Greps `raw_url` (and, at a depth, the same-origin pages it leads to) for `pattern`
+/// within `call`, reporting each page to `observer`. A start page that is refused or
+/// fails to fetch is the error; a page further in that fails is listed as not searched.
+pub async fn grep(
+    context: &Context,
+    raw_url: &str,
+    pattern: &Pattern,
+    options: &GrepOptions,
+    call: &Call,
+    observer: &dyn Observer,
+) -> Result<Grepped, Error> {
+    let start = CheckedUrl::parse(raw_url)?;
+    let mut grepped = Grepped {
+        start: start.to_string(),
+        pattern: pattern.to_string(),
+        depth: options.depth,
+        matches: Vec::new(),
+        pages: Vec::new(),
+        stopped: None,
+    };
+    let max_results = options.max_results.max(1);
+    if options.depth == 0 {
+        let fetched = super::fetch::fetch(context, raw_url, call, observer).await?;
+        if search(&fetched.text, pattern, max_results, &mut grepped.matches) {
+            grepped.stopped = Some(Stop::MaxResults(max_results));
+        }
+        grepped.pages.push(Visited {
+            url: fetched.page.final_url.to_string(),
+            not_searched: None,
+        });
+        return Ok(grepped);
+    }
+    let settings = context.settings();
+    let crawl_options = CrawlOptions {
+        depth: options.depth,
+        max_pages: options.max_pages.max(1),
+        crawl_delay: settings.crawl_delay,
+        respect_robots: settings.respect_robots,
+        concurrency: 1,
+    };
+    let total = crawl_options.max_pages as f64;
+    let mut page_cut = false;
+    let mut on_visit = |visit: &Visit| -> Flow {
+        let (url, not_searched) = match &visit.outcome {
+            Outcome::Fetched { page, text } => {
+                let before = grepped.matches.len();
+                page_cut = search(text, pattern, max_results, &mut grepped.matches);
+                let found = grepped.matches.len() - before;
+                let url = page.final_url.to_string();
+                let lines = if found == 1 { "line" } else { "lines" };
+                observer.progress(
+                    (grepped.pages.len() + 1) as f64,
+                    Some(total),
+                    &format!("searched {url}: {found} matching {lines}"),
+                );
+                (url, None)
+            }
+            Outcome::Skipped(error) | Outcome::Failed(error) => {
+                let url = visit.url.to_string();
+                observer.progress(
+                    (grepped.pages.len() + 1) as f64,
+                    Some(total),
+                    &format!("not searched {url}: {}", error.rule()),
+                );
+                (url, Some(error.to_string()))
+            }
+        };
+        grepped.pages.push(Visited { url, not_searched });
+        if grepped.matches.len() >= max_results {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    };
+    let summary = crawl::crawl(
+        context.fetcher(),
+        context.robots(),
+        &start,
+        &crawl_options,
+        call,
+        &mut on_visit,
+    )
+    .await?;
+    grepped.stopped = match summary.stopped {
+        Stopped::Caller => Some(Stop::MaxResults(max_results)),
+        Stopped::Done if page_cut => Some(Stop::MaxResults(max_results)),
+        Stopped::MaxPages => Some(Stop::MaxPages(crawl_options.max_pages)),
+        Stopped::Deadline => Some(Stop::Deadline(call.budget())),
+        Stopped::Cancelled => return Err(Error::Cancelled),
+        Stopped::Done => None,
+    };
+    Ok(grepped)
+}
+
+/// Appends the matches of `text` to `matches` until there are `max_results`; answers
+/// whether the page had more matching lines than were kept.
+fn search(
+    text: &PageText,
+    pattern: &Pattern,
+    max_results: usize,
+    matches: &mut Vec<Found>,
+) -> bool {
+    let url = text.final_url().to_string();
+    let numbered = text
+        .lines()
+        .iter()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.as_str()));
+    for found in pattern.find_lines(numbered) {
+        if matches.len() >= max_results {
+            return true;
+        }
+        matches.push(Found {
+            url: url.clone(),
+            line: found.line,
+            text: found.text,
+            cut: found.cut,
+        });
+    }
+    false
+}
+
+/// A number of seconds the way notices say it: `90 s`, `0.5 s`.
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s} s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grepped(matches: usize, pages: &[Option<&str>], stopped: Option<Stop>) -> Grepped {
+        Grepped {
+            start: "https://example.com/".into(),
+            pattern: "\"x\"".into(),
+            depth: 1,
+            matches: (1..=matches)
+                .map(|line| Found {
+                    url: "https://example.com/".into(),
+                    line,
+                    text: "x".into(),
+                    cut: false,
+                })
+                .collect(),
+            pages: pages
+                .iter()
+                .enumerate()
+                .map(|(i, why)| Visited {
+                    url: format!("https://example.com/{i}"),
+                    not_searched: why.map(str::to_owned),
+                })
+                .collect(),
+            stopped,
+        }
+    }
+
+    #[test]
+    fn the_deadline_notice_names_total_timeout_and_the_pages_visited() {
+        let g = grepped(
+            1,
+            &[None, None],
+            Some(Stop::Deadline(Duration::from_millis(1500))),
+        );
+        assert_eq!(
+            g.render(),
+            "https://example.com/:1:x\n\n[stopped after 2 pages because the total-timeout \
+             of 1.5 s ran out; raise total-timeout to go further]"
+        );
+    }
+
+    #[test]
+    fn no_match_lists_the_pages_searched_and_those_that_could_not_be() {
+        let g = grepped(0, &[None, Some("HTTP 404"), None], Some(Stop::MaxPages(3)));
+        assert_eq!(
+            g.render(),
+            "No line matched \"x\" in 2 pages from https://example.com/ (depth 1).\n\n\
+             https://example.com/0\nhttps://example.com/2\n\n\
+             Not searched:\nhttps://example.com/1  HTTP 404\n\n\
+             [stopped after 3 pages; raise max-pages to go further]"
+        );
+        let one = grepped(0, &[None], None);
+        assert!(
+            one.render().contains(" in 1 page from "),
+            "{}",
+            one.render()
+        );
+    }
+
+    #[test]
+    fn a_match_is_one_json_object() {
+        let found = Found {
+            url: "https://example.com/".into(),
+            line: 7,
+            text: "…x…".into(),
+            cut: true,
+        };
+        assert_eq!(found.to_line(), "https://example.com/:7:…x…");
+        assert_eq!(
+            found.to_json(),
+            json!({"url": "https://example.com/", "line": 7, "text": "…x…", "cut": true})
+        );
+    }
+}

@@ -1,0 +1,565 @@
+//! `web_grep` and `mcp-web grep` against a site this test serves on loopback (port 0):
+//! `url:line:text` lines numbered as `web_fetch` answers, literal, regex and
+//! ignore-case patterns, a long line windowed, a bad regex refused as an argument, no
+//! match as an answer, robots.txt never read at depth 0 and obeyed at depth 1, no page
+//! fetched once `max-results` lines matched, and no page fetched once cancelled. The
+//! server counts every request.
+
+use std::process::{Command, Output};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_kit::{Call, FromConfig, Notification, Outcome, Server, ToolResult};
+use mcp_web::ops::Context;
+use mcp_web::ops::grep::GrepOptions;
+use mcp_web::tools::Web;
+use mcp_web_core::config::parse_web_config;
+use mcp_web_core::error::Error;
+use mcp_web_core::grep::Pattern;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::support;
+
+/// The configuration of every test: loopback permitted, no politeness delay.
+fn config() -> Value {
+    json!({"allow-loopback": true, "crawl-delay": 0})
+}
+
+fn response(content_type: &str, body: &str) -> Vec<u8> {
+    format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn html(title: &str, body: &str) -> Vec<u8> {
+    let page = format!("<html><head><title>{title}</title></head><body>{body}</body></html>");
+    response("text/html; charset=utf-8", &page)
+}
+
+/// The long line of `/long`: a needle between 500 x's and 500 y's.
+fn long_line() -> String {
+    format!("{}needle{}", "x".repeat(500), "y".repeat(500))
+}
+
+/// The test site: a home page linking to three pages and a private one, which
+/// robots.txt disallows; a plain-text page with a long line; a missing page.
+fn site(path: &str) -> Vec<u8> {
+    match path {
+        "/robots.txt" => response("text/plain", "User-agent: *\nDisallow: /private\n"),
+        "/" => html(
+            "Home",
+            "<h1>Home</h1><p>Start here: a needle waits on some pages.</p>\
+             <p>See <a href=\"/a\">the first page</a>, <a href=\"/b\">the second page</a>, \
+             <a href=\"/private\">the private page</a> and <a href=\"/c\">the third \
+             page</a>.</p>",
+        ),
+        "/a" => html(
+            "Page A",
+            "<h1>Page A</h1><p>The first needle of page A.</p><p>Nothing to see here.</p>\
+             <pre>  needle in a preformatted line\nNeedle with a capital.</pre>\
+             <p>A n.edle with a dot.</p>",
+        ),
+        "/b" => html(
+            "Page B",
+            "<p>Two needles: needle and needle.</p><p>A second needle line.</p>",
+        ),
+        "/c" => html("Page C", "<p>A needle on page C.</p>"),
+        "/private" => html("Private", "<p>A secret needle.</p>"),
+        "/old" => b"HTTP/1.1 301 Moved\r\nlocation: /a\r\ncontent-length: 0\r\n\r\n".to_vec(),
+        "/long" => response("text/plain", &format!("short line\n\n{}\n", long_line())),
+        _ => b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n".to_vec(),
+    }
+}
+
+fn server() -> Server {
+    let web = Web::from_config(&config()).expect("a valid Web config");
+    Server::new("mcp-web-test", "0").plug(web)
+}
+
+fn object(value: Value) -> Map<String, Value> {
+    value.as_object().cloned().expect("an argument object")
+}
+
+async fn call(server: &Server, tool: &str, args: Value) -> ToolResult {
+    match server.call(tool, object(args)).await {
+        Outcome::Answered(result) => result,
+        other => panic!("{tool} answers, not {other:?}"),
+    }
+}
+
+/// Calls `web_grep` with `args`; its answer must not be an error.
+async fn grep(server: &Server, args: Value) -> String {
+    let result = call(server, "web_grep", args).await;
+    assert!(!result.is_error(), "{}", result.text());
+    result.text()
+}
+
+/// The lines of `web_fetch`'s answer for `url`.
+async fn fetched_lines(server: &Server, url: &str) -> Vec<String> {
+    let result = call(server, "web_fetch", json!({"url": url})).await;
+    assert!(!result.is_error(), "{}", result.text());
+    result.text().lines().map(str::to_owned).collect()
+}
+
+/// Asserts that every `url:line:text` line of `answer` (up to its first blank line) is
+/// line `line` of `web_fetch`'s answer for `url`, for pages among `urls`.
+async fn assert_numbered_as_web_fetch(server: &Server, answer: &str, urls: &[String]) {
+    for found in answer.lines().take_while(|l| !l.is_empty()) {
+        let url = urls
+            .iter()
+            .find(|u| found.starts_with(&format!("{u}:")))
+            .unwrap_or_else(|| panic!("{found} is on a page of the site"));
+        let rest = &found[url.len() + 1..];
+        let (line, text) = rest.split_once(':').expect("url:line:text");
+        let line: usize = line.parse().expect("a line number");
+        let fetched = fetched_lines(server, url).await;
+        assert_eq!(fetched[line - 1], text, "line {line} of {url}");
+    }
+}
+
+#[tokio::test]
+async fn matches_are_url_line_text_numbered_as_web_fetch_answers() {
+    let site = support::Server::start(site);
+    let server = server();
+    let a = site.url("/a");
+    let answer = grep(&server, json!({"url": a, "pattern": "needle"})).await;
+    assert_eq!(
+        answer,
+        format!("{a}:3:The first needle of page A.\n{a}:8:  needle in a preformatted line")
+    );
+    assert_numbered_as_web_fetch(&server, &answer, std::slice::from_ref(&a)).await;
+    // The header is searched too: its `# Title` is line 1.
+    let answer = grep(&server, json!({"url": a, "pattern": "# Page"})).await;
+    assert_eq!(answer, format!("{a}:1:# Page A"));
+}
+
+#[tokio::test]
+async fn a_redirected_page_is_reported_at_its_final_url_numbered_past_retrieved_from() {
+    let site = support::Server::start(site);
+    let server = server();
+    let (old, a) = (site.url("/old"), site.url("/a"));
+    let answer = grep(&server, json!({"url": old, "pattern": "first needle"})).await;
+    assert_eq!(answer, format!("{a}:4:The first needle of page A."));
+    let fetched = fetched_lines(&server, &old).await;
+    assert_eq!(fetched[1], format!("Retrieved from {a}"));
+    assert_eq!(fetched[3], "The first needle of page A.");
+}
+
+#[tokio::test]
+async fn patterns_are_literal_unless_regex_and_match_case_unless_told() {
+    let site = support::Server::start(site);
+    let server = server();
+    let a = site.url("/a");
+    let literal = grep(&server, json!({"url": a, "pattern": "n.edle"})).await;
+    assert_eq!(literal, format!("{a}:12:A n.edle with a dot."));
+    let regex = grep(
+        &server,
+        json!({"url": a, "pattern": "n.edle", "regex": true}),
+    )
+    .await;
+    assert_eq!(
+        regex,
+        format!(
+            "{a}:3:The first needle of page A.\n{a}:8:  needle in a preformatted line\n\
+             {a}:12:A n.edle with a dot."
+        )
+    );
+    let anchored = grep(
+        &server,
+        json!({"url": a, "pattern": "^Needle", "regex": true}),
+    )
+    .await;
+    assert_eq!(anchored, format!("{a}:9:Needle with a capital."));
+    let folded = grep(
+        &server,
+        json!({"url": a, "pattern": "NEEDLE", "ignore-case": true}),
+    )
+    .await;
+    assert_eq!(
+        folded,
+        format!(
+            "{a}:3:The first needle of page A.\n{a}:8:  needle in a preformatted line\n\
+             {a}:9:Needle with a capital."
+        )
+    );
+    let exact = grep(&server, json!({"url": a, "pattern": "NEEDLE"})).await;
+    assert_eq!(
+        exact,
+        format!("No line matched \"NEEDLE\" in 1 page from {a} (depth 0).\n\n{a}")
+    );
+}
+
+#[tokio::test]
+async fn a_long_line_is_a_window_around_its_match() {
+    let site = support::Server::start(site);
+    let server = server();
+    let long = site.url("/long");
+    let answer = grep(&server, json!({"url": long, "pattern": "needle"})).await;
+    let window = format!("…{}needle{}…", "x".repeat(117), "y".repeat(117));
+    assert_eq!(answer, format!("{long}:5:{window}"));
+    let fetched = fetched_lines(&server, &long).await;
+    assert_eq!(fetched[4], long_line());
+}
+
+#[tokio::test]
+async fn a_bad_regex_is_refused_as_the_pattern_argument() {
+    let site = support::Server::start(site);
+    let server = server();
+    let args = json!({"url": site.url("/a"), "pattern": "a(b", "regex": true});
+    let result = call(&server, "web_grep", args).await;
+    assert!(result.is_error());
+    let text = result.text();
+    assert!(
+        text.starts_with(
+            "web_grep: the parameter \"pattern\" was refused: the pattern is not a valid regex"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("unclosed group"), "{text}");
+    assert_eq!(
+        result.structured_content(),
+        Some(&json!({
+            "kind": "bad_arguments",
+            "rule": "regex-syntax",
+            "config_key": null,
+            "parameter": "pattern",
+        }))
+    );
+    assert_eq!(
+        site.connections(),
+        0,
+        "nothing is fetched for a bad pattern"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_start_page_is_the_error() {
+    let site = support::Server::start(site);
+    let server = server();
+    for depth in [0, 1] {
+        let args = json!({"url": site.url("/missing"), "pattern": "x", "depth": depth});
+        let result = call(&server, "web_grep", args).await;
+        assert!(result.is_error(), "{}", result.text());
+        let data = result.structured_content().expect("structured content");
+        assert_eq!(data["kind"], "http", "{data}");
+    }
+}
+
+#[tokio::test]
+async fn no_match_is_an_answer_naming_the_pages_searched() {
+    let site = support::Server::start(site);
+    let server = server();
+    let root = site.url("/");
+    let answer = grep(
+        &server,
+        json!({"url": root, "pattern": "zebra", "depth": 1}),
+    )
+    .await;
+    let private = site.url("/private");
+    let (head, refused) = answer
+        .split_once(&format!("\n\nNot searched:\n{private}  "))
+        .expect("the refused page is listed");
+    assert_eq!(
+        head,
+        format!(
+            "No line matched \"zebra\" in 4 pages from {root} (depth 1).\n\n{root}\n{}\n{}\n{}",
+            site.url("/a"),
+            site.url("/b"),
+            site.url("/c")
+        )
+    );
+    assert!(refused.contains("Disallow: /private"), "{refused}");
+    assert!(!refused.contains('\n'), "one line per page: {refused}");
+}
+
+#[tokio::test]
+async fn depth_0_never_asks_for_robots_txt() {
+    let site = support::Server::start(site);
+    let server = server();
+    let private = site.url("/private");
+    let answer = grep(&server, json!({"url": private, "pattern": "secret"})).await;
+    assert_eq!(answer, format!("{private}:3:A secret needle."));
+    assert_eq!(site.requests("/robots.txt"), 0);
+    assert_eq!(site.requests("/private"), 1);
+}
+
+#[tokio::test]
+async fn depth_1_follows_the_links_and_obeys_robots_txt() {
+    let site = support::Server::start(site);
+    let server = server();
+    let [root, a, b, c] = ["/", "/a", "/b", "/c"].map(|p| site.url(p));
+    let args = json!({"url": root, "pattern": "needle", "depth": 1, "max-results": 1000});
+    let answer = grep(&server, args).await;
+    assert_eq!(
+        answer,
+        format!(
+            "{root}:3:Start here: a needle waits on some pages.\n\
+             {a}:3:The first needle of page A.\n\
+             {a}:8:  needle in a preformatted line\n\
+             {b}:3:Two needles: needle and needle.\n\
+             {b}:5:A second needle line.\n\
+             {c}:3:A needle on page C.\n\
+             \n\
+             [1 of 5 pages could not be searched (an HTTP error, a refused address or \
+             robots.txt); web_crawl lists each with its reason]"
+        )
+    );
+    assert_numbered_as_web_fetch(&server, &answer, &[root, a, b, c]).await;
+    assert_eq!(site.requests("/private"), 0, "robots.txt disallows it");
+    assert_eq!(site.requests("/robots.txt"), 1, "read once for the origin");
+}
+
+#[tokio::test]
+async fn no_page_is_fetched_once_max_results_lines_matched() {
+    let site = support::Server::start(site);
+    let server = server();
+    let [root, a] = ["/", "/a"].map(|p| site.url(p));
+    let args = json!({"url": root, "pattern": "needle", "depth": 1, "max-results": 3});
+    let answer = grep(&server, args).await;
+    assert_eq!(
+        answer,
+        format!(
+            "{root}:3:Start here: a needle waits on some pages.\n\
+             {a}:3:The first needle of page A.\n\
+             {a}:8:  needle in a preformatted line\n\
+             \n\
+             [stopped at 3 matching lines; raise max-results to see more]"
+        )
+    );
+    assert_eq!((site.requests("/"), site.requests("/a")), (1, 1));
+    for after in ["/b", "/c", "/private"] {
+        assert_eq!(site.requests(after), 0, "{after} is not fetched");
+    }
+    // Within one page, the lines past the limit are not shown.
+    let answer = grep(
+        &server,
+        json!({"url": a, "pattern": "needle", "max-results": 1}),
+    )
+    .await;
+    assert_eq!(
+        answer,
+        format!(
+            "{a}:3:The first needle of page A.\n\n\
+             [stopped at 1 matching lines; raise max-results to see more]"
+        )
+    );
+}
+
+#[tokio::test]
+async fn max_pages_stops_the_walk_and_says_which_key_to_raise() {
+    let site = support::Server::start(site);
+    let server = server();
+    let [root, a] = ["/", "/a"].map(|p| site.url(p));
+    let args = json!({"url": root, "pattern": "needle of", "depth": 1, "max-pages": 2});
+    let answer = grep(&server, args).await;
+    assert_eq!(
+        answer,
+        format!(
+            "{a}:3:The first needle of page A.\n\n\
+             [stopped after 2 pages; raise max-pages to go further]"
+        )
+    );
+    assert_eq!(site.requests("/b"), 0);
+}
+
+#[tokio::test]
+async fn progress_is_reported_per_page() {
+    let site = support::Server::start(site);
+    let server = server();
+    let (sink, mut notes) = tokio::sync::mpsc::unbounded_channel::<Notification>();
+    let args = object(json!({"url": site.url("/"), "pattern": "needle", "depth": 1}));
+    let call = Call::new("web_grep", args)
+        .with_progress_token(json!("grep-1"))
+        .with_notifications(sink);
+    let outcome = server.dispatch(call).await;
+    assert!(
+        outcome.result().is_some_and(|r| !r.is_error()),
+        "{outcome:?}"
+    );
+    let mut progress = Vec::new();
+    while let Ok(Notification { params, .. }) = notes.try_recv() {
+        assert_eq!(params["progressToken"], "grep-1");
+        assert_eq!(params["total"], json!(20.0));
+        progress.push((
+            params["progress"].as_f64().unwrap_or(-1.0),
+            params["message"].as_str().unwrap_or_default().to_owned(),
+        ));
+    }
+    let expected = [
+        (1.0, format!("searched {}: 1 matching line", site.url("/"))),
+        (
+            2.0,
+            format!("searched {}: 2 matching lines", site.url("/a")),
+        ),
+        (
+            3.0,
+            format!("searched {}: 2 matching lines", site.url("/b")),
+        ),
+        (
+            4.0,
+            format!("not searched {}: robots-disallow", site.url("/private")),
+        ),
+        (5.0, format!("searched {}: 1 matching line", site.url("/c"))),
+    ];
+    assert_eq!(progress, expected);
+}
+
+#[tokio::test]
+async fn cancellation_stops_fetching() {
+    // `/slow` answers only once the test lets it; `/after` must never be asked for.
+    let (arrived, on_arrival) = mpsc::channel::<()>();
+    let (release, gate) = mpsc::channel::<()>();
+    let (arrived, gate) = (Mutex::new(arrived), Arc::new(Mutex::new(gate)));
+    let site = support::Server::start(move |path| match path {
+        "/" => html(
+            "Home",
+            "<p>A needle.</p><p><a href=\"/slow\">slow</a> <a href=\"/after\">after</a></p>",
+        ),
+        "/slow" => {
+            let _ = arrived.lock().expect("test rig").send(());
+            // A hang guard, not a measurement: the test releases or drops the gate.
+            let _ = gate
+                .lock()
+                .expect("test rig")
+                .recv_timeout(Duration::from_secs(30));
+            html("Slow", "<p>needle</p>")
+        }
+        _ => html("After", "<p>needle</p>"),
+    });
+    let settings = parse_web_config(&config()).expect("valid settings");
+    let context = Context::new(settings).expect("a context");
+    let cancel = CancellationToken::new();
+    let call = context.call(cancel.clone());
+    let pattern = Pattern::new("needle", false, false).expect("a pattern");
+    let options = GrepOptions {
+        depth: 1,
+        max_pages: 20,
+        max_results: 50,
+    };
+    let url = site.url("/");
+    let running = tokio::spawn(async move {
+        mcp_web::ops::grep::grep(&context, &url, &pattern, &options, &call, &()).await
+    });
+    tokio::task::spawn_blocking(move || on_arrival.recv())
+        .await
+        .expect("the waiter runs")
+        .expect("/slow is asked for");
+    cancel.cancel();
+    let outcome = running.await.expect("the grep task ends");
+    assert!(matches!(outcome, Err(Error::Cancelled)), "{outcome:?}");
+    drop(release);
+    assert_eq!(site.requests("/slow"), 1);
+    assert_eq!(
+        site.requests("/after"),
+        0,
+        "nothing is fetched after cancellation"
+    );
+}
+
+/// Runs `mcp-web grep ARGS…` and returns its exit status, stdout and stderr.
+fn run(args: &[&str]) -> (i32, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = Command::new(env!("CARGO_BIN_EXE_mcp-web"))
+        .arg("grep")
+        .args(args)
+        .output()
+        .expect("the mcp-web binary runs");
+    (
+        status.code().expect("an exit code"),
+        String::from_utf8(stdout).expect("utf-8 stdout"),
+        String::from_utf8(stderr).expect("utf-8 stderr"),
+    )
+}
+
+#[test]
+fn the_command_prints_what_web_grep_answers() {
+    let site = support::Server::start(site);
+    let a = site.url("/a");
+    let (code, out, err) = run(&[&a, "needle", "--allow-loopback"]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(
+        out,
+        format!("{a}:3:The first needle of page A.\n{a}:8:  needle in a preformatted line\n")
+    );
+    let (code, out, _) = run(&[
+        &a,
+        "^needle",
+        "--regex",
+        "--ignore-case",
+        "--allow-loopback",
+    ]);
+    assert_eq!((code, out), (0, format!("{a}:9:Needle with a capital.\n")));
+    // No match is an answer.
+    let (code, out, _) = run(&[&a, "zebra", "--allow-loopback"]);
+    assert_eq!(
+        (code, out),
+        (
+            0,
+            format!("No line matched \"zebra\" in 1 page from {a} (depth 0).\n\n{a}\n")
+        )
+    );
+}
+
+#[test]
+fn the_command_prints_one_json_object_per_match() {
+    let site = support::Server::start(site);
+    let root = site.url("/");
+    let args = [
+        root.as_str(),
+        "needle",
+        "--json",
+        "--depth",
+        "1",
+        "--max-results",
+        "2",
+        "--crawl-delay",
+        "0",
+        "--allow-loopback",
+    ];
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let objects: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(
+        objects,
+        [
+            json!({"url": root, "line": 3, "text": "Start here: a needle waits on some pages.", "cut": false}),
+            json!({"url": site.url("/a"), "line": 3, "text": "The first needle of page A.", "cut": false}),
+        ]
+    );
+    assert_eq!(
+        err,
+        "mcp-web: [stopped at 2 matching lines; raise max-results to see more]\n"
+    );
+    assert_eq!(site.requests("/b"), 0);
+}
+
+#[test]
+fn the_command_exits_1_when_refused_and_2_on_a_bad_pattern_or_configuration() {
+    let site = support::Server::start(site);
+    let a = site.url("/a");
+    let (code, out, err) = run(&[&a, "needle"]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(err.contains("allow-loopback"), "{err}");
+    let (code, _, err) = run(&[&a, "a(b", "--regex", "--allow-loopback"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("regex") && err.contains("unclosed group"),
+        "{err}"
+    );
+    let (code, _, err) = run(&[&a, "needle", "--allow-loopback", "--max-bytes", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("max-bytes"), "{err}");
+    let (code, _, _) = run(&[&a, "needle", "--depth", "6"]);
+    assert_eq!(code, 2);
+    assert_eq!(site.connections(), 0, "no refused call reached the site");
+}

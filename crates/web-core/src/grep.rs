@@ -1,0 +1,473 @@
+//! Matching a pattern against numbered lines of text: what `web_grep` runs over each
+//! page, knowing nothing of where the lines came from.
+//!
+//! A [`Pattern`] is compiled once per call: literal text by default (escaped, so every
+//! character stands for itself), or a Rust `regex` expression. Regexes are compiled
+//! with size limits ([`REGEX_SIZE_LIMIT`], [`DFA_SIZE_LIMIT`]) and matched in linear
+//! time, so no pattern can hang the server; a pattern that does not parse or is too
+//! large is a [`PatternError`] that says what is wrong, where, and its stable rule.
+//!
+//! [`Pattern::find_lines`] yields one [`Match`] per matching line, with the number the
+//! caller gave the line. A line longer than [`WINDOW_CHARS`] characters is shown as a
+//! window of that many characters around its first match, cut on character boundaries
+//! and marked with `…` at each cut end.
+//!
+//! ```
+//! use mcp_web_core::grep::Pattern;
+//!
+//! let pattern = Pattern::new("zef install", false, false).unwrap();
+//! let lines = ["# Installing", "", "  zef install Foo::Bar"];
+//! let numbered = lines.iter().enumerate().map(|(i, l)| (i + 1, *l));
+//! let found: Vec<_> = pattern.find_lines(numbered).collect();
+//! assert_eq!(found.len(), 1);
+//! assert_eq!((found[0].line, found[0].text.as_str()), (3, "  zef install Foo::Bar"));
+//!
+//! let error = Pattern::new("a(b", true, false).unwrap_err();
+//! assert_eq!(error.rule(), "regex-syntax");
+//! ```
+
+use std::fmt;
+
+use regex::{Regex, RegexBuilder};
+
+/// The most bytes a compiled pattern may take (`RegexBuilder::size_limit`).
+pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// The most bytes the lazy DFA of a pattern may take (`RegexBuilder::dfa_size_limit`).
+pub const DFA_SIZE_LIMIT: usize = 2 << 20;
+
+/// The most characters of a line a [`Match`] shows; a longer line is shown as a window
+/// of this many characters around its first match.
+pub const WINDOW_CHARS: usize = 240;
+
+/// The mark at an end of a [`Match`]'s text where the line was cut.
+pub const CUT_MARK: char = '…';
+
+/// A compiled search pattern: literal text, or a Rust `regex` expression.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    /// The pattern as given.
+    source: String,
+    /// Whether `source` is a regex (otherwise literal text).
+    regex: bool,
+    /// Whether case is ignored.
+    ignore_case: bool,
+    /// The compiled matcher (a literal is compiled escaped).
+    matcher: Regex,
+}
+
+impl Pattern {
+    /// Compiles `pattern`: a Rust `regex` expression when `regex` is set, literal text
+    /// otherwise; matching regardless of case when `ignore_case` is set. An empty
+    /// pattern, one holding a line break, one that does not parse, or one that compiles
+    /// past the size limits is refused.
+    pub fn new(pattern: &str, regex: bool, ignore_case: bool) -> Result<Pattern, PatternError> {
+        if pattern.is_empty() {
+            return Err(PatternError::Empty);
+        }
+        if pattern.contains(['\n', '\r']) {
+            return Err(PatternError::LineBreak);
+        }
+        let expression = if regex {
+            pattern.to_owned()
+        } else {
+            regex::escape(pattern)
+        };
+        let matcher = RegexBuilder::new(&expression)
+            .case_insensitive(ignore_case)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .dfa_size_limit(DFA_SIZE_LIMIT)
+            .build()
+            .map_err(|e| match e {
+                regex::Error::CompiledTooBig(limit) => PatternError::TooLarge {
+                    regex,
+                    chars: pattern.chars().count(),
+                    limit,
+                },
+                other => PatternError::Syntax {
+                    detail: other.to_string(),
+                },
+            })?;
+        Ok(Pattern {
+            source: pattern.to_owned(),
+            regex,
+            ignore_case,
+            matcher,
+        })
+    }
+
+    /// The pattern as given.
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether the pattern is a regex (otherwise literal text).
+    pub fn is_regex(&self) -> bool {
+        self.regex
+    }
+
+    /// Whether case is ignored.
+    pub fn ignores_case(&self) -> bool {
+        self.ignore_case
+    }
+
+    /// Whether `line` matches.
+    pub fn is_match(&self, line: &str) -> bool {
+        self.matcher.is_match(line)
+    }
+
+    /// The match of line number `number`, `line`, when it matches: the whole line, or
+    /// a window around its first match when it is longer than [`WINDOW_CHARS`].
+    pub fn find_line(&self, number: usize, line: &str) -> Option<Match> {
+        let found = self.matcher.find(line)?;
+        let (text, cut) = window(line, found.start(), found.end(), WINDOW_CHARS);
+        Some(Match {
+            line: number,
+            text,
+            cut,
+        })
+    }
+
+    /// The matches among `lines`, each given with its number, in the order given.
+    pub fn find_lines<'a, I>(&'a self, lines: I) -> impl Iterator<Item = Match> + 'a
+    where
+        I: IntoIterator<Item = (usize, &'a str)>,
+        I::IntoIter: 'a,
+    {
+        lines
+            .into_iter()
+            .filter_map(move |(number, line)| self.find_line(number, line))
+    }
+}
+
+impl fmt::Display for Pattern {
+    /// The pattern quoted, with what kind it is: `"a.c"` or `the regex "a.c"`, and
+    /// `(ignoring case)` when it does.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.regex {
+            f.write_str("the regex ")?;
+        }
+        write!(f, "{:?}", self.source)?;
+        if self.ignore_case {
+            f.write_str(" (ignoring case)")?;
+        }
+        Ok(())
+    }
+}
+
+/// One matching line: its number, its text (or a window of it) and whether the text
+/// was cut from a longer line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Match {
+    /// The line's number, as the caller numbered it.
+    pub line: usize,
+    /// The line, or a window of [`WINDOW_CHARS`] characters around its first match with
+    /// [`CUT_MARK`] at each end where the line goes on.
+    pub text: String,
+    /// Whether `text` is a window of a longer line.
+    pub cut: bool,
+}
+
+/// Why a pattern was refused.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PatternError {
+    /// The pattern is empty: it would match every line.
+    Empty,
+    /// The pattern holds a line break, and lines are matched one at a time.
+    LineBreak,
+    /// The regex does not parse; `detail` is the parser's account, which points at the
+    /// place in the pattern.
+    Syntax {
+        /// The regex parser's message, showing where the pattern went wrong.
+        detail: String,
+    },
+    /// The pattern compiles to more than the size limit.
+    TooLarge {
+        /// Whether the pattern was a regex (otherwise literal text).
+        regex: bool,
+        /// How many characters the pattern has.
+        chars: usize,
+        /// The limit it went past, in bytes.
+        limit: usize,
+    },
+}
+
+impl PatternError {
+    /// The stable id of the rule the pattern broke.
+    pub fn rule(&self) -> &'static str {
+        match self {
+            PatternError::Empty => "empty-pattern",
+            PatternError::LineBreak => "line-break",
+            PatternError::Syntax { .. } => "regex-syntax",
+            PatternError::TooLarge { .. } => "regex-too-large",
+        }
+    }
+}
+
+impl fmt::Display for PatternError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PatternError::Empty => f.write_str(
+                "the pattern is empty and would match every line; give the text a matching \
+                 line contains",
+            ),
+            PatternError::LineBreak => f.write_str(
+                "the pattern holds a line break, but lines are matched one at a time; search \
+                 for one line's text",
+            ),
+            PatternError::Syntax { detail } => write!(
+                f,
+                "the pattern is not a valid regex (Rust regex syntax; leave regex false to \
+                 search for the text as written):\n{detail}"
+            ),
+            PatternError::TooLarge {
+                regex: true, limit, ..
+            } => write!(
+                f,
+                "the regex compiles to more than the size limit of {limit} bytes; use fewer or \
+                 smaller repetitions (counts like {{1000}} multiply what they repeat) or a \
+                 shorter pattern"
+            ),
+            PatternError::TooLarge {
+                regex: false,
+                chars,
+                limit,
+            } => write!(
+                f,
+                "the pattern's {chars} characters compile to more than the size limit of \
+                 {limit} bytes; search for a shorter piece of the text"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PatternError {}
+
+/// The text of `line` to show for a match at bytes `start..end`: the whole line when it
+/// has at most `width` characters, else a window of `width` characters holding the
+/// match's start (and all of it when it fits, with the context shared on both sides),
+/// with [`CUT_MARK`] at each end where the line goes on. The second value says whether
+/// the line was cut.
+fn window(line: &str, start: usize, end: usize, width: usize) -> (String, bool) {
+    let total = line.chars().count();
+    if total <= width {
+        return (line.to_owned(), false);
+    }
+    // Character positions of the match.
+    let first = line[..start].chars().count();
+    let length = line[start..end].chars().count();
+    let context = width.saturating_sub(length);
+    let mut from = first.saturating_sub(context / 2);
+    let to = (from + width).min(total);
+    from = to.saturating_sub(width);
+    let byte_at = |chars: usize| {
+        line.char_indices()
+            .nth(chars)
+            .map_or(line.len(), |(i, _)| i)
+    };
+    let (from_byte, to_byte) = (byte_at(from), byte_at(to));
+    let mut text = String::with_capacity(to_byte - from_byte + 2 * CUT_MARK.len_utf8());
+    if from > 0 {
+        text.push(CUT_MARK);
+    }
+    text.push_str(&line[from_byte..to_byte]);
+    if to < total {
+        text.push(CUT_MARK);
+    }
+    (text, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn lines(text: &[&'static str]) -> Vec<(usize, &'static str)> {
+        text.iter().enumerate().map(|(i, l)| (i + 1, *l)).collect()
+    }
+
+    fn found(pattern: &Pattern, text: &[&'static str]) -> Vec<(usize, String)> {
+        pattern
+            .find_lines(lines(text))
+            .map(|m| (m.line, m.text))
+            .collect()
+    }
+
+    #[test]
+    fn a_literal_pattern_stands_for_itself() {
+        let pattern = Pattern::new("a.c (x)", false, false).unwrap();
+        let text = ["abc (x)", "a.c (x) here", "A.C (X)", "a.c(x)"];
+        assert_eq!(found(&pattern, &text), [(2, "a.c (x) here".to_owned())]);
+        assert!(!pattern.is_regex());
+        assert_eq!(pattern.to_string(), "\"a.c (x)\"");
+    }
+
+    #[test]
+    fn a_regex_pattern_is_rust_regex_syntax() {
+        let pattern = Pattern::new(r"^v\d+\.\d+$", true, false).unwrap();
+        let text = ["v1.2", "see v1.2", "v10.20", "v1.x"];
+        assert_eq!(
+            found(&pattern, &text),
+            [(1, "v1.2".to_owned()), (3, "v10.20".to_owned())]
+        );
+        assert_eq!(pattern.to_string(), "the regex \"^v\\\\d+\\\\.\\\\d+$\"");
+    }
+
+    #[test]
+    fn ignore_case_applies_to_literals_and_regexes() {
+        let literal = Pattern::new("Straße", false, true).unwrap();
+        assert!(literal.is_match("DIE STRAßE"));
+        assert!(literal.is_match("straße"));
+        assert!(
+            !Pattern::new("Straße", false, false)
+                .unwrap()
+                .is_match("straße")
+        );
+        let regex = Pattern::new("fo+bar", true, true).unwrap();
+        assert!(regex.is_match("x FOOOBAR y"));
+        assert_eq!(regex.to_string(), "the regex \"fo+bar\" (ignoring case)");
+    }
+
+    #[test]
+    fn line_numbers_are_the_callers() {
+        let pattern = Pattern::new("x", false, false).unwrap();
+        let numbered = [(7, "x"), (9, "y"), (12, "xx")];
+        let got: Vec<usize> = pattern.find_lines(numbered).map(|m| m.line).collect();
+        assert_eq!(got, [7, 12]);
+    }
+
+    #[test]
+    fn bad_patterns_name_their_rule_and_where() {
+        let error = Pattern::new("a(b", true, false).unwrap_err();
+        assert_eq!(error.rule(), "regex-syntax");
+        let message = error.to_string();
+        assert!(message.contains("unclosed group"), "{message}");
+        assert!(
+            message.contains("a(b\n"),
+            "the message shows the pattern: {message}"
+        );
+        assert!(
+            message.contains('^'),
+            "the message points at the place: {message}"
+        );
+        // The same text is fine as a literal.
+        assert!(Pattern::new("a(b", false, false).unwrap().is_match("xa(by"));
+
+        assert_eq!(
+            Pattern::new("", false, false).unwrap_err().rule(),
+            "empty-pattern"
+        );
+        assert_eq!(
+            Pattern::new("", true, false).unwrap_err().rule(),
+            "empty-pattern"
+        );
+        assert_eq!(
+            Pattern::new("a\nb", false, false).unwrap_err().rule(),
+            "line-break"
+        );
+    }
+
+    #[test]
+    fn a_pattern_past_the_size_limit_is_refused() {
+        let error = Pattern::new(r"(\w{100}){100}", true, false).unwrap_err();
+        assert_eq!(error.rule(), "regex-too-large");
+        assert!(
+            error.to_string().contains(&REGEX_SIZE_LIMIT.to_string()),
+            "{error}"
+        );
+        let long = "é".repeat(300_000);
+        let error = Pattern::new(&long, false, false).unwrap_err();
+        assert_eq!(error.rule(), "regex-too-large");
+        assert!(error.to_string().contains("300000 characters"), "{error}");
+    }
+
+    #[test]
+    fn a_long_line_is_a_window_around_its_first_match() {
+        let line = format!(
+            "{}NEEDLE{}NEEDLE{}",
+            "a".repeat(500),
+            "b".repeat(500),
+            "c".repeat(10)
+        );
+        let pattern = Pattern::new("NEEDLE", false, false).unwrap();
+        let m = pattern.find_line(4, &line).unwrap();
+        assert!(m.cut);
+        assert_eq!(m.line, 4);
+        let inner = m
+            .text
+            .trim_start_matches(CUT_MARK)
+            .trim_end_matches(CUT_MARK);
+        assert_eq!(inner.chars().count(), WINDOW_CHARS);
+        assert!(m.text.starts_with(CUT_MARK) && m.text.ends_with(CUT_MARK));
+        // The context is shared around the match: 117 characters before, 117 after.
+        let expected = format!("…{}NEEDLE{}…", "a".repeat(117), "b".repeat(117));
+        assert_eq!(m.text, expected);
+    }
+
+    #[test]
+    fn a_window_at_a_line_end_is_marked_only_where_it_was_cut() {
+        let pattern = Pattern::new("START", false, false).unwrap();
+        let line = format!("START{}", "x".repeat(400));
+        let m = pattern.find_line(1, &line).unwrap();
+        assert_eq!(m.text, format!("START{}…", "x".repeat(WINDOW_CHARS - 5)));
+        let pattern = Pattern::new("END", false, false).unwrap();
+        let line = format!("{}END", "é".repeat(400));
+        let m = pattern.find_line(1, &line).unwrap();
+        assert_eq!(m.text, format!("…{}END", "é".repeat(WINDOW_CHARS - 3)));
+        // A line of exactly the window is whole.
+        let line = "y".repeat(WINDOW_CHARS - 3) + "END";
+        let m = pattern.find_line(1, &line).unwrap();
+        assert_eq!((m.text.as_str(), m.cut), (line.as_str(), false));
+    }
+
+    #[test]
+    fn a_match_longer_than_the_window_shows_its_start() {
+        let pattern = Pattern::new("b+", true, false).unwrap();
+        let line = format!("{}{}", "a".repeat(300), "b".repeat(600));
+        let m = pattern.find_line(1, &line).unwrap();
+        assert_eq!(m.text, format!("…{}…", "b".repeat(WINDOW_CHARS)));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn windows_never_panic_hold_the_match_and_cut_on_characters(
+            before in "[a-zé€😀 ]{0,400}",
+            needle in "[a-zé€😀]{1,12}",
+            after in "[a-zé€😀 ]{0,400}",
+        ) {
+            let line = format!("{before}{needle}{after}");
+            let pattern = Pattern::new(&needle, false, false).unwrap();
+            let m = pattern.find_line(1, &line).expect("the needle is in the line");
+            let inner = m.text.strip_prefix(CUT_MARK).unwrap_or(&m.text);
+            let inner = inner.strip_suffix(CUT_MARK).unwrap_or(inner);
+            // The window is a piece of the line, cut only where it is marked.
+            prop_assert!(line.contains(inner));
+            prop_assert!(inner.chars().count() <= WINDOW_CHARS);
+            prop_assert_eq!(m.cut, inner != line);
+            prop_assert_eq!(m.cut, line.chars().count() > WINDOW_CHARS);
+            prop_assert_eq!(m.cut, m.text != inner);
+            // The first match is inside the window.
+            prop_assert!(inner.contains(&needle));
+        }
+
+        #[test]
+        fn any_pattern_compiles_or_is_refused_and_never_panics(
+            pattern in "\\PC{0,40}",
+            regex in any::<bool>(),
+            ignore_case in any::<bool>(),
+            line in "\\PC{0,300}",
+        ) {
+            match Pattern::new(&pattern, regex, ignore_case) {
+                Ok(compiled) => {
+                    if let Some(m) = compiled.find_line(1, &line) {
+                        prop_assert!(m.text.chars().count() <= WINDOW_CHARS + 2);
+                    }
+                }
+                Err(error) => prop_assert!(!error.rule().is_empty()),
+            }
+        }
+    }
+}
