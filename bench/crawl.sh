@@ -67,13 +67,20 @@ read -r mw_s mw_rss < <(measure mcp-web "$MCP_WEB" crawl "http://127.0.0.1:$port
   --allow-loopback --crawl-delay 0 --depth 5 --max-pages "$PAGES")
 mw_pages=$(sed -n 's/^Crawled \([0-9]*\) pages.*/\1/p' "$work/out" | head -1)
 
+# grep across the same site: the pattern is on the last page only, so every page is read
+# (one request at a time, as web_grep walks).
+read -r gr_s gr_rss < <(measure grep "$MCP_WEB" grep "http://127.0.0.1:$port/" "Page $((PAGES - 1))" \
+  --allow-loopback --crawl-delay 0 --depth 5 --max-pages "$PAGES" --max-results 1000)
+gr_lines=$(grep -c ':' "$work/out" || true)
+
 read -r wg_s wg_rss < <(cd "$work" && measure wget wget --quiet --recursive --level=5 \
   --no-parent --directory-prefix "$work/wget" "http://127.0.0.1:$port/")
 wg_pages=$(find "$work/wget" -name '*.html' | wc -l)
 
-python3 - "$mw_pages" "$mw_s" "$mw_rss" "$wg_pages" "$wg_s" "$wg_rss" <<'PY'
+python3 - "$mw_pages" "$mw_s" "$mw_rss" "$wg_pages" "$wg_s" "$wg_rss" "$gr_s" "$gr_rss" "$gr_lines" <<'PY'
 import sys
-mp, ms, mr, wp, ws, wr = sys.argv[1:]
+mp, ms, mr, wp, ws, wr, gs, gr, gl = sys.argv[1:]
+gs, gr = float(gs), int(gr)
 mp, wp = int(mp or 0), int(wp)
 ms, ws, mr, wr = float(ms), float(ws), int(mr), int(wr)
 mps, wps = mp / ms, wp / ws
@@ -81,5 +88,6 @@ print("| crawler | pages | seconds | pages/s | peak RSS (MiB) |")
 print("|---|---|---|---|---|")
 print(f"| mcp-web crawl (concurrency 4, crawl-delay 0) | {mp} | {ms:.2f} | {mps:.0f} | {mr / 1024:.1f} |")
 print(f"| wget --recursive --level=5 | {wp} | {ws:.2f} | {wps:.0f} | {wr / 1024:.1f} |")
+print(f"| mcp-web grep --depth 5 (one request at a time; {gl} matching lines) | {mp} | {gs:.2f} | {mp / gs:.0f} | {gr / 1024:.1f} |")
 print(f"\npages/s ratio mcp-web / wget: {mps / wps:.2f}; peak RSS ratio: {mr / wr:.2f}")
 PY

@@ -7,7 +7,8 @@ its body for about a second, and an endless page that records when its client hu
 up. Then, in the given protocol mode, checks: tools/list shows web_fetch with its
 exact schema and annotations; web_fetch of the page returns its text with
 --allow-loopback; without it the call is a tool error naming allow-loopback; progress
-arrives for the slow page and once per page of a web_crawl; cancelling a fetch of the endless page stops it (the
+arrives for the slow page and once per page of a web_crawl and a web_grep (whose
+line numbers are web_fetch's); cancelling a fetch of the endless page stops it (the
 server sees the connection closed). Exits 0 when every check holds; prints what
 failed and exits 1 otherwise; exits 2 when the SDK is missing.
 """
@@ -181,6 +182,30 @@ async def scenario(binary, mode, base):
             sorted(n[0] for n in crawl_notes) == [0, 1, 2] and all(n[1] == 5 for n in crawl_notes),
             f"one progress notification per page, of max-pages: {crawl_notes}",
         )
+
+        grep_notes = []
+
+        async def on_grep_progress(progress, total, message):
+            grep_notes.append((progress, total, message))
+
+        found = await client.call_tool(
+            "web_grep",
+            {"url": f"{base}/site", "pattern": "loopback page", "depth": 1},
+            progress_callback=on_grep_progress,
+        )
+        found_text = found.content[0].text if found.content else ""
+        check(found.is_error is not True, f"grepping the site failed: {found_text}")
+        fetched = await client.call_tool("web_fetch", {"url": f"{base}/page"})
+        page_lines = (fetched.content[0].text if fetched.content else "").split("\n")
+        matched = [line for line in found_text.split("\n") if line.startswith(f"{base}/page:")]
+        check(len(matched) == 1, f"one line of the page matched: {found_text!r}")
+        if matched:
+            number, text = matched[0][len(f"{base}/page:"):].split(":", 1)
+            check(
+                page_lines[int(number) - 1] == text,
+                f"the match's line number is web_fetch's: {matched[0]!r} vs {page_lines!r}",
+            )
+        check(len(grep_notes) >= 2, f"one progress notification per page searched: {grep_notes}")
 
         with anyio.move_on_after(1.0):
             await client.call_tool("web_fetch", {"url": f"{base}/endless"})
