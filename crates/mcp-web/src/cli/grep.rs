@@ -68,10 +68,11 @@ pub struct GrepArgs {
           value_parser = clap::value_parser!(u8).range(0..=5))]
     pub depth: u8,
 
-    /// The most pages to fetch when following links.
+    /// The most pages to fetch when following links (1 to 100000; the tool takes at most
+    /// 200, since its answer goes into a context window).
     #[arg(long, value_name = "N", default_value_t = 20,
-          value_parser = clap::value_parser!(u16).range(1..=200))]
-    pub max_pages: u16,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub max_pages: u32,
 
     /// The most matching lines to print; no page is fetched once this many matched.
     #[arg(long, value_name = "N", default_value_t = 50,
@@ -92,7 +93,7 @@ impl GrepArgs {
     fn options(&self) -> GrepOptions {
         GrepOptions {
             depth: usize::from(self.depth),
-            max_pages: usize::from(self.max_pages),
+            max_pages: usize::try_from(self.max_pages).unwrap_or(usize::MAX),
             max_results: usize::from(self.max_results),
         }
     }
