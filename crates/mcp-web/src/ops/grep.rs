@@ -62,7 +62,7 @@ impl Found {
 /// One page the grep visited.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Visited {
-    /// The page's final URL when it was fetched, else the URL as linked.
+    /// The page's URL as asked for (linked, or given).
     pub url: String,
     /// `None` when the page was searched, else why it could not be (the teaching
     /// message of its failure or robots.txt refusal).
@@ -210,11 +210,18 @@ pub async fn grep(
     let max_results = options.max_results.max(1);
     if options.depth == 0 {
         let fetched = super::fetch::fetch(context, raw_url, call, observer).await?;
-        if search(&fetched.text, pattern, max_results, &mut grepped.matches) {
+        let asked = fetched.page.url.to_string();
+        if search(
+            &asked,
+            &fetched.text,
+            pattern,
+            max_results,
+            &mut grepped.matches,
+        ) {
             grepped.stopped = Some(Stop::MaxResults(max_results));
         }
         grepped.pages.push(Visited {
-            url: fetched.page.final_url.to_string(),
+            url: asked,
             not_searched: None,
         });
         return Ok(grepped);
@@ -233,9 +240,9 @@ pub async fn grep(
         let (url, not_searched) = match &visit.outcome {
             Outcome::Fetched { page, text } => {
                 let before = grepped.matches.len();
-                page_cut = search(text, pattern, max_results, &mut grepped.matches);
+                let url = page.url.to_string();
+                page_cut = search(&url, text, pattern, max_results, &mut grepped.matches);
                 let found = grepped.matches.len() - before;
-                let url = page.final_url.to_string();
                 let lines = if found == 1 { "line" } else { "lines" };
                 observer.progress(
                     (grepped.pages.len() + 1) as f64,
@@ -281,15 +288,17 @@ pub async fn grep(
     Ok(grepped)
 }
 
-/// Appends the matches of `text` to `matches` until there are `max_results`; answers
-/// whether the page had more matching lines than were kept.
+/// Appends the matches of `text`, the page fetched as `url`, to `matches` until there are
+/// `max_results`; answers whether the page had more matching lines than were kept. Each
+/// match names the URL as asked for, whose `web_fetch` answer has exactly these lines (a
+/// redirected page's `Retrieved from` line included).
 fn search(
+    url: &str,
     text: &PageText,
     pattern: &Pattern,
     max_results: usize,
     matches: &mut Vec<Found>,
 ) -> bool {
-    let url = text.final_url().to_string();
     let numbered = text
         .lines()
         .iter()
@@ -300,7 +309,7 @@ fn search(
             return true;
         }
         matches.push(Found {
-            url: url.clone(),
+            url: url.to_owned(),
             line: found.line,
             text: found.text,
             cut: found.cut,

@@ -138,12 +138,14 @@ async fn matches_are_url_line_text_numbered_as_web_fetch_answers() {
 }
 
 #[tokio::test]
-async fn a_redirected_page_is_reported_at_its_final_url_numbered_past_retrieved_from() {
+async fn a_redirected_page_is_reported_at_the_url_asked_for_numbered_as_its_web_fetch() {
     let site = support::Server::start(site);
     let server = server();
     let (old, a) = (site.url("/old"), site.url("/a"));
     let answer = grep(&server, json!({"url": old, "pattern": "first needle"})).await;
-    assert_eq!(answer, format!("{a}:4:The first needle of page A."));
+    // `web_fetch` of the URL in the match shows the line at that number.
+    assert_eq!(answer, format!("{old}:4:The first needle of page A."));
+    assert_numbered_as_web_fetch(&server, &answer, std::slice::from_ref(&old)).await;
     let fetched = fetched_lines(&server, &old).await;
     assert_eq!(fetched[1], format!("Retrieved from {a}"));
     assert_eq!(fetched[3], "The first needle of page A.");
