@@ -201,14 +201,17 @@ pub async fn crawl(
                 break;
             }
             if let Some(last) = walk.last_request {
-                let ready = last + delay;
+                // A delay too long for the call's time stops the walk at once, rather
+                // than idling the budget away (and a delay as large as robots.txt may
+                // write cannot overflow the clock).
+                let ready = match last.checked_add(delay) {
+                    Some(ready) if ready <= call.deadline() => ready,
+                    _ => return Ok(walk.summary(Stopped::Deadline)),
+                };
                 tokio::select! {
                     biased;
                     () = call.cancellation().cancelled() => return Err(Error::Cancelled),
-                    () = tokio::time::sleep_until(ready.min(call.deadline())) => {}
-                }
-                if ready > call.deadline() {
-                    return Ok(walk.summary(Stopped::Deadline));
+                    () = tokio::time::sleep_until(ready) => {}
                 }
             }
             walk.last_request = Some(Instant::now());

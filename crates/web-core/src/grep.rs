@@ -68,6 +68,10 @@ impl Pattern {
         if pattern.contains(['\n', '\r']) {
             return Err(PatternError::LineBreak);
         }
+        let chars = pattern.chars().count();
+        if chars > MAX_PATTERN_CHARS {
+            return Err(PatternError::TooLong { chars });
+        }
         let expression = if regex {
             pattern.to_owned()
         } else {
@@ -168,6 +172,9 @@ pub struct Match {
     pub cut: bool,
 }
 
+/// The most characters a pattern may have.
+pub const MAX_PATTERN_CHARS: usize = 4096;
+
 /// Why a pattern was refused.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -181,6 +188,12 @@ pub enum PatternError {
     Syntax {
         /// The regex parser's message, showing where the pattern went wrong.
         detail: String,
+    },
+    /// The pattern is longer than [`MAX_PATTERN_CHARS`] (a message quoting it could not
+    /// be read, and no line is that long a thing to look for).
+    TooLong {
+        /// How many characters the pattern has.
+        chars: usize,
     },
     /// The pattern compiles to more than the size limit.
     TooLarge {
@@ -200,6 +213,7 @@ impl PatternError {
             PatternError::Empty => "empty-pattern",
             PatternError::LineBreak => "line-break",
             PatternError::Syntax { .. } => "regex-syntax",
+            PatternError::TooLong { .. } => "pattern-too-long",
             PatternError::TooLarge { .. } => "regex-too-large",
         }
     }
@@ -215,6 +229,11 @@ impl fmt::Display for PatternError {
             PatternError::LineBreak => f.write_str(
                 "the pattern holds a line break, but lines are matched one at a time; search \
                  for one line's text",
+            ),
+            PatternError::TooLong { chars } => write!(
+                f,
+                "the pattern has {chars} characters, more than the {MAX_PATTERN_CHARS} a pattern may \
+                 have; search for a shorter piece of the text"
             ),
             PatternError::Syntax { detail } => write!(
                 f,
@@ -378,7 +397,7 @@ mod tests {
         );
         let long = "é".repeat(300_000);
         let error = Pattern::new(&long, false, false).unwrap_err();
-        assert_eq!(error.rule(), "regex-too-large");
+        assert_eq!(error.rule(), "pattern-too-long");
         assert!(error.to_string().contains("300000 characters"), "{error}");
     }
 
@@ -469,5 +488,14 @@ mod tests {
                 Err(error) => prop_assert!(!error.rule().is_empty()),
             }
         }
+    }
+
+    #[test]
+    fn a_pattern_longer_than_the_limit_is_refused_without_being_quoted() {
+        let long = "a".repeat(MAX_PATTERN_CHARS + 1);
+        let error = Pattern::new(&long, true, false).unwrap_err();
+        assert_eq!(error.rule(), "pattern-too-long");
+        assert!(!error.to_string().contains(&long[..100]), "{error}");
+        assert!(Pattern::new(&"a".repeat(MAX_PATTERN_CHARS), false, false).is_ok());
     }
 }

@@ -96,3 +96,37 @@ pub trait Observer: Sync {
 impl Observer for () {
     fn progress(&self, _done: f64, _total: Option<f64>, _message: &str) {}
 }
+
+/// `answer` cut head-only to at most `max_chars` characters (the `max-chars` key) on a line
+/// boundary, ending in a `[truncated: …]` notice that names the cap, the key that raises it
+/// and `narrow` (what else gives a shorter answer, such as "lower max-results"). An answer
+/// within the cap is returned as it is.
+pub fn cap(answer: String, max_chars: usize, narrow: &str) -> String {
+    let Some((end, _)) = answer.char_indices().nth(max_chars) else {
+        return answer;
+    };
+    let kept = match answer[..end].rfind('\n') {
+        Some(nl) => answer[..nl].trim_end(),
+        None => &answer[..end],
+    };
+    format!(
+        "{kept}\n\n[truncated: kept the first {} characters because the answer cap of {max_chars} characters was reached; raise max-chars to keep more, or {narrow}]",
+        kept.chars().count()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_over_the_cap_is_cut_on_a_line_and_says_so() {
+        let answer = "first line\nsecond line\nthird line".to_owned();
+        assert_eq!(cap(answer.clone(), 1000, "lower max-results"), answer);
+        assert_eq!(
+            cap(answer, 15, "lower max-results"),
+            "first line\n\n[truncated: kept the first 10 characters because the answer cap of 15 characters was reached; raise max-chars to keep more, or lower max-results]"
+        );
+        assert!(cap("é".repeat(20), 5, "x").starts_with("ééééé\n\n[truncated: kept the first 5"));
+    }
+}

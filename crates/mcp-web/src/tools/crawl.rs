@@ -96,7 +96,10 @@ pub async fn call(context: &Context, request: Request) {
     )
     .await
     {
-        Ok(crawled) => request.text(crawled.render()),
+        Ok(crawled) => {
+            let answer = ops::cap(crawled.render(), context.max_chars(), "lower max-pages");
+            request.text(answer);
+        }
         Err(error) => answer_error(request, &error),
     }
 }

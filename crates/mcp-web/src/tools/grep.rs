@@ -124,7 +124,10 @@ pub async fn call(context: &Context, request: Request) {
     )
     .await;
     match outcome {
-        Ok(grepped) => request.text(grepped.render()),
+        Ok(grepped) => {
+            let answer = ops::cap(grepped.render(), context.max_chars(), "lower max-results");
+            request.text(answer);
+        }
         Err(error) => answer_error(request, &error),
     }
 }

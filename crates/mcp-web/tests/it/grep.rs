@@ -565,3 +565,38 @@ fn the_command_exits_1_when_refused_and_2_on_a_bad_pattern_or_configuration() {
     assert_eq!(code, 2);
     assert_eq!(site.connections(), 0, "no refused call reached the site");
 }
+
+/// A grep answer longer than `max-chars` is cut on a line, with a notice naming the cap and
+/// the keys that shorten it, as web_fetch's answer is.
+#[tokio::test]
+async fn an_answer_over_max_chars_is_cut_and_says_so() {
+    let site = support::Server::start(|_path: &str| {
+        let body: String = (0..200)
+            .map(|i| format!("<p>needle number {i} in a line long enough to count</p>"))
+            .collect();
+        response("text/html", &format!("<title>Many</title>{body}"))
+    });
+    let web = Web::from_config(&json!({"allow-loopback": true, "max-chars": 1000}))
+        .expect("a valid Web config");
+    let server = Server::new("mcp-web-test", "0").plug(web);
+    let answer = grep(
+        &server,
+        json!({"url": site.url("/"), "pattern": "needle", "max-results": 200}),
+    )
+    .await;
+    let (kept, notice) = answer
+        .rsplit_once("\n\n")
+        .expect("a notice after the kept lines");
+    assert!(kept.chars().count() <= 1000, "{kept}");
+    assert!(
+        kept.lines().all(|l| l.contains(":needle number ")),
+        "{kept}"
+    );
+    assert_eq!(
+        notice,
+        format!(
+            "[truncated: kept the first {} characters because the answer cap of 1000 characters was reached; raise max-chars to keep more, or lower max-results]",
+            kept.chars().count()
+        )
+    );
+}

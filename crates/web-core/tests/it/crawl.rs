@@ -61,7 +61,7 @@ fn options() -> FetchOptions {
     FetchOptions {
         connect_timeout: Duration::from_secs(5),
         headers_timeout: Duration::from_secs(5),
-        timeout: Duration::from_secs(2),
+        timeout: Duration::from_secs(4),
         total_timeout: Duration::from_secs(120),
         ..default_options()
     }
@@ -545,7 +545,7 @@ async fn the_total_timeout_running_out_stops_the_crawl_with_what_it_has() {
     let start = url(&format!("http://127.0.0.2:{}/", site.port()));
     let mut ignoring = limits(1, 20);
     ignoring.respect_robots = false;
-    let call = Call::new(Duration::from_secs(2), CancellationToken::new());
+    let call = Call::new(Duration::from_secs(6), CancellationToken::new());
     let (result, seen) = run(&fetcher, &start, &ignoring, &call).await;
     assert_eq!(
         result.expect("a deadline is a stop, not an error"),
