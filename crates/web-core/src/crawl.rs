@@ -110,8 +110,6 @@ pub enum Stopped {
     MaxPages,
     /// The call's `total-timeout` ran out.
     Deadline,
-    /// The call was cancelled (the crawl itself reports it as [`Error::Cancelled`]).
-    Cancelled,
     /// The caller answered [`Flow::Stop`].
     Caller,
 }

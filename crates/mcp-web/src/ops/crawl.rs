@@ -147,7 +147,10 @@ fn failure(error: &Error) -> String {
             }
         },
         other => match other.config_key() {
-            Some(key) => format!("failed: {} (raise {key})", other.rule()),
+            Some(key) if matches!(other, Error::Deadline(_)) => {
+                format!("failed: {} (raise {key})", other.rule())
+            }
+            Some(key) => format!("failed: {} (see {key})", other.rule()),
             None => format!("failed: {}", other.rule()),
         },
     }
@@ -206,7 +209,7 @@ impl Crawled {
                 "[stopped after {n}: total-timeout of {} ran out; raise total-timeout to go further]",
                 seconds(self.budget)
             )),
-            Stopped::Done | Stopped::Cancelled | Stopped::Caller => None,
+            Stopped::Done | Stopped::Caller => None,
         }
     }
 }
@@ -251,10 +254,12 @@ pub async fn crawl(
         &options,
         call,
         &mut |visit| {
+            // One notification per page requested, so progress always rises; a page
+            // robots.txt refused was not requested.
             if !matches!(visit.outcome, Outcome::Skipped(_)) {
                 requested += 1;
+                observer.progress(requested as f64, Some(total), visit.url.as_str());
             }
-            observer.progress(requested as f64, Some(total), visit.url.as_str());
             entries.push(Entry::of(visit));
             Flow::Continue
         },

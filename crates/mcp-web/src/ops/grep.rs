@@ -236,6 +236,9 @@ pub async fn grep(
     };
     let total = crawl_options.max_pages as f64;
     let mut page_cut = false;
+    // Pages requested so far: progress rises by one per page fetched (or failed), and a
+    // page robots.txt refused, which was not requested, sends none.
+    let mut requested = 0usize;
     let mut on_visit = |visit: &Visit| -> Flow {
         let (url, not_searched) = match &visit.outcome {
             Outcome::Fetched { page, text } => {
@@ -244,22 +247,25 @@ pub async fn grep(
                 page_cut = search(&url, text, pattern, max_results, &mut grepped.matches);
                 let found = grepped.matches.len() - before;
                 let lines = if found == 1 { "line" } else { "lines" };
+                requested += 1;
                 observer.progress(
-                    (grepped.pages.len() + 1) as f64,
+                    requested as f64,
                     Some(total),
                     &format!("searched {url}: {found} matching {lines}"),
                 );
                 (url, None)
             }
-            Outcome::Skipped(error) | Outcome::Failed(error) => {
+            Outcome::Failed(error) => {
                 let url = visit.url.to_string();
+                requested += 1;
                 observer.progress(
-                    (grepped.pages.len() + 1) as f64,
+                    requested as f64,
                     Some(total),
                     &format!("not searched {url}: {}", error.rule()),
                 );
                 (url, Some(error.to_string()))
             }
+            Outcome::Skipped(error) => (visit.url.to_string(), Some(error.to_string())),
         };
         grepped.pages.push(Visited { url, not_searched });
         if grepped.matches.len() >= max_results {
@@ -282,7 +288,6 @@ pub async fn grep(
         Stopped::Done if page_cut => Some(Stop::MaxResults(max_results)),
         Stopped::MaxPages => Some(Stop::MaxPages(crawl_options.max_pages)),
         Stopped::Deadline => Some(Stop::Deadline(call.budget())),
-        Stopped::Cancelled => return Err(Error::Cancelled),
         Stopped::Done => None,
     };
     Ok(grepped)

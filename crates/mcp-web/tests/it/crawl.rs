@@ -237,7 +237,6 @@ async fn progress_arrives_once_per_page() {
             (2.0, u("/guide")),
             (3.0, u("/old")),
             (4.0, u("/missing")),
-            (4.0, u("/private/notes")),
         ]
     );
 }
