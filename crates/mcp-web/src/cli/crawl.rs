@@ -2,7 +2,7 @@
 //! the `web_crawl` tool answers: the same operation, [`ops::crawl`]. On a terminal a
 //! progress bar on stderr counts the pages requested against `--max-pages`.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -90,23 +90,10 @@ pub fn exec(args: &CrawlArgs) -> ExitCode {
                 crawled.render()
             };
             let mut out = output::stdout();
-            match writeln!(out, "{text}").and_then(|()| out.flush()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(1),
-                Err(e) => {
-                    output::problem(format!("cannot write the index: {e}"));
-                    ExitCode::from(1)
-                }
-            }
+            super::answer_status(writeln!(out, "{text}").and_then(|()| out.flush()))
         }
-        Err(Failure::Config(e)) => {
-            output::problem(e);
-            ExitCode::from(2)
-        }
-        Err(Failure::Fetch(e)) => {
-            output::problem(e);
-            ExitCode::from(1)
-        }
+        Err(Failure::Config(e)) => super::failed(e, 2),
+        Err(Failure::Fetch(e)) => super::failed(e, 1),
     }
 }
 

@@ -1,7 +1,7 @@
 //! `mcp-web fetch URL`: fetches one page through the floor and prints exactly what
 //! the `web_fetch` tool answers: the same operation, [`ops::fetch`].
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -55,23 +55,10 @@ pub fn exec(args: &FetchArgs) -> ExitCode {
     match answer {
         Ok(text) => {
             let mut out = output::stdout();
-            match writeln!(out, "{text}").and_then(|()| out.flush()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(1),
-                Err(e) => {
-                    output::problem(format!("cannot write the page: {e}"));
-                    ExitCode::from(1)
-                }
-            }
+            super::answer_status(writeln!(out, "{text}").and_then(|()| out.flush()))
         }
-        Err(Failure::Config(e)) => {
-            output::problem(e);
-            ExitCode::from(2)
-        }
-        Err(Failure::Fetch(e)) => {
-            output::problem(e);
-            ExitCode::from(1)
-        }
+        Err(Failure::Config(e)) => super::failed(e, 2),
+        Err(Failure::Fetch(e)) => super::failed(e, 1),
     }
 }
 

@@ -139,23 +139,10 @@ pub fn exec(args: &GrepArgs) -> ExitCode {
     match answer {
         Ok(grepped) => {
             let mut out = output::stdout();
-            match write_answer(&mut out, &grepped, args.json) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(1),
-                Err(e) => {
-                    output::problem(format!("cannot write the matches: {e}"));
-                    ExitCode::from(1)
-                }
-            }
+            super::answer_status(write_answer(&mut out, &grepped, args.json))
         }
-        Err(Failure::Config(e)) => {
-            output::problem(e);
-            ExitCode::from(2)
-        }
-        Err(Failure::Grep(e)) => {
-            output::problem(e);
-            ExitCode::from(1)
-        }
+        Err(Failure::Config(e)) => super::failed(e, 2),
+        Err(Failure::Grep(e)) => super::failed(e, 1),
     }
 }
 

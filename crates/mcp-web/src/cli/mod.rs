@@ -102,8 +102,21 @@ fn report_status(written: io::Result<bool>) -> ExitCode {
         Ok(false) => ExitCode::from(1),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(1),
         Err(e) => {
-            output::problem(format!("cannot write the report: {e}"));
+            output::problem(format!("cannot write the answer: {e}"));
             ExitCode::from(1)
         }
     }
+}
+
+/// The exit status of an answer written to stdout (`fetch`, `crawl`, `grep`): 0, or 1
+/// when it could not be written.
+fn answer_status(written: io::Result<()>) -> ExitCode {
+    report_status(written.map(|()| true))
+}
+
+/// Says `problem` on stderr and returns exit status `code`: 2 for a configuration or
+/// usage error, 1 for a call that was refused or failed.
+fn failed(problem: impl std::fmt::Display, code: u8) -> ExitCode {
+    output::problem(problem);
+    ExitCode::from(code)
 }
