@@ -7,9 +7,17 @@
 //! `<link rel=next>`, resolved against the final URL and `<base href>`, fragments
 //! dropped); each goes through [`CheckedUrl::parse`] (a link that fails the shape check
 //! is skipped silently) and is followed only when it is on the start page's origin
-//! (scheme, host, effective port). A URL is visited at most once per crawl, the URLs a
-//! redirect passed through included. A page that redirects off the origin is listed,
-//! its links are not followed.
+//! (scheme, host, effective port). A page that redirects off the origin is listed, its
+//! links are not followed.
+//!
+//! One request per URL per crawl: every URL requested, each redirect hop included, is
+//! claimed before its request (a [`HopCheck`] inside the fetch loop checks each hop), so
+//! a link that redirects to a URL already requested, in flight or done, stops before
+//! that hop and is reported as [`Outcome::Alias`] of the page listed for it, and a
+//! queued URL that an earlier redirect already requested is not visited again. When
+//! robots.txt is respected, each redirect hop on the crawl's origin is checked against
+//! it before it is requested; a refused hop fails its visit with the
+//! [`Error::RobotsRefused`] naming the rule (and the hop's URL).
 //!
 //! Politeness: between two requests the crawl waits the larger of
 //! [`CrawlOptions::crawl_delay`] and the origin's robots.txt Crawl-delay (tokio time).
@@ -28,9 +36,11 @@
 //! | robots.txt refuses the start URL | `Err(Error::RobotsRefused)` |
 //! | the start page's fetch fails | `Err` of that failure |
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -38,7 +48,7 @@ use futures::stream::FuturesOrdered;
 use tokio::time::Instant;
 
 use crate::error::Error;
-use crate::fetch::{Call, Fetcher, Page};
+use crate::fetch::{Call, Checked, Fetcher, HopCheck, Page};
 use crate::page::PageText;
 use crate::robots::cache::RobotsCache;
 use crate::url::{CheckedUrl, Origin};
@@ -88,8 +98,17 @@ pub enum Outcome {
     },
     /// Not fetched: robots.txt refused it (the [`Error::RobotsRefused`] naming the rule).
     Skipped(Error),
-    /// Fetching failed: an HTTP error status, the floor, a transport failure, not text …
+    /// Fetching failed: an HTTP error status, the floor, a transport failure, not text,
+    /// robots.txt refusing a redirect hop …
     Failed(Error),
+    /// Requested, but it redirected to a URL this crawl had already requested: that hop
+    /// was not requested again, and the page is listed once, as `listed_as`.
+    Alias {
+        /// The redirect hop already requested.
+        hop: CheckedUrl,
+        /// The URL of the visit that requested `hop` (the page's line in the index).
+        listed_as: CheckedUrl,
+    },
 }
 
 /// What the caller tells the crawl after each visit.
@@ -117,7 +136,8 @@ pub enum Stopped {
 /// How a crawl ended: the pages fetched and why it stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Summary {
-    /// Fetch attempts made (robots-refused pages are not counted).
+    /// Fetches that completed and were reported, whatever they came to (a page
+    /// robots.txt refused, and a fetch dropped in flight at a stop, are not counted).
     pub fetched: usize,
     /// Why the crawl ended.
     pub stopped: Stopped,
@@ -128,8 +148,8 @@ type Pending<'a> = Pin<Box<dyn Future<Output = Visit> + Send + 'a>>;
 
 /// Crawls from `start` within `call`, reporting every page to `on_visit` in
 /// breadth-first order (see the module documentation for what ends it). Every fetch
-/// goes through `fetcher.fetch_in(url, call)`; robots.txt is read through `robots`
-/// when `options.respect_robots` is on.
+/// goes through `fetcher.fetch_checked(url, call, …)`; robots.txt is read through
+/// `robots` when `options.respect_robots` is on.
 pub async fn crawl(
     fetcher: &Fetcher,
     robots: &RobotsCache,
@@ -141,11 +161,19 @@ pub async fn crawl(
     // The start page as linked: without its fragment.
     let start = CheckedUrl::parse(&key(start)).unwrap_or_else(|_| start.clone());
     let origin = start.origin();
+    let claims = Claims::default();
+    let hops = Hops {
+        claims: &claims,
+        origin: &origin,
+        robots: options.respect_robots.then_some(robots),
+        call,
+    };
     let mut walk = Walk {
         origin: &origin,
+        claims: &claims,
         seen: HashSet::from([key(&start)]),
-        requested: HashSet::new(),
         queue: VecDeque::from([(start, 0)]),
+        started: 0,
         fetched: 0,
         last_request: None,
     };
@@ -164,7 +192,7 @@ pub async fn crawl(
             if call.expired() {
                 return Ok(walk.summary(Stopped::Deadline));
             }
-            if walk.fetched >= options.max_pages {
+            if walk.started >= options.max_pages {
                 walk.queue.push_front((url, depth));
                 budget_hit = true;
                 break;
@@ -212,10 +240,13 @@ pub async fn crawl(
                     () = tokio::time::sleep_until(ready) => {}
                 }
             }
+            if claims.claim(&url, &url).is_some() {
+                // A redirect of a visit in flight requested it meanwhile.
+                continue;
+            }
             walk.last_request = Some(Instant::now());
-            walk.fetched += 1;
-            walk.requested.insert(key(&url));
-            in_flight.push_back(Box::pin(visit(fetcher, call, url, depth)));
+            walk.started += 1;
+            in_flight.push_back(Box::pin(visit(fetcher, call, &hops, url, depth)));
         }
         let next = tokio::select! {
             biased;
@@ -235,14 +266,16 @@ pub async fn crawl(
             Outcome::Failed(Error::Cancelled) => return Err(Error::Cancelled),
             Outcome::Fetched { page, text } => {
                 for passed in &page.chain {
-                    walk.requested.insert(key(passed));
                     walk.seen.insert(key(passed));
                 }
                 if visit.depth < options.depth && page.final_url.origin() == origin {
                     walk.follow(text, visit.depth + 1);
                 }
             }
-            Outcome::Failed(_) | Outcome::Skipped(_) => {}
+            Outcome::Failed(_) | Outcome::Skipped(_) | Outcome::Alias { .. } => {}
+        }
+        if !matches!(visit.outcome, Outcome::Skipped(_)) {
+            walk.fetched += 1;
         }
         let out_of_time = matches!(&visit.outcome, Outcome::Failed(e) if is_total_timeout(e));
         if on_visit(&visit) == Flow::Stop {
@@ -254,14 +287,29 @@ pub async fn crawl(
     }
 }
 
-/// Fetches one page and extracts it once.
-async fn visit(fetcher: &Fetcher, call: &Call, url: CheckedUrl, depth: usize) -> Visit {
-    let outcome = match fetcher.fetch_in(&url, call).await {
-        Ok(page) => {
+/// Fetches one page, every redirect hop checked by `hops`, and extracts it once.
+async fn visit(
+    fetcher: &Fetcher,
+    call: &Call,
+    hops: &Hops<'_>,
+    url: CheckedUrl,
+    depth: usize,
+) -> Visit {
+    let outcome = match fetcher.fetch_checked(&url, call, &Owned(hops, &url)).await {
+        Ok(Checked::Page(page)) => {
             let text = PageText::new(&page);
             Outcome::Fetched { page, text }
         }
-        Err(e) => Outcome::Failed(e),
+        Ok(Checked::Stopped {
+            hop,
+            stop: HopStop::Seen(listed_as),
+            ..
+        }) => Outcome::Alias { hop, listed_as },
+        Ok(Checked::Stopped {
+            stop: HopStop::Failed(e),
+            ..
+        })
+        | Err(e) => Outcome::Failed(e),
     };
     Visit {
         url,
@@ -270,17 +318,89 @@ async fn visit(fetcher: &Fetcher, call: &Call, url: CheckedUrl, depth: usize) ->
     }
 }
 
+/// Every URL this crawl requested (redirect hops included), by [`key`], with the URL
+/// of the visit that requested it.
+#[derive(Debug, Default)]
+struct Claims(Mutex<HashMap<String, CheckedUrl>>);
+
+impl Claims {
+    /// Claims `url` for the visit of `owner`: `None` when it is claimed now, or the URL
+    /// of the visit that claimed it before.
+    fn claim(&self, url: &CheckedUrl, owner: &CheckedUrl) -> Option<CheckedUrl> {
+        let mut claimed = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match claimed.entry(key(url)) {
+            Entry::Occupied(first) => Some(first.get().clone()),
+            Entry::Vacant(free) => {
+                free.insert(owner.clone());
+                None
+            }
+        }
+    }
+
+    /// Whether `url` was requested already.
+    fn contains(&self, url: &CheckedUrl) -> bool {
+        let claimed = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        claimed.contains_key(&key(url))
+    }
+}
+
+/// What the crawl checks on each redirect hop before it is requested.
+struct Hops<'a> {
+    /// The URLs requested so far.
+    claims: &'a Claims,
+    /// The crawl's origin: hops on it are checked against robots.txt.
+    origin: &'a Origin,
+    /// robots.txt, when it is respected.
+    robots: Option<&'a RobotsCache>,
+    /// The call, within which robots.txt is read.
+    call: &'a Call,
+}
+
+/// Why a redirect hop of a visit was not requested.
+#[derive(Debug)]
+enum HopStop {
+    /// It was requested before, by the visit of this URL.
+    Seen(CheckedUrl),
+    /// robots.txt refused it (or reading robots.txt failed within the call).
+    Failed(Error),
+}
+
+/// The hop check of one visit: [`Hops`] and the URL of the visit it claims hops for.
+struct Owned<'h, 'a>(&'h Hops<'a>, &'h CheckedUrl);
+
+impl HopCheck for Owned<'_, '_> {
+    type Stop = HopStop;
+
+    async fn check(&self, hop: &CheckedUrl, _chain: &[CheckedUrl]) -> Result<(), HopStop> {
+        let Owned(hops, owner) = self;
+        if let Some(first) = hops.claims.claim(hop, owner) {
+            return Err(HopStop::Seen(first));
+        }
+        if let Some(robots) = hops.robots
+            && hop.origin() == *hops.origin
+        {
+            robots
+                .check(hop, hops.call)
+                .await
+                .map_err(HopStop::Failed)?;
+        }
+        Ok(())
+    }
+}
+
 /// The state of one walk: what was seen, what waits, what was fetched.
 struct Walk<'o> {
     /// The start page's origin: the only one followed.
     origin: &'o Origin,
+    /// Every URL requested, redirect hops included.
+    claims: &'o Claims,
     /// Every URL queued or passed through, by [`key`].
     seen: HashSet<String>,
-    /// Every URL requested, redirect hops included, by [`key`].
-    requested: HashSet<String>,
     /// The pages waiting, with their depth, in breadth-first order.
     queue: VecDeque<(CheckedUrl, usize)>,
-    /// Fetch attempts made.
+    /// Fetches started (what `max-pages` counts).
+    started: usize,
+    /// Fetches completed and reported (robots-refused pages not counted).
     fetched: usize,
     /// When the last request started.
     last_request: Option<Instant>,
@@ -290,7 +410,7 @@ impl Walk<'_> {
     /// The next queued page not already requested (through a redirect of another).
     fn next_queued(&mut self) -> Option<(CheckedUrl, usize)> {
         while let Some((url, depth)) = self.queue.pop_front() {
-            if !self.requested.contains(&key(&url)) {
+            if !self.claims.contains(&url) {
                 return Some((url, depth));
             }
         }
@@ -323,7 +443,7 @@ impl Walk<'_> {
     /// How a failure outside any page's fetch (robots.txt within the call) ends the
     /// crawl: the call's deadline is a stop, anything else the error.
     fn ended(&self, e: Error) -> Result<Summary, Error> {
-        if is_total_timeout(&e) && self.fetched > 0 {
+        if is_total_timeout(&e) && self.started > 0 {
             Ok(self.summary(Stopped::Deadline))
         } else {
             Err(e)

@@ -10,6 +10,8 @@
 //! https://docs.example.com/old  200  2288 bytes  Installing  [redirected to https://docs.example.com/install]
 //! https://docs.example.com/missing  404  Not Found
 //! https://docs.example.com/private/  skipped: robots.txt line 2 "Disallow: /private/"
+//! https://docs.example.com/setup  same page as https://docs.example.com/old
+//! https://docs.example.com/admin  skipped: redirected to https://docs.example.com/private/admin, robots.txt line 2 "Disallow: /private/"
 //! https://docs.example.com/slow  failed: timeout (raise timeout)
 //!
 //! [stopped after 3 pages; raise max-pages to go further]
@@ -19,8 +21,12 @@
 //! and its title (nothing after the bytes when it has none), and the URL it was
 //! retrieved from when a redirect moved it. A page that answered an HTTP error shows the
 //! status and its reason phrase; a page robots.txt refused shows the deciding line; any
-//! other failure shows its rule and the configuration key that would change it. `N`
-//! counts the pages requested (a page robots.txt refused is listed, not counted).
+//! other failure shows its rule and the configuration key that would change it. A link
+//! that redirects to a URL the crawl already requested is listed as the `same page as`
+//! the line that requested it (each URL is requested once per crawl, so a page is listed
+//! once); a redirect to a hop robots.txt refuses names the hop and the rule. `N` counts
+//! the pages requested (a page robots.txt refused is listed, not counted), as progress
+//! does.
 
 use std::time::Duration;
 
@@ -50,6 +56,8 @@ pub struct Entry {
     pub title: Option<String>,
     /// The URL that answered, when a redirect moved the page.
     pub final_url: Option<String>,
+    /// The line this page is listed as, when it redirected to a URL requested before.
+    pub same_as: Option<String>,
     /// Why the page was skipped or failed.
     pub error: Option<Error>,
 }
@@ -64,6 +72,7 @@ impl Entry {
             bytes: None,
             title: None,
             final_url: None,
+            same_as: None,
             error: None,
         };
         match &visit.outcome {
@@ -78,6 +87,9 @@ impl Entry {
                     entry.status = Some(http.status);
                 }
                 entry.error = Some(e.clone());
+            }
+            Outcome::Alias { listed_as, .. } => {
+                entry.same_as = Some(listed_as.to_string());
             }
         }
         entry
@@ -99,16 +111,20 @@ impl Entry {
             }
             (Some(error), _, _) => {
                 line.push_str("  ");
-                line.push_str(&failure(error));
+                line.push_str(&failure(&self.url, error));
             }
-            _ => {}
+            _ => {
+                if let Some(same_as) = &self.same_as {
+                    line.push_str(&format!("  same page as {same_as}"));
+                }
+            }
         }
         line
     }
 
     /// The entry as one JSON object (`--json`): `url`, `depth`, `status`, `bytes`,
-    /// `title`, `final_url`, and for a page skipped or failed its `error` (`kind`,
-    /// `rule`, `config_key`, `message`); absent fields are null.
+    /// `title`, `final_url`, `same_as`, and for a page skipped or failed its `error`
+    /// (`kind`, `rule`, `config_key`, `message`); absent fields are null.
     pub fn to_json(&self) -> Value {
         json!({
             "url": self.url,
@@ -117,6 +133,7 @@ impl Entry {
             "bytes": self.bytes,
             "title": self.title,
             "final_url": self.final_url,
+            "same_as": self.same_as,
             "error": self.error.as_ref().map(|e| json!({
                 "kind": e.kind().as_str(),
                 "rule": e.rule(),
@@ -127,8 +144,9 @@ impl Entry {
     }
 }
 
-/// The compact form of a failure in the index (see the module documentation).
-fn failure(error: &Error) -> String {
+/// The compact form of the failure of the page linked as `url` in the index (see the
+/// module documentation).
+fn failure(url: &str, error: &Error) -> String {
     match error {
         Error::Http(http) => {
             let reason = status_reason(http.status);
@@ -138,14 +156,21 @@ fn failure(error: &Error) -> String {
                 format!("{}  {reason}", http.status)
             }
         }
-        Error::RobotsRefused(refused) => match &refused.reason {
-            RobotsReason::Rule { line, line_no } => {
-                format!("skipped: robots.txt line {line_no} {line:?}")
+        Error::RobotsRefused(refused) => {
+            let hop = if refused.url == url {
+                String::new()
+            } else {
+                format!("redirected to {}, ", refused.url)
+            };
+            match &refused.reason {
+                RobotsReason::Rule { line, line_no } => {
+                    format!("skipped: {hop}robots.txt line {line_no} {line:?}")
+                }
+                RobotsReason::Unavailable { status } => {
+                    format!("skipped: {hop}robots.txt answered {status}")
+                }
             }
-            RobotsReason::Unavailable { status } => {
-                format!("skipped: robots.txt answered {status}")
-            }
-        },
+        }
         other => match other.config_key() {
             Some(key) if matches!(other, Error::Deadline(_)) => {
                 format!("failed: {} (raise {key})", other.rule())
@@ -200,22 +225,35 @@ impl Crawled {
 
     /// The notice of a budget that stopped the crawl, if one did.
     pub fn notice(&self) -> Option<String> {
-        let n = pages(self.summary.fetched);
+        let n = self.summary.fetched;
         match self.summary.stopped {
-            Stopped::MaxPages => Some(format!(
-                "[stopped after {n}; raise max-pages to go further]"
-            )),
-            Stopped::Deadline => Some(format!(
-                "[stopped after {n}: total-timeout of {} ran out; raise total-timeout to go further]",
-                seconds(self.budget)
-            )),
+            Stopped::MaxPages => Some(max_pages_notice(n)),
+            Stopped::Deadline => Some(deadline_notice(n, self.budget)),
             Stopped::Done | Stopped::Caller => None,
         }
     }
 }
 
+/// The notice of a walk that `max-pages` stopped after `fetched` pages (crawl and grep).
+pub fn max_pages_notice(fetched: usize) -> String {
+    format!(
+        "[stopped after {}; raise max-pages to go further]",
+        pages(fetched)
+    )
+}
+
+/// The notice of a walk the call's `total-timeout` of `budget` stopped after `fetched`
+/// pages (crawl and grep).
+pub fn deadline_notice(fetched: usize, budget: Duration) -> String {
+    format!(
+        "[stopped after {}: total-timeout of {} ran out; raise total-timeout to go further]",
+        pages(fetched),
+        seconds(budget)
+    )
+}
+
 /// `N pages`, or `1 page`.
-fn pages(n: usize) -> String {
+pub fn pages(n: usize) -> String {
     if n == 1 {
         "1 page".to_owned()
     } else {
@@ -290,6 +328,7 @@ mod tests {
             bytes: None,
             title: None,
             final_url: None,
+            same_as: None,
             error: Some(error),
         }
     }

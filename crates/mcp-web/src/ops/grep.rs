@@ -7,6 +7,10 @@
 //! [`Flow::Stop`] as soon as `max-results` lines have matched, so no page is fetched
 //! after the one that completed the results.
 //!
+//! Within one call each page is fetched once, redirect aliases included: a link that
+//! redirects to a URL already requested is not searched again, and a no-match answer
+//! lists it as the `same page as` the URL it was searched under, as `web_crawl` does.
+//!
 //! Each page is searched over [`PageText::lines`](mcp_web_core::page::PageText::lines),
 //! its header included, so the line numbers are those of the `web_fetch` answer for the
 //! page: `mcp-web fetch URL | sed -n LINEp` shows the matched line.
@@ -15,6 +19,8 @@ use std::time::Duration;
 
 use mcp_web_core::crawl::{self, CrawlOptions, Flow, Outcome, Stopped, Visit};
 use mcp_web_core::error::Error;
+
+use super::crawl::{deadline_notice, max_pages_notice, pages};
 use mcp_web_core::fetch::Call;
 use mcp_web_core::grep::Pattern;
 use mcp_web_core::page::PageText;
@@ -67,6 +73,9 @@ pub struct Visited {
     /// `None` when the page was searched, else why it could not be (the teaching
     /// message of its failure or robots.txt refusal).
     pub not_searched: Option<String>,
+    /// The URL this page was searched under, when it redirected to a URL requested
+    /// before (it was not searched twice).
+    pub same_as: Option<String>,
 }
 
 /// Why a grep ended before it had searched everything within its depth.
@@ -76,8 +85,13 @@ pub enum Stop {
     MaxResults(usize),
     /// `max-pages` pages were fetched and more were waiting (the limit).
     MaxPages(usize),
-    /// The call's `total-timeout` (the limit) ran out.
-    Deadline(Duration),
+    /// The call's `total-timeout` ran out.
+    Deadline {
+        /// The `total-timeout`.
+        budget: Duration,
+        /// The pages fetched before it ran out.
+        fetched: usize,
+    },
 }
 
 /// What one grep found: the matching lines, the pages visited, and what stopped it.
@@ -102,35 +116,37 @@ impl Grepped {
     pub fn searched(&self) -> usize {
         self.pages
             .iter()
-            .filter(|p| p.not_searched.is_none())
+            .filter(|p| p.not_searched.is_none() && p.same_as.is_none())
             .count()
+    }
+
+    /// How many distinct pages were visited (aliases of a page searched under another
+    /// URL not counted).
+    fn distinct(&self) -> usize {
+        self.pages.iter().filter(|p| p.same_as.is_none()).count()
     }
 
     /// The notices that follow the matches: what stopped the grep, and how many pages
     /// could not be searched. Each is one `[…]` line.
     pub fn notices(&self) -> Vec<String> {
         let mut notices = Vec::new();
-        let unsearched = self.pages.len() - self.searched();
+        let unsearched = self.distinct() - self.searched();
         if !self.matches.is_empty() && unsearched > 0 {
             notices.push(format!(
-                "[{unsearched} of {} pages could not be searched (an HTTP error, a refused \
+                "[{unsearched} of {} could not be searched (an HTTP error, a refused \
                  address or robots.txt); web_crawl lists each with its reason]",
-                self.pages.len()
+                pages(self.distinct())
             ));
         }
         match self.stopped {
             Some(Stop::MaxResults(limit)) => notices.push(format!(
-                "[stopped at {limit} matching lines; raise max-results to see more]"
+                "[stopped at {}; raise max-results to see more]",
+                matching_lines(limit)
             )),
-            Some(Stop::MaxPages(limit)) => notices.push(format!(
-                "[stopped after {limit} pages; raise max-pages to go further]"
-            )),
-            Some(Stop::Deadline(limit)) => notices.push(format!(
-                "[stopped after {} pages because the total-timeout of {} ran out; raise \
-                 total-timeout to go further]",
-                self.pages.len(),
-                seconds(limit)
-            )),
+            Some(Stop::MaxPages(limit)) => notices.push(max_pages_notice(limit)),
+            Some(Stop::Deadline { budget, fetched }) => {
+                notices.push(deadline_notice(fetched, budget));
+            }
             None => {}
         }
         notices
@@ -139,19 +155,22 @@ impl Grepped {
     /// The answer when nothing matched: which pages were searched, and which could
     /// not be and why.
     pub fn no_match(&self) -> String {
-        let searched = self.searched();
-        let pages = if searched == 1 { "page" } else { "pages" };
         let mut out = format!(
-            "No line matched {} in {searched} {pages} from {} (depth {}).",
-            self.pattern, self.start, self.depth
+            "No line matched {} in {} from {} (depth {}).",
+            self.pattern,
+            pages(self.searched()),
+            self.start,
+            self.depth
         );
+        // The pages searched, and in their place in crawl order the aliases of a page
+        // searched under another URL.
         let mut listed = self.pages.iter().filter(|p| p.not_searched.is_none());
         if let Some(first) = listed.next() {
             out.push_str("\n\n");
-            out.push_str(&first.url);
+            out.push_str(&searched_line(first));
             for page in listed {
                 out.push('\n');
-                out.push_str(&page.url);
+                out.push_str(&searched_line(page));
             }
         }
         let unsearched: Vec<&Visited> = self
@@ -184,6 +203,24 @@ impl Grepped {
             out.push_str(&notices.join("\n"));
         }
         out
+    }
+}
+
+/// A page's line in the list of pages searched: its URL, and for an alias the URL it
+/// was searched under.
+fn searched_line(page: &Visited) -> String {
+    match &page.same_as {
+        Some(same_as) => format!("{}  same page as {same_as}", page.url),
+        None => page.url.clone(),
+    }
+}
+
+/// `N matching lines`, or `1 matching line`.
+fn matching_lines(n: usize) -> String {
+    if n == 1 {
+        "1 matching line".to_owned()
+    } else {
+        format!("{n} matching lines")
     }
 }
 
@@ -223,6 +260,7 @@ pub async fn grep(
         grepped.pages.push(Visited {
             url: asked,
             not_searched: None,
+            same_as: None,
         });
         return Ok(grepped);
     }
@@ -240,18 +278,18 @@ pub async fn grep(
     // page robots.txt refused, which was not requested, sends none.
     let mut requested = 0usize;
     let mut on_visit = |visit: &Visit| -> Flow {
+        let mut same_as = None;
         let (url, not_searched) = match &visit.outcome {
             Outcome::Fetched { page, text } => {
                 let before = grepped.matches.len();
                 let url = page.url.to_string();
                 page_cut = search(&url, text, pattern, max_results, &mut grepped.matches);
                 let found = grepped.matches.len() - before;
-                let lines = if found == 1 { "line" } else { "lines" };
                 requested += 1;
                 observer.progress(
                     requested as f64,
                     Some(total),
-                    &format!("searched {url}: {found} matching {lines}"),
+                    &format!("searched {url}: {}", matching_lines(found)),
                 );
                 (url, None)
             }
@@ -265,9 +303,24 @@ pub async fn grep(
                 );
                 (url, Some(error.to_string()))
             }
+            Outcome::Alias { listed_as, .. } => {
+                let url = visit.url.to_string();
+                requested += 1;
+                observer.progress(
+                    requested as f64,
+                    Some(total),
+                    &format!("not searched again {url}: same page as {listed_as}"),
+                );
+                same_as = Some(listed_as.to_string());
+                (url, None)
+            }
             Outcome::Skipped(error) => (visit.url.to_string(), Some(error.to_string())),
         };
-        grepped.pages.push(Visited { url, not_searched });
+        grepped.pages.push(Visited {
+            url,
+            not_searched,
+            same_as,
+        });
         if grepped.matches.len() >= max_results {
             Flow::Stop
         } else {
@@ -287,7 +340,10 @@ pub async fn grep(
         Stopped::Caller => Some(Stop::MaxResults(max_results)),
         Stopped::Done if page_cut => Some(Stop::MaxResults(max_results)),
         Stopped::MaxPages => Some(Stop::MaxPages(crawl_options.max_pages)),
-        Stopped::Deadline => Some(Stop::Deadline(call.budget())),
+        Stopped::Deadline => Some(Stop::Deadline {
+            budget: call.budget(),
+            fetched: summary.fetched,
+        }),
         Stopped::Done => None,
     };
     Ok(grepped)
@@ -323,16 +379,6 @@ fn search(
     false
 }
 
-/// A number of seconds the way notices say it: `90 s`, `0.5 s`.
-fn seconds(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s.fract() == 0.0 {
-        format!("{s:.0} s")
-    } else {
-        format!("{s} s")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -356,6 +402,7 @@ mod tests {
                 .map(|(i, why)| Visited {
                     url: format!("https://example.com/{i}"),
                     not_searched: why.map(str::to_owned),
+                    same_as: None,
                 })
                 .collect(),
             stopped,
@@ -367,12 +414,15 @@ mod tests {
         let g = grepped(
             1,
             &[None, None],
-            Some(Stop::Deadline(Duration::from_millis(1500))),
+            Some(Stop::Deadline {
+                budget: Duration::from_millis(1500),
+                fetched: 2,
+            }),
         );
         assert_eq!(
             g.render(),
-            "https://example.com/:1:x\n\n[stopped after 2 pages because the total-timeout \
-             of 1.5 s ran out; raise total-timeout to go further]"
+            "https://example.com/:1:x\n\n[stopped after 2 pages: total-timeout of 1.5 s \
+             ran out; raise total-timeout to go further]"
         );
     }
 
@@ -391,6 +441,29 @@ mod tests {
             one.render().contains(" in 1 page from "),
             "{}",
             one.render()
+        );
+    }
+
+    #[test]
+    fn an_alias_is_listed_as_the_page_it_was_searched_under_and_counts_once() {
+        let mut g = grepped(0, &[None, None], Some(Stop::MaxResults(1)));
+        g.pages[1].same_as = Some("https://example.com/0".into());
+        assert_eq!(
+            g.render(),
+            "No line matched \"x\" in 1 page from https://example.com/ (depth 1).\n\n\
+             https://example.com/0\n\
+             https://example.com/1  same page as https://example.com/0\n\n\
+             [stopped at 1 matching line; raise max-results to see more]"
+        );
+        let mut g = grepped(1, &[None, Some("HTTP 404"), None], Some(Stop::MaxPages(1)));
+        g.pages[2].same_as = Some("https://example.com/0".into());
+        assert_eq!(
+            g.notices(),
+            [
+                "[1 of 2 pages could not be searched (an HTTP error, a refused address or \
+                 robots.txt); web_crawl lists each with its reason]",
+                "[stopped after 1 page; raise max-pages to go further]"
+            ]
         );
     }
 

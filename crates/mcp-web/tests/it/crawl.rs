@@ -327,6 +327,7 @@ fn the_command_prints_one_json_object_per_page() {
             "bytes": page(Some("Home"), HOME_LINKS).len(),
             "title": "Home",
             "final_url": null,
+            "same_as": null,
             "error": null,
         })
     );

@@ -346,7 +346,7 @@ async fn no_page_is_fetched_once_max_results_lines_matched() {
         answer,
         format!(
             "{a}:3:The first needle of page A.\n\n\
-             [stopped at 1 matching lines; raise max-results to see more]"
+             [stopped at 1 matching line; raise max-results to see more]"
         )
     );
 }

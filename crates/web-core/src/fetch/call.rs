@@ -6,14 +6,23 @@
 //! budgets a fetch may narrow for itself (redirects, bytes), plus room for a one-time
 //! permission [`Grant`]. The pool of vetted connections is not in the call: it belongs to
 //! the [`Fetcher`](super::Fetcher) and its policy, and a granted connection never enters it.
+//!
+//! A caller that walks many pages (the crawl) may also check every redirect hop before
+//! it is requested: a [`HopCheck`] given to
+//! [`Fetcher::fetch_checked`](super::Fetcher::fetch_checked) can stop a chain with a
+//! reason of its own, and the fetch answers [`Checked::Stopped`] without requesting the
+//! hop.
 
+use std::convert::Infallible;
+use std::future::Future;
 use std::time::Duration;
 
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::MAX_REDIRECTS;
+use super::{MAX_REDIRECTS, Page};
 use crate::guard::Grant;
+use crate::url::CheckedUrl;
 
 /// What one tool call allows its fetches: cancellation, one deadline, redirect and
 /// byte budgets, and a one-time grant. Clones share the cancellation and the deadline.
@@ -103,6 +112,53 @@ impl Call {
     pub fn grant(&self) -> Option<&Grant> {
         self.grant.as_ref()
     }
+}
+
+/// A check run on each redirect hop of one fetch before the hop is requested (the URL
+/// asked for is the caller's to check before it fetches).
+pub trait HopCheck: Sync {
+    /// Why a hop was not requested.
+    type Stop: Send;
+
+    /// `Ok` when `hop` may be requested after `chain` (every URL requested so far, the
+    /// URL asked for first); otherwise the reason the fetch stops there.
+    fn check(
+        &self,
+        hop: &CheckedUrl,
+        chain: &[CheckedUrl],
+    ) -> impl Future<Output = Result<(), Self::Stop>> + Send;
+}
+
+/// The check that lets every hop through: what a plain fetch does.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AnyHop;
+
+impl HopCheck for AnyHop {
+    type Stop = Infallible;
+
+    async fn check(&self, _hop: &CheckedUrl, _chain: &[CheckedUrl]) -> Result<(), Infallible> {
+        Ok(())
+    }
+}
+
+/// How a fetch with a [`HopCheck`] ended, when it did not fail.
+#[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "made once per fetch and taken apart at once; most fetches end with a page"
+)]
+pub enum Checked<S> {
+    /// Every hop passed and the page was read.
+    Page(Page),
+    /// The check stopped the chain before `hop`, which was not requested.
+    Stopped {
+        /// Every URL requested, in order, the URL asked for first.
+        chain: Vec<CheckedUrl>,
+        /// The hop the check refused.
+        hop: CheckedUrl,
+        /// The check's reason.
+        stop: S,
+    },
 }
 
 /// `start + budget`, or a moment decades away when a budget as large as configuration

@@ -73,7 +73,7 @@ use crate::media::{self, Declared, Kind};
 use crate::transport::{CheckedPeer, ConnectError, ProxyUrl, Resolve, Transport, TransportOptions};
 use crate::url::CheckedUrl;
 
-pub use call::Call;
+pub use call::{AnyHop, Call, Checked, HopCheck};
 pub use redirect::{Hop, MAX_REDIRECTS, next_hop};
 
 /// The limits and identity of a fetch (the fetch-related config keys). Their defaults
@@ -241,6 +241,21 @@ impl Fetcher {
     /// [`Error::Cancelled`] when the call is cancelled. A call with a one-time grant is
     /// fetched over connections of its own, which are never pooled.
     pub async fn fetch_in(&self, url: &CheckedUrl, call: &Call) -> Result<Page, Error> {
+        match self.fetch_checked(url, call, &AnyHop).await? {
+            Checked::Page(page) => Ok(page),
+            Checked::Stopped { stop, .. } => match stop {},
+        }
+    }
+
+    /// Fetches one page as [`Fetcher::fetch_in`] does, asking `check` before each
+    /// redirect hop is requested; a hop it refuses ends the fetch as
+    /// [`Checked::Stopped`], that hop unrequested.
+    pub async fn fetch_checked<C: HopCheck>(
+        &self,
+        url: &CheckedUrl,
+        call: &Call,
+        check: &C,
+    ) -> Result<Checked<C::Stop>, Error> {
         let granted;
         let client = match call.grant() {
             None => &self.client,
@@ -254,16 +269,17 @@ impl Fetcher {
         tokio::select! {
             biased;
             () = call.cancellation().cancelled() => Err(Error::Cancelled),
-            page = self.fetch_chain(client, url, call) => page,
+            page = self.fetch_chain(client, url, call, check) => page,
         }
     }
 
-    async fn fetch_chain(
+    async fn fetch_chain<C: HopCheck>(
         &self,
         client: &HttpClient,
         url: &CheckedUrl,
         call: &Call,
-    ) -> Result<Page, Error> {
+        check: &C,
+    ) -> Result<Checked<C::Stop>, Error> {
         let mut chain = vec![url.clone()];
         let mut current = url.clone();
         loop {
@@ -276,11 +292,19 @@ impl Fetcher {
                 .and_then(|v| v.to_str().ok());
             match next_hop(&current, status, location, &chain, call.max_redirects())? {
                 Hop::Follow(next) => {
+                    if let Err(stop) = check.check(&next, &chain).await {
+                        return Ok(Checked::Stopped {
+                            chain,
+                            hop: next,
+                            stop,
+                        });
+                    }
                     chain.push(next.clone());
                     current = next;
                 }
                 Hop::Done => {
-                    return self.read_page(url, current, chain, answer, call).await;
+                    let page = self.read_page(url, current, chain, answer, call).await?;
+                    return Ok(Checked::Page(page));
                 }
             }
         }

@@ -97,6 +97,7 @@ fn line(visit: &Visit) -> (String, usize, String) {
         ),
         Outcome::Skipped(e) => format!("skipped {}", e.rule()),
         Outcome::Failed(e) => format!("failed {}", e.rule()),
+        Outcome::Alias { hop, listed_as } => format!("alias {hop} {listed_as}"),
     };
     (visit.url.to_string(), visit.depth, what)
 }
@@ -585,4 +586,206 @@ async fn robots_crawl_delay_spaces_requests_when_larger_than_crawl_delay() {
     // Three requests with two waits of robots.txt's half second between them: the
     // crawl cannot have finished sooner (a lower bound only, whatever the machine).
     assert!(took >= Duration::from_millis(1000), "{took:?}");
+}
+
+#[tokio::test]
+async fn each_url_is_requested_once_redirect_hops_and_failed_chains_included() {
+    let home = document(
+        Some("Home"),
+        "",
+        &anchors(&[
+            "/b".into(),
+            "/moved".into(),
+            "/broken".into(),
+            "/gone".into(),
+            "/sneaky".into(),
+            "/private/direct".into(),
+        ]),
+    );
+    let home_len = home.len();
+    let site = Server::start(
+        PERMITTED,
+        Arc::new(move |req: &Req| match req.path.as_str() {
+            "/robots.txt" => robots_txt("User-agent: *\nDisallow: /private\n"),
+            "/" => html_of(&home),
+            "/b" => page(Some("Page B"), "", "b"),
+            // An alias of a page fetched before.
+            "/moved" => redirect(301, "/b"),
+            // A chain that fails: its hop must not be requested again when linked.
+            "/broken" => redirect(302, "/gone"),
+            "/gone" => vec![Step::Write(response(404, &[], b""))],
+            // A hop robots.txt refuses.
+            "/sneaky" => redirect(302, "/private/secret"),
+            _ => page(Some("Private"), "", "private"),
+        }),
+    )
+    .await;
+    let base = format!("http://127.0.0.2:{}", site.port());
+    let at = |path: &str| format!("{base}{path}");
+    let fetcher = fetcher();
+    let robots = RobotsCache::new(&fetcher);
+    let mut seen = Vec::new();
+    let mut refused_urls = Vec::new();
+    let summary = crawl(
+        &fetcher,
+        &robots,
+        &url(&at("/")),
+        &limits(1, 50),
+        &call(),
+        &mut |v| {
+            if let Outcome::Failed(Error::RobotsRefused(r)) = &v.outcome {
+                refused_urls.push(r.url.clone());
+            }
+            seen.push(line(v));
+            Flow::Continue
+        },
+    )
+    .await
+    .expect("the crawl answers");
+    let b_len = document(Some("Page B"), "", "b").len();
+    assert_eq!(
+        seen,
+        [
+            (at("/"), 0, format!("200 {} {home_len} Home", at("/"))),
+            (at("/b"), 1, format!("200 {} {b_len} Page B", at("/b"))),
+            (at("/moved"), 1, format!("alias {} {}", at("/b"), at("/b"))),
+            (at("/broken"), 1, "failed http-status".into()),
+            (at("/sneaky"), 1, "failed robots-disallow".into()),
+            (at("/private/direct"), 1, "skipped robots-disallow".into()),
+        ]
+    );
+    assert_eq!(refused_urls, [at("/private/secret")], "the hop is named");
+    // Five requests completed (the refused page was not requested); `/gone` was
+    // requested once, as the hop of `/broken`, and not again when linked.
+    assert_eq!(
+        summary,
+        Summary {
+            fetched: 5,
+            stopped: Stopped::Done
+        }
+    );
+    let hits = hits_by_path(&site);
+    let mut paths: Vec<_> = hits.keys().cloned().collect();
+    paths.sort();
+    assert_eq!(
+        paths,
+        [
+            "/",
+            "/b",
+            "/broken",
+            "/gone",
+            "/moved",
+            "/robots.txt",
+            "/sneaky"
+        ]
+    );
+    assert!(hits.values().all(|n| *n == 1), "{hits:?}");
+}
+
+#[tokio::test]
+async fn with_requests_at_once_an_alias_of_a_page_in_flight_is_not_requested_again() {
+    let release = Arc::new(tokio::sync::Notify::new());
+    let home = document(
+        Some("Home"),
+        "",
+        &anchors(&["/t".into(), "/to-t".into(), "/to-u".into(), "/u".into()]),
+    );
+    let site = {
+        let release = release.clone();
+        Server::start(
+            PERMITTED,
+            Arc::new(move |req: &Req| match req.path.as_str() {
+                "/" => html_of(&home),
+                // `/t` answers only once `/to-t` was asked for: it is in flight then.
+                "/t" => {
+                    let mut steps = vec![Step::Wait(release.clone())];
+                    steps.extend(page(Some("T"), "", "t"));
+                    steps
+                }
+                "/to-t" => {
+                    release.notify_one();
+                    redirect(301, "/t")
+                }
+                "/to-u" => redirect(301, "/u"),
+                _ => page(Some("U"), "", "u"),
+            }),
+        )
+        .await
+    };
+    let base = format!("http://127.0.0.2:{}", site.port());
+    let at = |path: &str| format!("{base}{path}");
+    let fetcher = fetcher();
+    let mut wide = limits(1, 50);
+    wide.respect_robots = false;
+    wide.concurrency = 4;
+    let (result, seen) = run(&fetcher, &url(&at("/")), &wide, &call()).await;
+    assert_eq!(
+        result.expect("the crawl answers"),
+        Summary {
+            fetched: 5,
+            stopped: Stopped::Done
+        }
+    );
+    let rest: Vec<_> = seen[1..]
+        .iter()
+        .map(|(u, _, what)| (u.clone(), what.clone()))
+        .collect();
+    let (t, u) = (document(Some("T"), "", "t"), document(Some("U"), "", "u"));
+    assert_eq!(
+        rest,
+        [
+            (at("/t"), format!("200 {} {} T", at("/t"), t.len())),
+            (at("/to-t"), format!("alias {} {}", at("/t"), at("/t"))),
+            // `/u` was queued when `/to-u` started, so it was claimed first.
+            (at("/to-u"), format!("alias {} {}", at("/u"), at("/u"))),
+            (at("/u"), format!("200 {} {} U", at("/u"), u.len())),
+        ]
+    );
+    let hits = hits_by_path(&site);
+    assert_eq!(hits.len(), 5, "{hits:?}");
+    assert!(hits.values().all(|n| *n == 1), "{hits:?}");
+}
+
+#[tokio::test]
+async fn fetched_counts_the_fetches_reported_not_those_dropped_in_flight() {
+    let home = document(
+        Some("Home"),
+        "",
+        &anchors(&["/a".into(), "/hang".into(), "/b".into()]),
+    );
+    let site = Server::start(
+        PERMITTED,
+        Arc::new(move |req: &Req| match req.path.as_str() {
+            "/" => html_of(&home),
+            "/hang" => vec![Step::Hang],
+            _ => page(Some("Leaf"), "", "leaf"),
+        }),
+    )
+    .await;
+    let fetcher = fetcher();
+    let robots = RobotsCache::new(&fetcher);
+    let start = url(&format!("http://127.0.0.2:{}/", site.port()));
+    let mut wide = limits(1, 100);
+    wide.respect_robots = false;
+    wide.concurrency = 4;
+    let mut reported = Vec::new();
+    let summary = crawl(&fetcher, &robots, &start, &wide, &call(), &mut |v| {
+        reported.push(v.url.url().path().to_owned());
+        if v.url.url().path() == "/a" {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    })
+    .await
+    .expect("the crawl answers");
+    // `/hang` and `/b` were started with `/a` and dropped in flight: not counted.
+    assert_eq!(reported, ["/", "/a"]);
+    assert_eq!(
+        summary,
+        Summary {
+            fetched: 2,
+            stopped: Stopped::Caller
+        }
+    );
 }
