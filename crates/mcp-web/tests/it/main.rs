@@ -10,5 +10,6 @@ mod inprocess;
 mod protocol;
 mod robots;
 mod serve;
+mod site;
 mod support;
 mod tools;

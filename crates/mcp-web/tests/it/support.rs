@@ -90,6 +90,15 @@ impl Server {
             .count()
     }
 
+    /// The paths of the requests received so far, in the order they arrived.
+    pub fn paths(&self) -> Vec<String> {
+        let heads = self.heads.lock().expect("test rig");
+        heads
+            .iter()
+            .map(|h| h.split_whitespace().nth(1).unwrap_or_default().to_owned())
+            .collect()
+    }
+
     /// The `user-agent` values of the requests received so far.
     pub fn user_agents(&self) -> Vec<String> {
         let heads = self.heads.lock().expect("test rig");
