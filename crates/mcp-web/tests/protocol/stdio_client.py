@@ -8,8 +8,10 @@ up. Then, in the given protocol mode, checks: tools/list shows web_fetch with it
 exact schema and annotations; web_fetch of the page returns its text with
 --allow-loopback; without it the call is a tool error naming allow-loopback; progress
 arrives for the slow page and once per page of a web_crawl and a web_grep (whose
-line numbers are web_fetch's); cancelling a fetch of the endless page stops it (the
-server sees the connection closed). Exits 0 when every check holds; prints what
+line numbers are web_fetch's), exactly one per page searched for web_grep;
+cancelling a fetch of the endless page stops it (the server sees the connection
+closed); cancelling a web_crawl stops it: the page it was fetching is hung up on and
+the page after it is never requested. Exits 0 when every check holds; prints what
 failed and exits 1 otherwise; exits 2 when the SDK is missing.
 """
 
@@ -43,6 +45,9 @@ class Recorder:
     def __init__(self):
         self.endless_started = threading.Event()
         self.endless_closed = threading.Event()
+        self.hold_started = threading.Event()
+        self.hold_closed = threading.Event()
+        self.never_requested = threading.Event()
 
 
 RECORD = Recorder()
@@ -91,6 +96,19 @@ class Handler(BaseHTTPRequestHandler):
                 self._chunk(f"<p>slow line {i}</p>".encode())
             self._chunk(b"</body></html>")
             self._chunk(b"")
+        elif self.path == "/walk":
+            body = (
+                "<html><head><title>Walk</title></head><body><main>"
+                '<p><a href="/walk/hold">held</a> <a href="/walk/never">never</a></p>'
+                "</main></body></html>"
+            ).encode()
+            self._head(len(body))
+            self.wfile.write(body)
+        elif self.path == "/walk/hold":
+            self._trickle(RECORD.hold_started, RECORD.hold_closed)
+        elif self.path == "/walk/never":
+            RECORD.never_requested.set()
+            self.send_error(404)
         elif self.path == "/endless":
             self._head()
             RECORD.endless_started.set()
@@ -105,6 +123,18 @@ class Handler(BaseHTTPRequestHandler):
             # Ran for 30 s without the client hanging up.
         else:
             self.send_error(404)
+
+    def _trickle(self, started, closed):
+        """An endless body that sets `closed` when the client hangs up."""
+        self._head()
+        started.set()
+        try:
+            self._chunk(b"<html><head><title>Held</title></head><body>")
+            for i in range(600):
+                time.sleep(0.05)
+                self._chunk(f"<p>line {i}</p>".encode())
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            closed.set()
 
 
 FAILURES = []
@@ -205,7 +235,26 @@ async def scenario(binary, mode, base):
                 page_lines[int(number) - 1] == text,
                 f"the match's line number is web_fetch's: {matched[0]!r} vs {page_lines!r}",
             )
-        check(len(grep_notes) >= 2, f"one progress notification per page searched: {grep_notes}")
+        check(
+            [(n[0], n[1]) for n in grep_notes] == [(1, 20), (2, 20)]
+            and [n[2] for n in grep_notes]
+            == [f"searched {base}/site: 0 matching lines", f"searched {base}/page: 1 matching line"],
+            f"one progress notification per page searched: {grep_notes}",
+        )
+
+        async with anyio.create_task_group() as group:
+
+            async def crawl_the_walk():
+                await client.call_tool("web_crawl", {"url": f"{base}/walk"})
+                check(False, "the held crawl returned before it was cancelled")
+
+            group.start_soon(crawl_the_walk)
+            started = await anyio.to_thread.run_sync(RECORD.hold_started.wait, 10.0)
+            check(started, "the crawl requested the held page")
+            group.cancel_scope.cancel()
+        hung_up = await anyio.to_thread.run_sync(RECORD.hold_closed.wait, 10.0)
+        check(hung_up, "cancelling the crawl hung up on the page it was fetching")
+        check(not RECORD.never_requested.is_set(), "no page is requested after the crawl was cancelled")
 
         with anyio.move_on_after(1.0):
             await client.call_tool("web_fetch", {"url": f"{base}/endless"})
