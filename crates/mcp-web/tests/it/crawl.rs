@@ -220,6 +220,12 @@ async fn progress_arrives_once_per_page() {
         outcome.result().is_some_and(|r| !r.is_error()),
         "{outcome:?}"
     );
+    // The index counts the pages progress reported.
+    let header = outcome.result().map(ToolResult::text).unwrap_or_default();
+    assert!(
+        header.starts_with(&format!("Crawled 4 pages from {} ", site.url("/"))),
+        "{header}"
+    );
     let mut progress = Vec::new();
     while let Ok(Notification { method, params }) = notes.try_recv() {
         assert_eq!(method, "notifications/progress");

@@ -789,3 +789,47 @@ async fn fetched_counts_the_fetches_reported_not_those_dropped_in_flight() {
         }
     );
 }
+
+#[tokio::test]
+async fn a_fetch_in_flight_when_the_deadline_stops_the_crawl_is_not_counted() {
+    let home = document(
+        Some("Home"),
+        "",
+        &anchors(&["/a".into(), "/hang".into(), "/hang-too".into()]),
+    );
+    let site = Server::start(
+        PERMITTED,
+        Arc::new(move |req: &Req| match req.path.as_str() {
+            "/" => html_of(&home),
+            "/hang" | "/hang-too" => vec![Step::Hang],
+            _ => page(Some("Leaf"), "", "leaf"),
+        }),
+    )
+    .await;
+    let fetcher = fetcher_with(
+        permit_127_0_0_2(),
+        Arc::new(StaticResolver::new()),
+        FetchOptions {
+            headers_timeout: Duration::from_secs(60),
+            timeout: Duration::from_secs(60),
+            ..options()
+        },
+    );
+    let start = url(&format!("http://127.0.0.2:{}/", site.port()));
+    let mut wide = limits(1, 20);
+    wide.respect_robots = false;
+    wide.concurrency = 4;
+    let call = Call::new(Duration::from_secs(6), CancellationToken::new());
+    let (result, seen) = run(&fetcher, &start, &wide, &call).await;
+    let kinds: Vec<_> = seen.iter().map(|(_, _, what)| what.clone()).collect();
+    assert_eq!(kinds.len(), 3, "{kinds:?}");
+    assert_eq!(kinds[2], "failed total-timeout");
+    // `/hang-too` was in flight when `/hang` reported the deadline: it is not counted.
+    assert_eq!(
+        result.expect("a deadline is a stop, not an error"),
+        Summary {
+            fetched: 3,
+            stopped: Stopped::Deadline
+        }
+    );
+}
