@@ -5,7 +5,7 @@
 //! exact JSON shape; failures are tool errors and exit status 1 with the teaching
 //! message; a configuration the provider cannot use is exit status 2.
 
-use std::net::TcpListener;
+use std::net::{IpAddr, TcpListener};
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 
@@ -14,7 +14,9 @@ use mcp_web::tools::Web;
 use mcp_web_core::config::parse_web_config;
 use mcp_web_core::error::{Error, Search, SearchFailure};
 use mcp_web_core::search::{SearchProvider, SearchResult, Searching};
+use mcp_web_core::transport::StaticResolver;
 use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
 
 use crate::support;
 
@@ -455,6 +457,36 @@ fn a_silent_endpoint_is_a_deadline() {
             "mcp-web: web_search (brave): the search provider at http://{addr}/res/v1/web/search did not answer within the timeout of 0.3 s."
         )),
         "{err}"
+    );
+}
+
+/// The resolver seam of the context is the search provider's too: a `search-url` by
+/// name reaches the address the test resolver gives.
+#[tokio::test]
+async fn the_context_s_resolver_resolves_the_provider_s_name() {
+    let brave = fake_brave(200, BRAVE_NOTHING);
+    // `http://127.0.0.1:PORT` without a path: the port is after the last colon.
+    let address = brave.url("");
+    let port = address.rsplit(':').next().expect("a port");
+    let settings = parse_web_config(&json!({
+        "api-key": "k",
+        "search-url": format!("http://search.test:{port}/"),
+    }))
+    .expect("settings");
+    let resolver = StaticResolver::new().with("search.test", [IpAddr::from([127, 0, 0, 1])]);
+    let answer = mcp_web::cli::search::search(
+        "nothing",
+        3,
+        &settings,
+        Arc::new(resolver),
+        &CancellationToken::new(),
+    )
+    .await
+    .expect("an answer");
+    assert_eq!(answer["results"], json!([]));
+    assert_eq!(
+        brave.requests("/res/v1/web/search?q=nothing&count=3&safesearch=moderate"),
+        1
     );
 }
 

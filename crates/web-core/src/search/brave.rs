@@ -203,9 +203,13 @@ fn answer(reply: &Reply, url: &Url, origin: KeyOrigin) -> Result<Vec<SearchResul
             });
         }
         status => {
-            let hint = (status == 422).then_some(
-                "Check \"search-country\" (a two-letter country code) and \"search-lang\" (a language code Brave supports).",
-            );
+            let hint = match status {
+                422 => Some(
+                    "Check \"search-country\" (a two-letter country code) and \"search-lang\" (a language code Brave supports).",
+                ),
+                300..=399 => Some(super::REDIRECT_HINT),
+                _ => None,
+            };
             return Err(SearchFailure::Status {
                 status,
                 detail: detail.or_else(|| super::text_excerpt(&reply.body)),

@@ -140,6 +140,10 @@ pub fn strip_markup(text: &str) -> String {
     plain.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// What a provider's redirect answer says to do: the client follows no redirects,
+/// since only the endpoint the operator wrote may be reached without the guard.
+const REDIRECT_HINT: &str = "The search client follows no redirects (only the endpoint in the configuration is reached): point \"search-url\" at the API itself.";
+
 /// A provider's own words about a failure, on one line and cut to 200 characters.
 fn excerpt(text: &str) -> String {
     let line = strip_markup(text);

@@ -98,7 +98,7 @@ impl Searxng {
                 return Err(SearchFailure::Status {
                     status,
                     detail: super::text_excerpt(&reply.body),
-                    hint: None,
+                    hint: (300..400).contains(&status).then_some(super::REDIRECT_HINT),
                 });
             }
         }

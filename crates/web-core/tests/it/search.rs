@@ -414,6 +414,28 @@ async fn a_malformed_body_says_so() {
     }
 }
 
+/// A redirect is not followed: only the endpoint the operator wrote is reached without
+/// the guard, and the message says to point `search-url` at the API.
+#[tokio::test]
+async fn a_redirect_is_not_followed() {
+    let canary = Server::start(REFUSED, json(200, BRAVE_RESULTS, &[])).await;
+    let location = format!("http://127.0.0.1:{}/res/v1/web/search", canary.port());
+    let server = Server::start(
+        REFUSED,
+        always(response(302, &[("location", &location)], b"")),
+    )
+    .await;
+    let error = brave(&server, "k").search("raku", 3).await.unwrap_err();
+    assert_eq!(error.rule(), "provider-status");
+    assert!(
+        error
+            .to_string()
+            .ends_with(r#"point "search-url" at the API itself."#),
+        "{error}"
+    );
+    assert_eq!(canary.hits(), 0, "the redirect target is never asked");
+}
+
 /// An endpoint that accepts the request and never answers runs out `timeout`; the
 /// error is the provider's, naming the key.
 #[tokio::test]
