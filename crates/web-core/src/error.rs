@@ -376,17 +376,158 @@ pub struct Content {
     pub bytes: Option<u64>,
 }
 
-/// A search provider's failure.
+/// A search provider's failure: which provider, and what went wrong. Its message is
+/// the whole story the model gets, so its first line says what to do next. No variant
+/// carries key material.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Search {
-    /// The provider's name.
+    /// The provider's name (`"brave"`, `"searxng"`, a custom provider's own).
     pub provider: String,
-    /// The stable rule id (`"api-key"`, `"provider-status"`, `"provider-response"`).
-    pub rule: &'static str,
-    /// What went wrong, in words, without any key material.
-    pub detail: String,
-    /// The key that would fix it, if any.
-    pub key: Option<&'static str>,
+    /// What went wrong.
+    pub failure: Box<SearchFailure>,
+}
+
+impl Search {
+    /// A failure of the provider named `provider`.
+    pub fn new(provider: impl Into<String>, failure: SearchFailure) -> Search {
+        Search {
+            provider: provider.into(),
+            failure: Box::new(failure),
+        }
+    }
+}
+
+/// Where the API key of a call came from, so that a refused key names the place to
+/// fix it (never the key itself).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyOrigin {
+    /// The `api-key` configuration key.
+    Config,
+    /// The environment variable of this name (the one `api-key-env` names).
+    Env(String),
+}
+
+/// What went wrong with a search provider.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchFailure {
+    /// No API key: neither `api-key` nor the environment variable `env` (the one
+    /// `api-key-env` names) holds one.
+    MissingKey {
+        /// The environment variable read.
+        env: String,
+    },
+    /// The provider refused the key (Brave: 401, 403, or 422 `SUBSCRIPTION_TOKEN_INVALID`).
+    KeyRefused {
+        /// The status it answered.
+        status: u16,
+        /// Where the key came from.
+        origin: KeyOrigin,
+    },
+    /// The key cannot be sent: it holds a character an HTTP header cannot carry.
+    KeyUnsendable {
+        /// Where the key came from.
+        origin: KeyOrigin,
+    },
+    /// The provider is rate-limiting (HTTP 429).
+    RateLimited {
+        /// When to retry, in words (`"in 2 seconds"`, `"after Wed, 21 Oct 2026 07:28:00 GMT"`),
+        /// from `Retry-After` or the provider's own reset header.
+        retry: Option<String>,
+    },
+    /// The provider answered an error status other than the above.
+    Status {
+        /// The status.
+        status: u16,
+        /// The provider's own words about it, cut short, when it gave any.
+        detail: Option<String>,
+        /// What would help, when something would (a sentence naming a key or a
+        /// setting of the provider).
+        hint: Option<&'static str>,
+    },
+    /// The provider could not be reached: DNS, refused, reset, TLS, the proxy.
+    Unreachable {
+        /// The endpoint (without its query).
+        url: String,
+        /// What failed.
+        failure: TransportFailure,
+        /// The underlying error in words.
+        detail: String,
+    },
+    /// The provider did not answer in time.
+    Deadline {
+        /// The endpoint (without its query).
+        url: String,
+        /// The key whose budget ran out (`connect-timeout` or `timeout`).
+        key: &'static str,
+        /// That budget.
+        limit: Duration,
+    },
+    /// The provider answered something that is not its search API's JSON.
+    Malformed {
+        /// The endpoint (without its query).
+        url: String,
+        /// What is wrong with the answer.
+        detail: String,
+    },
+    /// A failure of a provider outside this crate, in its own words.
+    Other {
+        /// Its stable rule id.
+        rule: &'static str,
+        /// What went wrong, in words, without any key material.
+        detail: String,
+        /// The key that would fix it, if any.
+        key: Option<&'static str>,
+    },
+}
+
+impl SearchFailure {
+    /// The failure's stable rule id.
+    pub fn rule(&self) -> &'static str {
+        match self {
+            SearchFailure::MissingKey { .. } => "api-key",
+            SearchFailure::KeyRefused { .. } => "api-key-refused",
+            SearchFailure::KeyUnsendable { .. } => "api-key-unsendable",
+            SearchFailure::RateLimited { .. } => "rate-limited",
+            SearchFailure::Status { .. } => "provider-status",
+            SearchFailure::Unreachable { .. } => "provider-unreachable",
+            SearchFailure::Deadline { .. } => "provider-timeout",
+            SearchFailure::Malformed { .. } => "provider-response",
+            SearchFailure::Other { rule, .. } => rule,
+        }
+    }
+
+    /// The configuration key that would change the answer, or `None`.
+    pub fn config_key(&self) -> Option<&'static str> {
+        match self {
+            SearchFailure::MissingKey { .. } => Some("api-key-env"),
+            SearchFailure::KeyRefused { origin, .. } | SearchFailure::KeyUnsendable { origin } => {
+                match origin {
+                    KeyOrigin::Config => Some("api-key"),
+                    KeyOrigin::Env(_) => Some("api-key-env"),
+                }
+            }
+            SearchFailure::RateLimited { .. } | SearchFailure::Status { .. } => None,
+            SearchFailure::Unreachable { failure, .. } => Some(match failure {
+                TransportFailure::Tls => "ca-file",
+                TransportFailure::Proxy => "proxy",
+                _ => "search-url",
+            }),
+            SearchFailure::Deadline { key, .. } => Some(key),
+            SearchFailure::Malformed { .. } => Some("search-url"),
+            SearchFailure::Other { key, .. } => *key,
+        }
+    }
+
+    /// The endpoint concerned, when the failure names one.
+    pub fn url(&self) -> Option<&str> {
+        match self {
+            SearchFailure::Unreachable { url, .. }
+            | SearchFailure::Deadline { url, .. }
+            | SearchFailure::Malformed { url, .. } => Some(url),
+            _ => None,
+        }
+    }
 }
 
 impl Error {
@@ -422,7 +563,7 @@ impl Error {
             },
             Error::Http(_) => "http-status",
             Error::Content(_) => "content-type",
-            Error::Search(s) => s.rule,
+            Error::Search(s) => s.failure.rule(),
             Error::Cancelled => "cancelled",
         }
     }
@@ -437,7 +578,7 @@ impl Error {
             Error::Transport(t) if t.failure == TransportFailure::Tls => Some("ca-file"),
             Error::Transport(t) if t.failure == TransportFailure::Proxy => Some("proxy"),
             Error::RobotsRefused(_) => Some("respect-robots"),
-            Error::Search(s) => s.key,
+            Error::Search(s) => s.failure.config_key(),
             _ => None,
         }
     }
@@ -446,7 +587,8 @@ impl Error {
     pub fn url(&self) -> Option<&str> {
         match self {
             Error::BadUrl(b) => Some(&b.url),
-            Error::Blocked(_) | Error::Search(_) | Error::Cancelled => None,
+            Error::Blocked(_) | Error::Cancelled => None,
+            Error::Search(s) => s.failure.url(),
             Error::TooManyRedirects { chain, .. } | Error::RedirectLoop { chain } => {
                 chain.last().map(String::as_str)
             }
@@ -763,9 +905,138 @@ impl fmt::Display for Content {
     }
 }
 
+impl fmt::Display for KeyOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyOrigin::Config => f.write_str("the \"api-key\" of the web config"),
+            KeyOrigin::Env(name) => write!(
+                f,
+                "the environment variable {name} (the one \"api-key-env\" names)"
+            ),
+        }
+    }
+}
+
 impl fmt::Display for Search {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "web_search ({}) failed: {}", self.provider, self.detail)
+        let p = &self.provider;
+        match &*self.failure {
+            SearchFailure::MissingKey { env } => write!(
+                f,
+                "web_search needs a Brave Search API key. Set the environment variable {env}, or point \"api-key-env\" at the variable that holds it, or put an \"api-key\" in the web config."
+            ),
+            SearchFailure::KeyRefused { status, origin } => {
+                write!(
+                    f,
+                    "web_search ({p}): the search provider refused the API key (HTTP {status}{}). The key came from {origin}: ",
+                    reason_suffix(*status)
+                )?;
+                match origin {
+                    KeyOrigin::Config => f.write_str(
+                        "check it, or remove it so that the variable \"api-key-env\" names is read instead.",
+                    ),
+                    KeyOrigin::Env(_) => f.write_str(
+                        "check its value, point \"api-key-env\" at the variable that holds a valid key, or put an \"api-key\" in the web config.",
+                    ),
+                }
+            }
+            SearchFailure::KeyUnsendable { origin } => write!(
+                f,
+                "web_search ({p}): the API key from {origin} holds a line break or another character an HTTP header cannot carry, so it was not sent. Set it to the key alone."
+            ),
+            SearchFailure::RateLimited { retry } => {
+                write!(
+                    f,
+                    "web_search ({p}): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); "
+                )?;
+                match retry {
+                    Some(when) => write!(f, "retry {when}.")?,
+                    None => {
+                        f.write_str("it named no time, so wait a little before trying again.")?
+                    }
+                }
+                f.write_str(" No configuration key changes this.")
+            }
+            SearchFailure::Status {
+                status,
+                detail,
+                hint,
+            } => {
+                let server_side = *status >= 500;
+                if server_side {
+                    write!(
+                        f,
+                        "web_search ({p}): the search provider failed with HTTP {status}{}, an error on its side",
+                        reason_suffix(*status)
+                    )?;
+                } else {
+                    write!(
+                        f,
+                        "web_search ({p}): the search provider refused the request with HTTP {status}{}",
+                        reason_suffix(*status)
+                    )?;
+                }
+                if let Some(detail) = detail {
+                    write!(f, ": \"{detail}\"")?;
+                }
+                f.write_str(".")?;
+                match hint {
+                    Some(hint) => write!(f, " {hint}"),
+                    None if server_side => {
+                        f.write_str(" Try again later. No configuration key changes this.")
+                    }
+                    None => f.write_str(" No configuration key changes this."),
+                }
+            }
+            SearchFailure::Unreachable {
+                url,
+                failure,
+                detail,
+            } => {
+                let what = match failure {
+                    TransportFailure::Dns => "the host name did not resolve",
+                    TransportFailure::Refused => "the connection was refused",
+                    TransportFailure::Reset => {
+                        "the connection was closed before the answer was complete"
+                    }
+                    TransportFailure::Tls => "the TLS handshake failed",
+                    TransportFailure::Proxy => "the proxy did not open a tunnel",
+                    TransportFailure::Protocol => "it did not speak HTTP",
+                    TransportFailure::Other => "the connection failed",
+                };
+                write!(
+                    f,
+                    "web_search ({p}): could not reach the search provider at {url}: {what} ({detail}). "
+                )?;
+                match failure {
+                    TransportFailure::Tls => f.write_str(
+                        "If it uses a private certificate authority, add its PEM to \"ca-file\"; verification is never skipped.",
+                    ),
+                    TransportFailure::Proxy => f.write_str("Check the \"proxy\" setting."),
+                    _ => f.write_str(
+                        "Check that \"search-url\" names the provider's address and that it is up.",
+                    ),
+                }
+            }
+            SearchFailure::Deadline { url, key, limit } => write!(
+                f,
+                "web_search ({p}): the search provider at {url} did not answer within the {key} of {}. Raise \"{key}\" if it is slow rather than down.",
+                seconds(*limit)
+            ),
+            SearchFailure::Malformed { url, detail } => write!(
+                f,
+                "web_search ({p}): the answer from {url} is not the provider's search JSON ({detail}). Check that \"search-url\" points at the provider's API."
+            ),
+            SearchFailure::Other { detail, .. } => write!(f, "web_search ({p}) failed: {detail}"),
+        }
+    }
+}
+
+/// ` Not Found` for a status with a known reason phrase, `""` otherwise.
+fn reason_suffix(status: u16) -> String {
+    match status_reason(status) {
+        "" => String::new(),
+        reason => format!(" {reason}"),
     }
 }
 
@@ -903,6 +1174,7 @@ mod tests {
                 detail: "os error 111".into(),
             })
         };
+        let search = |failure| Error::Search(Search::new("brave", failure));
         let bad = |reason| {
             Error::BadUrl(BadUrl {
                 url: "http://x.example/".into(),
@@ -1094,13 +1366,90 @@ mod tests {
                 "https://x.example/a.png is image/png (5120 bytes), not text; these tools read HTML, XML, JSON and text of any text/* type (plain text, Markdown, CSV …). No configuration key changes this.",
             ),
             (
-                Error::Search(Search {
-                    provider: "brave".into(),
-                    rule: "api-key",
-                    detail: "needs a key".into(),
-                    key: Some("api-key-env"),
+                Error::Search(Search::new(
+                    "mine",
+                    SearchFailure::Other {
+                        rule: "quota",
+                        detail: "the quota is spent".into(),
+                        key: None,
+                    },
+                )),
+                "web_search (mine) failed: the quota is spent",
+            ),
+            (
+                search(SearchFailure::MissingKey {
+                    env: "BRAVE_API_KEY".into(),
                 }),
-                "web_search (brave) failed: needs a key",
+                r#"web_search needs a Brave Search API key. Set the environment variable BRAVE_API_KEY, or point "api-key-env" at the variable that holds it, or put an "api-key" in the web config."#,
+            ),
+            (
+                search(SearchFailure::KeyRefused {
+                    status: 401,
+                    origin: KeyOrigin::Env("MY_KEY".into()),
+                }),
+                r#"web_search (brave): the search provider refused the API key (HTTP 401 Unauthorized). The key came from the environment variable MY_KEY (the one "api-key-env" names): check its value, point "api-key-env" at the variable that holds a valid key, or put an "api-key" in the web config."#,
+            ),
+            (
+                search(SearchFailure::KeyRefused {
+                    status: 422,
+                    origin: KeyOrigin::Config,
+                }),
+                r#"web_search (brave): the search provider refused the API key (HTTP 422). The key came from the "api-key" of the web config: check it, or remove it so that the variable "api-key-env" names is read instead."#,
+            ),
+            (
+                search(SearchFailure::KeyUnsendable {
+                    origin: KeyOrigin::Config,
+                }),
+                r#"web_search (brave): the API key from the "api-key" of the web config holds a line break or another character an HTTP header cannot carry, so it was not sent. Set it to the key alone."#,
+            ),
+            (
+                search(SearchFailure::RateLimited {
+                    retry: Some("in 2 seconds".into()),
+                }),
+                "web_search (brave): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); retry in 2 seconds. No configuration key changes this.",
+            ),
+            (
+                search(SearchFailure::RateLimited { retry: None }),
+                "web_search (brave): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); it named no time, so wait a little before trying again. No configuration key changes this.",
+            ),
+            (
+                search(SearchFailure::Status {
+                    status: 502,
+                    detail: None,
+                    hint: None,
+                }),
+                "web_search (brave): the search provider failed with HTTP 502 Bad Gateway, an error on its side. Try again later. No configuration key changes this.",
+            ),
+            (
+                search(SearchFailure::Status {
+                    status: 400,
+                    detail: Some("bad q".into()),
+                    hint: None,
+                }),
+                r#"web_search (brave): the search provider refused the request with HTTP 400 Bad Request: "bad q". No configuration key changes this."#,
+            ),
+            (
+                search(SearchFailure::Unreachable {
+                    url: "https://search.example/res/v1/web/search".into(),
+                    failure: TransportFailure::Refused,
+                    detail: "os error 111".into(),
+                }),
+                r#"web_search (brave): could not reach the search provider at https://search.example/res/v1/web/search: the connection was refused (os error 111). Check that "search-url" names the provider's address and that it is up."#,
+            ),
+            (
+                search(SearchFailure::Deadline {
+                    url: "https://search.example/res/v1/web/search".into(),
+                    key: "timeout",
+                    limit: Duration::from_millis(500),
+                }),
+                r#"web_search (brave): the search provider at https://search.example/res/v1/web/search did not answer within the timeout of 0.5 s. Raise "timeout" if it is slow rather than down."#,
+            ),
+            (
+                search(SearchFailure::Malformed {
+                    url: "https://search.example/search".into(),
+                    detail: "not JSON".into(),
+                }),
+                r#"web_search (brave): the answer from https://search.example/search is not the provider's search JSON (not JSON). Check that "search-url" points at the provider's API."#,
             ),
             (Error::Cancelled, "cancelled by the client."),
         ];
@@ -1179,6 +1528,49 @@ mod tests {
             ("headers-timeout", Some("headers-timeout"))
         );
         assert_eq!(ErrorKind::TooManyRedirects.as_str(), "too_many_redirects");
+        let e = Error::Search(Search::new(
+            "brave",
+            SearchFailure::Deadline {
+                url: "https://search.example/res/v1/web/search".into(),
+                key: "timeout",
+                limit: Duration::from_secs(30),
+            },
+        ));
+        assert_eq!(
+            (e.kind(), e.rule(), e.config_key(), e.url()),
+            (
+                ErrorKind::Search,
+                "provider-timeout",
+                Some("timeout"),
+                Some("https://search.example/res/v1/web/search")
+            )
+        );
+        let refused = |origin| {
+            Error::Search(Search::new(
+                "brave",
+                SearchFailure::KeyRefused {
+                    status: 401,
+                    origin,
+                },
+            ))
+        };
+        assert_eq!(refused(KeyOrigin::Config).config_key(), Some("api-key"));
+        assert_eq!(
+            refused(KeyOrigin::Env("K".into())).config_key(),
+            Some("api-key-env")
+        );
+        let tls = Error::Search(Search::new(
+            "searxng",
+            SearchFailure::Unreachable {
+                url: "https://s.example/search".into(),
+                failure: TransportFailure::Tls,
+                detail: "unknown issuer".into(),
+            },
+        ));
+        assert_eq!(
+            (tls.rule(), tls.config_key()),
+            ("provider-unreachable", Some("ca-file"))
+        );
     }
 
     /// A refusal is made from a classification, and says what its table row says.

@@ -16,6 +16,7 @@ pub mod options;
 pub mod output;
 pub mod progress;
 pub mod robots;
+pub mod search;
 pub mod serve;
 
 /// The subcommands of `mcp-web`.
@@ -36,6 +37,9 @@ pub enum Command {
     /// Explain whether robots.txt lets our user agent crawl each URL.
     #[command(about = robots::ABOUT, long_about = robots::LONG_ABOUT)]
     Robots(robots::RobotsArgs),
+    /// Ask the search provider and print the JSON web_search answers.
+    #[command(about = search::ABOUT, long_about = search::LONG_ABOUT)]
+    Search(search::SearchArgs),
     /// Serve the Web pack over MCP: stdio by default, Streamable HTTP with --http.
     Serve(serve::ServeArgs),
 }
@@ -48,6 +52,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Fetch(args) => fetch::exec(&args),
         Command::Grep(args) => grep::exec(&args),
         Command::Robots(args) => robots::exec(&args),
+        Command::Search(args) => search::exec(&args),
         Command::Serve(args) => serve::exec(&args),
     }
 }

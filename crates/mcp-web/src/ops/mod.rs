@@ -1,62 +1,101 @@
 //! The operations behind the tools and the command line: `web_fetch` and `mcp-web fetch`,
-//! `web_crawl` and `mcp-web crawl`, `web_grep` and `mcp-web grep` (and the coming search)
-//! are one function each here, over one [`Context`], so a tool and its subcommand cannot
-//! drift apart.
+//! `web_crawl` and `mcp-web crawl`, `web_grep` and `mcp-web grep`, `web_search` and
+//! `mcp-web search` are one function each here, over one [`Context`], so a tool and its
+//! subcommand cannot drift apart.
 //!
 //! A tool module parses its arguments, calls its operation and maps the outcome to an
 //! MCP answer; a subcommand parses its flags, calls the same operation and prints the
 //! outcome. Progress goes to an [`Observer`]: the MCP request for a tool, nothing for
 //! the command line.
 
+use std::fmt;
 use std::sync::Arc;
 
 use mcp_web_core::config::Settings;
 use mcp_web_core::error::ConfigError;
 use mcp_web_core::fetch::{Call, Fetcher};
 use mcp_web_core::robots::cache::RobotsCache;
+use mcp_web_core::search::{self as core_search, SearchProvider};
 use mcp_web_core::transport::{Resolve, SystemResolver};
 use tokio_util::sync::CancellationToken;
 
 pub mod crawl;
 pub mod fetch;
 pub mod grep;
+pub mod search;
 
 /// What every operation works with: the settings, the guarded fetcher (one pool for the
-/// configured policy) and the robots.txt cache that fetches through it. Built in one
-/// place; clones share the pool and the cache.
-#[derive(Debug, Clone)]
+/// configured policy), the robots.txt cache that fetches through it and the search
+/// provider. Built in one place; clones share the pool, the cache and the provider.
+#[derive(Clone)]
 pub struct Context {
     settings: Arc<Settings>,
     fetcher: Fetcher,
     robots: Arc<RobotsCache>,
+    search: Arc<dyn SearchProvider>,
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("settings", &self.settings)
+            .field("fetcher", &self.fetcher)
+            .field("search", &self.search.name())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Context {
     /// The context `settings` describe, resolving names with the system resolver.
-    /// Fails only when `ca-file` cannot be read.
+    /// Fails when `ca-file` cannot be read, or when the configured search provider
+    /// cannot be built (SearXNG without a `search-url`).
     pub fn new(settings: Settings) -> Result<Context, ConfigError> {
         Context::with_resolver(settings, Arc::new(SystemResolver))
     }
 
-    /// The context `settings` describe, resolving names with `resolver` (tests resolve
-    /// names to loopback addresses with a static resolver).
+    /// The context `settings` describe, resolving names with `resolver`, the search
+    /// provider's included (tests resolve names to loopback addresses with a static
+    /// resolver).
     pub fn with_resolver(
         settings: Settings,
         resolver: Arc<dyn Resolve>,
     ) -> Result<Context, ConfigError> {
-        let fetcher = Fetcher::new(settings.fetch_options(), settings.policy(), resolver)?;
-        Ok(Context::with_fetcher(settings, fetcher))
+        let fetcher = Fetcher::new(
+            settings.fetch_options(),
+            settings.policy(),
+            Arc::clone(&resolver),
+        )?;
+        let search = core_search::configured(&settings.search_options(), resolver)?;
+        Ok(Context::from_parts(settings, fetcher, search))
     }
 
     /// The context of `settings` around a prepared `fetcher`, whose transport, pool and
-    /// policy are shared as they are.
-    pub fn with_fetcher(settings: Settings, fetcher: Fetcher) -> Context {
+    /// policy are shared as they are; the configured search provider resolves names
+    /// with the system resolver.
+    pub fn with_fetcher(settings: Settings, fetcher: Fetcher) -> Result<Context, ConfigError> {
+        let search = core_search::configured(&settings.search_options(), Arc::new(SystemResolver))?;
+        Ok(Context::from_parts(settings, fetcher, search))
+    }
+
+    /// The context of `settings` around a prepared `fetcher` and a `search` provider
+    /// used in place of the configured one (a host's own engine, a test's fake).
+    pub fn from_parts(
+        settings: Settings,
+        fetcher: Fetcher,
+        search: Arc<dyn SearchProvider>,
+    ) -> Context {
         let robots = Arc::new(RobotsCache::new(&fetcher));
         Context {
             settings: Arc::new(settings),
             fetcher,
             robots,
+            search,
         }
+    }
+
+    /// The search provider `web_search` asks.
+    pub fn search_provider(&self) -> &Arc<dyn SearchProvider> {
+        &self.search
     }
 
     /// The settings.

@@ -4,10 +4,14 @@
 //! `structuredContent` is [`error_data`], or [`arguments_error_data`] when the call's
 //! arguments were refused.
 
+use std::sync::Arc;
+
 use mcp_kit::{ArgumentError, CallFuture, FromConfig, Request, ToolSpec, Toolkit};
 use mcp_web_core::config::{Settings, parse_web_config};
 use mcp_web_core::error::{ConfigError, Error};
 use mcp_web_core::fetch::Fetcher;
+use mcp_web_core::search::SearchProvider;
+use mcp_web_core::transport::SystemResolver;
 use serde_json::{Map, Value, json};
 
 use crate::ops::{Context, Observer};
@@ -15,6 +19,7 @@ use crate::ops::{Context, Observer};
 pub mod crawl;
 pub mod fetch;
 pub mod grep;
+pub mod search;
 
 /// The Web pack: read-only web tools under the floor.
 #[derive(Debug, Clone)]
@@ -30,9 +35,29 @@ impl Web {
     }
 
     /// The pack for `settings` using a prepared `fetcher` (its transport and pool are
-    /// shared; its policy is the one it was built with).
-    pub fn with_fetcher(settings: Settings, fetcher: Fetcher) -> Self {
-        Self::with_context(Context::with_fetcher(settings, fetcher))
+    /// shared; its policy is the one it was built with). Fails when the configured
+    /// search provider cannot be built (SearXNG without a `search-url`).
+    pub fn with_fetcher(settings: Settings, fetcher: Fetcher) -> Result<Self, ConfigError> {
+        Ok(Self::with_context(Context::with_fetcher(
+            settings, fetcher,
+        )?))
+    }
+
+    /// The pack for `settings` whose `web_search` asks `provider` in place of the
+    /// configured one: a host's own engine, or a test's. Fails only when `ca-file`
+    /// cannot be read.
+    pub fn with_search_provider(
+        settings: Settings,
+        provider: Arc<dyn SearchProvider>,
+    ) -> Result<Self, ConfigError> {
+        let fetcher = Fetcher::new(
+            settings.fetch_options(),
+            settings.policy(),
+            Arc::new(SystemResolver),
+        )?;
+        Ok(Self::with_context(Context::from_parts(
+            settings, fetcher, provider,
+        )))
     }
 
     /// The pack over a prepared operation context.
@@ -52,13 +77,14 @@ impl Toolkit for Web {
     }
 
     fn tools(&self) -> Vec<ToolSpec> {
-        vec![fetch::spec(), crawl::spec(), grep::spec()]
+        vec![search::spec(), fetch::spec(), crawl::spec(), grep::spec()]
     }
 
     fn call(&self, request: Request) -> CallFuture {
         let pack = self.clone();
         Box::pin(async move {
             match request.tool.as_str() {
+                search::NAME => search::call(&pack.context, request).await,
                 fetch::NAME => fetch::call(&pack.context, request).await,
                 crawl::NAME => crawl::call(&pack.context, request).await,
                 grep::NAME => grep::call(&pack.context, request).await,

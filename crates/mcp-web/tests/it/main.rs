@@ -9,6 +9,7 @@ mod hostile;
 mod inprocess;
 mod protocol;
 mod robots;
+mod search;
 mod serve;
 mod site;
 mod support;

@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use crate::error::ConfigError;
 use crate::fetch::FetchOptions;
 use crate::guard::Policy;
-use crate::search::{ApiKey, Provider, SafeSearch};
+use crate::search::{ApiKey, Provider, SafeSearch, SearchOptions};
 use crate::transport::ProxyUrl;
 use crate::url::CheckedUrl;
 
@@ -161,6 +161,26 @@ impl Settings {
             user_agent: self.user_agent.clone(),
             proxy: self.proxy.clone(),
             ca_file: self.ca_file.clone(),
+        }
+    }
+}
+
+impl Settings {
+    /// The options of the search provider built from these settings.
+    pub fn search_options(&self) -> SearchOptions {
+        SearchOptions {
+            provider: self.provider,
+            search_url: self.search_url.clone(),
+            api_key: self.api_key.clone(),
+            api_key_env: self.api_key_env.clone(),
+            safesearch: self.safesearch,
+            country: self.search_country.clone(),
+            lang: self.search_lang.clone(),
+            connect_timeout: self.connect_timeout,
+            timeout: self.timeout,
+            proxy: self.proxy.clone(),
+            ca_file: self.ca_file.clone(),
+            user_agent: self.user_agent.clone(),
         }
     }
 }

@@ -1,9 +1,226 @@
-//! Web search: where the `SearchProvider` trait and its providers (Brave, SearXNG) live.
-//! Today it holds the provider options the configuration selects — which provider,
-//! the safe-search level, the API key — so that search can read them without importing
-//! `config`, which sits below it.
+//! Web search: the [`SearchProvider`] seam `web_search` asks, and the two providers
+//! the configuration can name, [`Brave`] (the Brave Search API) and [`Searxng`] (a
+//! SearXNG instance's JSON API).
+//!
+//! A provider is two methods: [`SearchProvider::name`] and [`SearchProvider::search`],
+//! which answers [`SearchResult`]s or an [`Error::Search`] whose message is the whole
+//! story the model gets. A host can pass any provider of its own in place of the
+//! configured one.
+//!
+//! The shipped providers talk to an endpoint the operator wrote in the configuration
+//! (`search-url`, or Brave's public API host), so their HTTP client goes through
+//! [`OperatorConnector`](crate::transport::operator::OperatorConnector), not the
+//! guard: the only code path of this crate that skips it. It has its own deadlines
+//! (`connect-timeout`, `timeout`), the same trust roots and `ca-file`, pooled
+//! keep-alive connections and the `proxy` when one is set. An API key is resolved at
+//! every call, never at construction, and never appears in a URL or a message.
+
+mod brave;
+mod client;
+mod searxng;
 
 use std::fmt;
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::error::{ConfigError, Error};
+use crate::transport::{ProxyUrl, Resolve};
+use crate::url::CheckedUrl;
+
+pub use brave::{BRAVE_API, Brave, Environment, ProcessEnvironment};
+pub use searxng::Searxng;
+
+/// One search result, as every provider normalises it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The page's title, as plain text.
+    pub title: String,
+    /// The page's URL.
+    pub url: String,
+    /// The engine's excerpt of the page, as plain text (highlighting markup removed).
+    pub snippet: String,
+    /// How old the page is, in the engine's words (`"2 days ago"`, a date), when it
+    /// says.
+    pub age: Option<String>,
+}
+
+/// What [`SearchProvider::search`] returns: the results, at most as many as asked for.
+pub type Searching<'a> =
+    Pin<Box<dyn Future<Output = Result<Vec<SearchResult>, Error>> + Send + 'a>>;
+
+/// A search engine behind a seam of two methods. `web_search` asks whichever provider
+/// the pack was built with: the configured one, or one a host passed in code.
+pub trait SearchProvider: Send + Sync + 'static {
+    /// The provider's name, as answers show it (`"brave"`, `"searxng"`, `"my-provider"`).
+    fn name(&self) -> &str;
+
+    /// At most `count` results for `query`, best first; an empty list when the engine
+    /// matched nothing. A failure is an [`Error::Search`] whose first line teaches.
+    fn search<'a>(&'a self, query: &'a str, count: usize) -> Searching<'a>;
+}
+
+/// The options of the shipped providers: the search keys of the configuration, and the
+/// connection keys their HTTP client shares with the fetch.
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    /// Which provider (`provider`).
+    pub provider: Provider,
+    /// The provider API's base URL (`search-url`); `None` means the provider's own
+    /// (Brave's public API; SearXNG has none).
+    pub search_url: Option<CheckedUrl>,
+    /// The API key from the configuration (`api-key`).
+    pub api_key: Option<ApiKey>,
+    /// The environment variable read for the key at every call (`api-key-env`).
+    pub api_key_env: String,
+    /// The safe-search level (`safesearch`).
+    pub safesearch: SafeSearch,
+    /// The country passed to the provider (`search-country`).
+    pub country: Option<String>,
+    /// The language passed to the provider (`search-lang`).
+    pub lang: Option<String>,
+    /// Budget for one connection, TLS included (`connect-timeout`).
+    pub connect_timeout: Duration,
+    /// Budget for one request to the provider, body included (`timeout`).
+    pub timeout: Duration,
+    /// The operator's HTTP proxy (`proxy`).
+    pub proxy: Option<ProxyUrl>,
+    /// Extra PEM roots (`ca-file`).
+    pub ca_file: Option<PathBuf>,
+    /// The `User-Agent` header (`user-agent`).
+    pub user_agent: String,
+}
+
+/// The provider `options` name, resolving names with `resolver`. Fails when `ca-file`
+/// cannot be read, or when SearXNG is chosen without a `search-url`.
+pub fn configured(
+    options: &SearchOptions,
+    resolver: Arc<dyn Resolve>,
+) -> Result<Arc<dyn SearchProvider>, ConfigError> {
+    Ok(match options.provider {
+        Provider::Brave => Arc::new(Brave::new(options, resolver)?),
+        Provider::Searxng => Arc::new(Searxng::new(options, resolver)?),
+    })
+}
+
+/// An engine's snippet or title as plain text: tags removed (Brave wraps the matched
+/// words in `<strong>`), character references decoded, runs of whitespace made one
+/// space.
+pub fn strip_markup(text: &str) -> String {
+    let mut plain = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(['<', '&']) {
+        plain.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if rest.starts_with('<') {
+            // A tag runs to its '>'; a '<' that opens none is text.
+            match rest.find('>') {
+                Some(end) if is_tag(&rest[1..end]) => rest = &rest[end + 1..],
+                _ => {
+                    plain.push('<');
+                    rest = &rest[1..];
+                }
+            }
+        } else {
+            match reference(rest) {
+                Some((decoded, len)) => {
+                    plain.push(decoded);
+                    rest = &rest[len..];
+                }
+                None => {
+                    plain.push('&');
+                    rest = &rest[1..];
+                }
+            }
+        }
+    }
+    plain.push_str(rest);
+    plain.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// What a provider's redirect answer says to do: the client follows no redirects,
+/// since only the endpoint the operator wrote may be reached without the guard.
+const REDIRECT_HINT: &str = "The search client follows no redirects (only the endpoint in the configuration is reached): point \"search-url\" at the API itself.";
+
+/// A provider's own words about a failure, on one line and cut to 200 characters.
+fn excerpt(text: &str) -> String {
+    let line = strip_markup(text);
+    match line.char_indices().nth(200) {
+        Some((at, _)) => format!("{} …", &line[..at]),
+        None => line,
+    }
+}
+
+/// The start of an error answer's body as words, when it holds any (a JSON body's
+/// `message`, `detail` or `error` text, or the text of an HTML or plain page).
+fn text_excerpt(body: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(body);
+    if let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) {
+        let said = ["message", "detail", "error"]
+            .iter()
+            .find_map(|k| json.get(*k).and_then(serde_json::Value::as_str))?;
+        return Some(excerpt(said)).filter(|s| !s.is_empty());
+    }
+    // Drop an HTML page's head (its styles and title are not the message).
+    let visible = match text.find("<body") {
+        Some(at) => &text[at..],
+        None => &text,
+    };
+    Some(excerpt(visible)).filter(|s| !s.is_empty())
+}
+
+/// When a `Retry-After` header asks to retry: `in N seconds`, or `after <date>`.
+fn retry_after(reply: &client::Reply) -> Option<String> {
+    let value = reply.header("retry-after")?;
+    if value.is_empty() {
+        return None;
+    }
+    Some(match value.parse::<u64>() {
+        Ok(s) => in_seconds(s),
+        Err(_) => format!("after {}", excerpt(value)),
+    })
+}
+
+/// `in 1 second`, `in 90 seconds`.
+fn in_seconds(s: u64) -> String {
+    if s == 1 {
+        "in 1 second".to_owned()
+    } else {
+        format!("in {s} seconds")
+    }
+}
+
+/// Whether the text between `<` and `>` is a tag (`strong`, `/strong`, `br /`).
+fn is_tag(inner: &str) -> bool {
+    let name = inner.strip_prefix('/').unwrap_or(inner);
+    name.starts_with(|c: char| c.is_ascii_alphabetic()) && !name.contains('<')
+}
+
+/// The character a reference at the start of `text` stands for, and its length.
+fn reference(text: &str) -> Option<(char, usize)> {
+    let end = text.bytes().take(12).position(|b| b == b';')?;
+    let body = &text[1..end];
+    let c = match body {
+        "amp" => '&',
+        "lt" => '<',
+        "gt" => '>',
+        "quot" => '"',
+        "apos" => '\'',
+        "nbsp" => ' ',
+        _ => {
+            let code =
+                if let Some(hex) = body.strip_prefix("#x").or_else(|| body.strip_prefix("#X")) {
+                    u32::from_str_radix(hex, 16).ok()?
+                } else {
+                    body.strip_prefix('#')?.parse::<u32>().ok()?
+                };
+            char::from_u32(code)?
+        }
+    };
+    Some((c, end + 1))
+}
 
 /// The search provider `web_search` talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -91,6 +308,20 @@ mod tests {
         assert_eq!(Provider::Brave.as_str(), "brave");
         assert_eq!(SafeSearch::Moderate.to_string(), "moderate");
         assert_eq!(SafeSearch::Off.as_str(), "off");
+    }
+
+    #[test]
+    fn markup_is_stripped_from_snippets() {
+        assert_eq!(
+            strip_markup("The <strong>Raku</strong> grammars &amp; regexes&#x27; docs"),
+            "The Raku grammars & regexes' docs"
+        );
+        assert_eq!(
+            strip_markup("a <b>c</b>\n  d &lt;tag&gt; &#233; &bogus; 1 < 2 & 3"),
+            "a c d <tag> é &bogus; 1 < 2 & 3"
+        );
+        assert_eq!(strip_markup("line<br/>break"), "linebreak");
+        assert_eq!(strip_markup(""), "");
     }
 
     #[test]

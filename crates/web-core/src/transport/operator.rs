@@ -3,11 +3,17 @@
 //!
 //! The endpoint `web_search` calls is the operator's, named in configuration, not the
 //! model's: a SearXNG on the operator's own network is a legitimate thing to point it
-//! at. So [`OperatorConnector`] resolves the name with the system resolver and connects
-//! to the addresses it gives, loopback and private ones included, without asking the
-//! guard and without the pre-connect or post-connect checks of [`Transport`]. TLS is
-//! the same as everywhere else: rustls with webpki's roots plus `ca-file`, ALPN `h2`
-//! and `http/1.1`, verification never skipped.
+//! at. So [`OperatorConnector`] resolves the name (with the system resolver, or the
+//! resolver it is given, the same seam as the guarded transport's) and connects to the
+//! addresses it gives, loopback and private ones included, without asking the guard
+//! and without the pre-connect or post-connect checks of [`Transport`]. TLS is the
+//! same as everywhere else: rustls with webpki's roots plus `ca-file`, ALPN `h2` and
+//! `http/1.1`, verification never skipped.
+//!
+//! With `proxy` configured, every connection is a `CONNECT host:port` tunnel through
+//! it, naming the endpoint as the operator wrote it (no guard decision needs the
+//! address, so the proxy may resolve it). The environment's proxy variables are never
+//! read.
 //!
 //! Architecture Invariant: this is the only connector that skips the guard, and only
 //! URLs the operator wrote in the configuration (`search-url`, a provider's built-in
@@ -34,9 +40,12 @@ use rustls_pki_types::ServerName;
 use tokio::net::TcpStream;
 
 use super::{
-    Conn, ConnectError, Io, Resolve, SystemResolver, Target, connect_error, tls, transport_error,
+    Conn, ConnectError, Io, ProxyUrl, Resolve, SystemResolver, Target, connect_error, tls,
+    transport_error,
 };
-use crate::error::{ConfigError, Deadline, Error, Phase, TransportFailure};
+use crate::error::{
+    ConfigError, Deadline, Error, Phase, Transport as TransportError, TransportFailure,
+};
 
 /// How the operator connector connects: its time budget and extra trust roots (the
 /// configuration's `connect-timeout` and `ca-file`, which `search` passes on).
@@ -47,6 +56,8 @@ pub struct OperatorOptions {
     pub connect_timeout: Duration,
     /// A PEM file of extra trusted roots (`ca-file`), added to webpki's roots.
     pub ca_file: Option<PathBuf>,
+    /// The operator's HTTP proxy (`proxy`), tunnelled through with `CONNECT host:port`.
+    pub proxy: Option<ProxyUrl>,
 }
 
 /// The address an operator connection reached, which no guard has checked. Every
@@ -72,6 +83,7 @@ pub struct OperatorConnector {
 
 struct Inner {
     options: OperatorOptions,
+    resolver: Arc<dyn Resolve>,
     tls: tokio_rustls::TlsConnector,
 }
 
@@ -88,9 +100,23 @@ impl OperatorConnector {
     /// A connector that resolves with the system resolver and connects without the
     /// guard. Fails when `ca-file` cannot be read or holds no certificate.
     pub fn unguarded(options: OperatorOptions) -> Result<OperatorConnector, ConfigError> {
+        OperatorConnector::unguarded_with_resolver(options, Arc::new(SystemResolver))
+    }
+
+    /// A connector that resolves names (the endpoint's, the proxy's) with `resolver`
+    /// and connects without the guard. Fails when `ca-file` cannot be read or holds no
+    /// certificate.
+    pub fn unguarded_with_resolver(
+        options: OperatorOptions,
+        resolver: Arc<dyn Resolve>,
+    ) -> Result<OperatorConnector, ConfigError> {
         let tls = tls::connector(options.ca_file.as_deref())?;
         Ok(OperatorConnector {
-            inner: Arc::new(Inner { options, tls }),
+            inner: Arc::new(Inner {
+                options,
+                resolver,
+                tls,
+            }),
         })
     }
 
@@ -122,29 +148,17 @@ impl OperatorConnector {
         port: u16,
         url: &str,
     ) -> Result<OperatorConn, Error> {
-        let candidates = match host.parse::<IpAddr>() {
-            Ok(ip) => vec![ip],
-            Err(_) => SystemResolver
-                .resolve(host)
-                .await
-                .map_err(|e| transport_error(url, TransportFailure::Dns, &e))?,
-        };
-        let mut last: Option<io::Error> = None;
-        let mut opened = None;
-        for ip in candidates {
-            match open(SocketAddr::new(ip, port)).await {
-                Ok(stream) => {
-                    opened = Some(stream);
-                    break;
-                }
-                Err(e) => last = Some(e),
+        let (stream, addr) = match &self.inner.options.proxy {
+            Some(proxy) => self.tunnel(proxy, host, port, url).await?,
+            None => {
+                let stream = self.open_first(host, port).await.map_err(|e| match e {
+                    Opening::Resolve(e) => transport_error(url, TransportFailure::Dns, &e),
+                    Opening::Connect(e) => connect_error(url, &e),
+                })?;
+                let addr = stream.peer_addr().map_err(|e| connect_error(url, &e))?;
+                (stream, addr)
             }
-        }
-        let Some(stream) = opened else {
-            let e = last.unwrap_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no address"));
-            return Err(connect_error(url, &e));
         };
-        let addr = stream.peer_addr().map_err(|e| connect_error(url, &e))?;
         let _ = stream.set_nodelay(true);
         let io = if https {
             let name = ServerName::try_from(host.to_owned())
@@ -161,6 +175,77 @@ impl OperatorConnector {
         };
         Ok(OperatorConn::new(io, OperatorPeer { addr }))
     }
+
+    /// Resolves `host` (an IP literal is not resolved) and connects to the first of its
+    /// addresses that answers.
+    async fn open_first(&self, host: &str, port: u16) -> Result<TcpStream, Opening> {
+        let candidates = match host.parse::<IpAddr>() {
+            Ok(ip) => vec![ip],
+            Err(_) => self
+                .inner
+                .resolver
+                .resolve(host)
+                .await
+                .map_err(Opening::Resolve)?,
+        };
+        let mut last: Option<io::Error> = None;
+        for ip in candidates {
+            match open(SocketAddr::new(ip, port)).await {
+                Ok(stream) => return Ok(stream),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(Opening::Connect(last.unwrap_or_else(|| {
+            io::Error::new(io::ErrorKind::NotFound, "no address")
+        })))
+    }
+
+    /// Opens a tunnel through the operator's proxy to `host:port` as written. The
+    /// connection's peer is the proxy's address: the only one this side knows.
+    async fn tunnel(
+        &self,
+        proxy: &ProxyUrl,
+        host: &str,
+        port: u16,
+        url: &str,
+    ) -> Result<(TcpStream, SocketAddr), Error> {
+        let proxy_err = |detail: String| {
+            Error::Transport(TransportError {
+                url: url.to_owned(),
+                failure: TransportFailure::Proxy,
+                detail,
+            })
+        };
+        let mut stream =
+            self.open_first(proxy.host(), proxy.port())
+                .await
+                .map_err(|e| match e {
+                    Opening::Resolve(e) => {
+                        proxy_err(format!("the proxy {proxy} did not resolve: {e}"))
+                    }
+                    Opening::Connect(e) => {
+                        proxy_err(format!("could not reach the proxy {proxy}: {e}"))
+                    }
+                })?;
+        let addr = stream
+            .peer_addr()
+            .map_err(|e| proxy_err(format!("could not reach the proxy {proxy}: {e}")))?;
+        let target = if host.contains(':') {
+            format!("[{host}]:{port}")
+        } else {
+            format!("{host}:{port}")
+        };
+        super::proxy::connect(&mut stream, &target)
+            .await
+            .map_err(|e| proxy_err(format!("the proxy {proxy} refused CONNECT {target}: {e}")))?;
+        Ok((stream, addr))
+    }
+}
+
+/// Why no connection was opened: the name did not resolve, or no address answered.
+enum Opening {
+    Resolve(io::Error),
+    Connect(io::Error),
 }
 
 /// Opens a TCP connection to an address of an operator-written endpoint.

@@ -2,7 +2,6 @@
 
 use std::fmt;
 use std::io;
-use std::net::SocketAddr;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -71,8 +70,9 @@ impl fmt::Display for ProxyUrl {
 }
 
 /// Asks the proxy on `stream` for a tunnel to `target` and reads its answer; `Ok`
-/// once it answered 2xx. The request names the address, never a host name.
-pub(super) async fn connect(stream: &mut TcpStream, target: SocketAddr) -> io::Result<()> {
+/// once it answered 2xx. The guarded transport names a vetted address, never a host
+/// name; the operator connector names the operator's endpoint as written.
+pub(super) async fn connect(stream: &mut TcpStream, target: impl fmt::Display) -> io::Result<()> {
     let request = format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n");
     stream.write_all(request.as_bytes()).await?;
     let mut head = Vec::with_capacity(256);

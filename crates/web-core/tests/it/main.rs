@@ -8,5 +8,6 @@ mod floor;
 mod operator;
 mod page;
 mod robots_cache;
+mod search;
 mod support;
 mod tidy;

@@ -46,6 +46,7 @@ fn options() -> OperatorOptions {
     OperatorOptions {
         connect_timeout: Duration::from_secs(10),
         ca_file: None,
+        proxy: None,
     }
 }
 

@@ -1,0 +1,105 @@
+//! `mcp-web search QUERY`: asks the configured search provider and prints exactly the
+//! JSON the `web_search` tool answers: the same operation, [`ops::search`]. Pretty on
+//! a terminal, one line otherwise (for `jq` and scripts).
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use mcp_web_core::config::Settings;
+use mcp_web_core::transport::{Resolve, SystemResolver};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::fetch::Failure;
+use crate::cli::options::ConfigArgs;
+use crate::cli::output;
+use crate::ops::{self, Context};
+
+/// The one-line help.
+pub const ABOUT: &str = "Ask the search provider and print the JSON web_search answers";
+
+/// The long help.
+pub const LONG_ABOUT: &str = "\
+Ask the configured search provider (provider: brave or searxng) for QUERY and print the
+JSON web_search answers: {\"count\",\"provider\",\"query\",\"results\":[{\"title\",\"url\",
+\"snippet\",\"age\"?}]}, keys in alphabetical order. A query that matches nothing prints an
+empty results list and a notice; that is not a failure. The JSON is pretty-printed on a
+terminal and one line otherwise.
+
+Brave needs an API key, read when the search runs: the environment variable named by
+api-key-env (BRAVE_API_KEY by default), or api-key. SearXNG needs search-url, the base
+URL of the instance. The provider's endpoint is the operator's, so it is not checked
+against the floor; the environment's proxy variables are never read, only proxy.
+
+Exit status: 0 with the JSON on stdout; 1 when the provider fails (the teaching message
+on stderr); 2 on a usage or configuration error.";
+
+/// Arguments of `mcp-web search`.
+#[derive(Debug, clap::Args)]
+pub struct SearchArgs {
+    /// What to search for.
+    #[arg(value_name = "QUERY")]
+    pub query: String,
+
+    /// How many results to return at most (1 to 20).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u8).range(1..=20))]
+    pub count: u8,
+
+    /// The configuration of the search provider and its connection.
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// Runs `mcp-web search` with the system resolver, writing the JSON to stdout.
+pub fn exec(args: &SearchArgs) -> ExitCode {
+    if args.query.trim().is_empty() {
+        return super::failed("the query is empty; give the words to search for", 2);
+    }
+    let (settings, runtime) = match super::settings_and_runtime(&args.config) {
+        Ok(both) => both,
+        Err(code) => return code,
+    };
+    let answer = runtime.block_on(async {
+        let cancel = super::cancel_on_interrupt();
+        search(
+            &args.query,
+            usize::from(args.count),
+            &settings,
+            Arc::new(SystemResolver),
+            &cancel,
+        )
+        .await
+    });
+    match answer {
+        Ok(json) => {
+            let mut out = output::stdout();
+            let text = if out.is_terminal() {
+                serde_json::to_string_pretty(&json)
+            } else {
+                serde_json::to_string(&json)
+            };
+            let text = text.unwrap_or_else(|_| json.to_string());
+            super::answer_status(writeln!(out, "{text}").and_then(|()| out.flush()))
+        }
+        Err(Failure::Config(e)) => super::failed(e, 2),
+        Err(Failure::Fetch(e)) => super::failed(e, 1),
+    }
+}
+
+/// Searches for `query` through the context `settings` describe (names resolved by
+/// `resolver`) with [`ops::search`], the operation `web_search` runs, and returns the
+/// answer `web_search` gives.
+pub async fn search(
+    query: &str,
+    count: usize,
+    settings: &Settings,
+    resolver: Arc<dyn Resolve>,
+    cancel: &CancellationToken,
+) -> Result<Value, Failure> {
+    let context = Context::with_resolver(settings.clone(), resolver).map_err(Failure::Config)?;
+    let searched = ops::search::search(&context, query, count, cancel)
+        .await
+        .map_err(Failure::Fetch)?;
+    Ok(Value::Object(searched.to_json()))
+}
