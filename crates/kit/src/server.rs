@@ -21,6 +21,7 @@ use serde_json::{Map, Value};
 use crate::config::ServerConfigError;
 use crate::dispatch::{Call, Notification, NotificationSink, SinkFuture};
 use crate::outcome::{Ask, CancelledBy, NeedsInput, Outcome};
+use crate::permission::{Gate, Permissions};
 use crate::request::Peer;
 use crate::toolkit::{Registry, Toolkit};
 
@@ -39,6 +40,10 @@ pub(crate) struct Inner {
     /// Tool name → (index of its pack, its published definition).
     tools: Vec<(usize, Tool)>,
     by_name: HashMap<String, usize>,
+    /// The permission rules every call is checked against.
+    pub(crate) permissions: Permissions,
+    /// The key that signs permission states, and the nonces used.
+    pub(crate) gate: Arc<Gate>,
 }
 
 impl Inner {
@@ -72,6 +77,8 @@ impl Server {
                 packs: Vec::new(),
                 tools: Vec::new(),
                 by_name: HashMap::new(),
+                permissions: Permissions::new(),
+                gate: Arc::new(Gate::new()),
             }),
         }
     }
@@ -80,6 +87,20 @@ impl Server {
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.inner_mut().instructions = Some(instructions.into());
         self
+    }
+
+    /// Sets the permission rules calls are checked against
+    /// ([`crate::Request::require_permission`]); without any, every permission a
+    /// tool requires is asked of the user.
+    pub fn permissions(mut self, permissions: Permissions) -> Self {
+        self.inner_mut().permissions = permissions;
+        self
+    }
+
+    /// The permission rules (a handle: changing its rules reaches every call from
+    /// then on, retries included).
+    pub fn permission_rules(&self) -> Permissions {
+        self.inner.permissions.clone()
     }
 
     /// Plugs a pack in: its tools join the server's. A tool whose name is already
@@ -121,6 +142,8 @@ impl Server {
                 packs: self.inner.packs.clone(),
                 tools: self.inner.tools.clone(),
                 by_name: self.inner.by_name.clone(),
+                permissions: self.inner.permissions.clone(),
+                gate: Arc::clone(&self.inner.gate),
             };
             self.inner = Arc::new(copy);
         }
@@ -298,6 +321,16 @@ async fn elicit(
     Ok(responses)
 }
 
+/// Whether the client of this request declared form elicitation: in its `_meta` on
+/// protocol 2026-07-28, at the handshake before it. A capability naming neither mode
+/// means form.
+fn can_show_forms(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .client_capabilities()
+        .and_then(|capabilities| capabilities.elicitation)
+        .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none())
+}
+
 impl Handler {
     /// The call the SDK hands over, as the dispatch takes it.
     fn to_call(&self, params: CallToolRequestParams, context: &RequestContext<RoleServer>) -> Call {
@@ -323,6 +356,7 @@ impl Handler {
                     .collect(),
                 params.request_state,
             )
+            .with_user_forms(can_show_forms(context))
             .with_cancellation(context.ct.clone())
             .with_notifications(PeerSink {
                 peer: context.peer.clone(),
@@ -376,6 +410,7 @@ impl Handler {
                 format!("Unknown tool: {name}"),
                 None,
             )),
+            Outcome::BadState(message) => Err(McpError::invalid_params(message, None)),
             // A client-cancelled request gets no answer (the SDK drops this error); a
             // server-cancelled one must still hear why.
             Outcome::Cancelled(by) => Err(McpError::internal_error(

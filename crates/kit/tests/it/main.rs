@@ -10,5 +10,6 @@
 mod harness;
 mod http;
 mod inprocess;
+mod permission;
 mod robust;
 mod stdio;
