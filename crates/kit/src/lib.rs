@@ -58,6 +58,7 @@
 /// such as a cancelled call's dropped answer, are noise to an operator).
 pub const SDK_LOG_TARGET: &str = "rmcp";
 
+pub mod batch;
 pub mod config;
 pub mod dispatch;
 pub mod http;
@@ -70,6 +71,7 @@ pub mod server;
 pub mod stdio;
 pub mod toolkit;
 
+pub use batch::{DEFAULT_CONCURRENCY, ToolCall};
 pub use config::{ServerConfig, ServerConfigError};
 pub use dispatch::{Call, Notification, NotificationSink, SinkFuture};
 pub use http::{AuthToken, HttpError, HttpListener, HttpOptions, check_bind};

@@ -54,6 +54,28 @@ impl Inner {
         let pack = self.packs.get(*index)?;
         Some((Arc::clone(pack), pack.name().to_owned()))
     }
+
+    /// The published definition of `tool`.
+    fn tool(&self, tool: &str) -> Option<&Tool> {
+        let &slot = self.by_name.get(tool)?;
+        self.tools.get(slot).map(|(_, tool)| tool)
+    }
+
+    /// Whether `tool` is annotated read-only (`readOnlyHint: true`).
+    pub(crate) fn is_read_only(&self, tool: &str) -> bool {
+        self.tool(tool)
+            .and_then(|tool| tool.annotations.as_ref())
+            .and_then(|annotations| annotations.read_only_hint)
+            .unwrap_or(false)
+    }
+
+    /// Whether `tool` is annotated idempotent (`idempotentHint: true`).
+    pub(crate) fn is_idempotent(&self, tool: &str) -> bool {
+        self.tool(tool)
+            .and_then(|tool| tool.annotations.as_ref())
+            .and_then(|annotations| annotations.idempotent_hint)
+            .unwrap_or(false)
+    }
 }
 
 impl fmt::Debug for Server {

@@ -7,6 +7,7 @@
     reason = "test helpers fail the test by panicking"
 )]
 
+mod batch;
 mod harness;
 mod http;
 mod inprocess;
