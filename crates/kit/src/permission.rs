@@ -497,6 +497,12 @@ impl Gate {
     }
 }
 
+/// Whether `state` is a permission state this module made (or something posing as
+/// one): its ask is a permission's.
+pub(crate) fn is_permission_state(state: Option<&str>) -> bool {
+    state.is_some_and(|state| state.starts_with(STATE_PREFIX))
+}
+
 /// What [`Permit::check`] concluded.
 pub(crate) enum Checked {
     /// Granted.

@@ -414,7 +414,16 @@ impl Handler {
                     None,
                 ));
             }
-            let responses = elicit(&context, &name, input).await?;
+            // A permission ask the client failed to answer is a permission not given:
+            // the handler runs again and gives its refusal.
+            let responses = match elicit(&context, &name, input).await {
+                Ok(responses) => responses,
+                Err(error) if crate::permission::is_permission_state(input.state.as_deref()) => {
+                    tracing::debug!(tool = %name, error = %error.message, "permission not answered");
+                    Map::new()
+                }
+                Err(error) => return Err(error),
+            };
             let retry = call.clone().with_input(responses, input.state.clone());
             outcome = self.server.dispatch(retry).await;
         }

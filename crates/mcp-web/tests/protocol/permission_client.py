@@ -11,7 +11,8 @@ class, its RFC and the key that permits it for good; a form with one required fi
 again (the grant did not carry over) and, declined, gets the original refusal while
 the server records no request; a callback that answers `deny` gets the same refusal;
 a client without the elicitation capability gets the refusal text of a server without
-ask-permission, never a form. In the 2026-07-28 era the client drives the retry
+ask-permission, never a form; before 2026-07-28, an elicitation the client answers with
+an error is the same refusal. In the 2026-07-28 era the client drives the retry
 itself: a tampered or replayed requestState is refused with a JSON-RPC error and the
 page is not fetched. Exits 0 when every check holds; 1 otherwise; 2 when the SDK is
 missing.
@@ -147,6 +148,18 @@ async def scenario(binary, mode, base):
                 asked = await other.session.call_tool("web_fetch", {"url": f"{base}/canary"}, allow_input_required=True)
                 foreign = getattr(asked, "request_state", None) or ""
             await tampered_and_replayed(client, base, foreign)
+
+    if mode == "legacy":
+        async def fails(context, params):
+            return types.ErrorData(code=types.INVALID_REQUEST, message="the user closed the window")
+
+        async with Client(server_params(binary, "--ask-permission"), mode=mode, elicitation_callback=fails) as client:
+            failed = await client.call_tool("web_fetch", {"url": f"{base}/canary"})
+            check(
+                text_of(failed) == original.replace("/page", "/canary"),
+                f"an elicitation the client fails is the original refusal: {text_of(failed)!r}",
+            )
+            check(hits("/canary") == 0, f"and nothing was fetched: {dict(HITS)}")
 
     async with Client(server_params(binary, "--ask-permission"), mode=mode) as client:
         unasked = await client.call_tool("web_fetch", {"url": f"{base}/page"})
