@@ -5,9 +5,9 @@
 //! [`Request::result`] or [`Request::error_with`], or asks the client for input with
 //! [`Request::ask`]. Those methods consume the request, so a second answer does not
 //! compile. Before it acts, a handler may check a permission with
-//! [`Request::require_permission`], which may end the round by asking the user. A request dropped unanswered is answered with
-//! an error naming the tool; notifications and progress after completion, and answers
-//! after cancellation, are ignored.
+//! [`Request::require_permission`], which may end the round by asking the user. A
+//! request dropped unanswered is answered with an error naming the tool; notifications
+//! and progress after completion, and answers after cancellation, are ignored.
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
