@@ -67,6 +67,7 @@ pub struct Call {
     meta: Map<String, Value>,
     input_responses: Map<String, Value>,
     request_state: Option<String>,
+    can_ask: bool,
     cancel: CancellationToken,
     sink: Option<Arc<dyn NotificationSink>>,
 }
@@ -99,6 +100,7 @@ impl Call {
             meta: Map::new(),
             input_responses: Map::new(),
             request_state: None,
+            can_ask: false,
             cancel: CancellationToken::new(),
             sink: None,
         }
@@ -138,6 +140,14 @@ impl Call {
     pub fn with_input(mut self, responses: Map<String, Value>, state: Option<String>) -> Self {
         self.input_responses = responses;
         self.request_state = state;
+        self
+    }
+
+    /// Sets whether the client can show its user a form (it declared form
+    /// elicitation), so a permission may be asked ([`Request::require_permission`]).
+    /// A call in process cannot be asked unless this says so.
+    pub fn with_user_forms(mut self, can_ask: bool) -> Self {
+        self.can_ask = can_ask;
         self
     }
 
@@ -194,10 +204,25 @@ impl Server {
     }
 
     /// Runs `call` and returns its outcome: the tool's answer, its request for
-    /// input, or why there is none (unknown tool, cancelled, a broken answer).
+    /// input, or why there is none (unknown tool, cancelled, a broken answer, a
+    /// permission state this server did not issue for this call).
     pub async fn dispatch(&self, call: Call) -> Outcome {
         let Some((pack, toolset)) = self.inner.pack_for(&call.tool) else {
             return Outcome::UnknownTool(call.tool);
+        };
+        let permit = match self.inner.gate.open(
+            &self.inner.permissions,
+            &call.tool,
+            &call.args,
+            call.request_state.as_deref(),
+            &call.input_responses,
+            call.can_ask,
+        ) {
+            Ok(permit) => permit,
+            Err(why) => {
+                tracing::warn!(tool = %call.tool, "refused a requestState: {why}");
+                return Outcome::BadState(crate::permission::BAD_STATE.to_owned());
+            }
         };
         let parts = Parts {
             id: call.id.clone(),
@@ -210,6 +235,7 @@ impl Server {
             progress_token: call.meta.get("progressToken").cloned(),
             input_responses: call.input_responses.clone(),
             request_state: call.request_state.clone(),
+            permit,
         };
         // The request's own token: the server cancels it without cancelling the
         // client's.

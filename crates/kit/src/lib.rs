@@ -58,22 +58,26 @@
 /// such as a cancelled call's dropped answer, are noise to an operator).
 pub const SDK_LOG_TARGET: &str = "rmcp";
 
+pub mod batch;
 pub mod config;
 pub mod dispatch;
 pub mod http;
 pub(crate) mod jsonrpc;
 pub mod outcome;
 pub mod params;
+pub mod permission;
 pub mod request;
 pub mod server;
 pub mod stdio;
 pub mod toolkit;
 
+pub use batch::{DEFAULT_CONCURRENCY, ToolCall};
 pub use config::{ServerConfig, ServerConfigError};
 pub use dispatch::{Call, Notification, NotificationSink, SinkFuture};
 pub use http::{AuthToken, HttpError, HttpListener, HttpOptions, check_bind};
 pub use outcome::{Ask, CancelledBy, NeedsInput, Outcome, ToolResult};
 pub use params::{Args, ArgumentError, ArgumentRule, Param, Params};
+pub use permission::{Decision, Grant, Permission, Permissions, Refusal, Rule};
 pub use request::{Peer, Request};
 pub use server::Server;
 pub use toolkit::{Annotations, CallFuture, FromConfig, Registry, ToolSpec, Toolkit};

@@ -25,6 +25,10 @@ pub enum Outcome {
     /// The tool's answer could not be used (not a valid MCP result, or an empty
     /// request for input); over JSON-RPC an internal error with this message.
     Failed(String),
+    /// The call carried a permission state (`requestState`) this server did not
+    /// issue for it: tampered, replayed, expired, for another call or from another
+    /// server; over JSON-RPC an invalid-params error with this message.
+    BadState(String),
     /// The tool's handler panicked: a bug in its toolkit, never the tool's answer;
     /// over JSON-RPC an internal error with this message.
     Panicked(String),

@@ -4,9 +4,10 @@
 //! completes it exactly once with [`Request::reply`], [`Request::error`],
 //! [`Request::result`] or [`Request::error_with`], or asks the client for input with
 //! [`Request::ask`]. Those methods consume the request, so a second answer does not
-//! compile. A request dropped unanswered is answered with
-//! an error naming the tool; notifications and progress after completion, and answers
-//! after cancellation, are ignored.
+//! compile. Before it acts, a handler may check a permission with
+//! [`Request::require_permission`], which may end the round by asking the user. A
+//! request dropped unanswered is answered with an error naming the tool; notifications
+//! and progress after completion, and answers after cancellation, are ignored.
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,6 +18,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::outcome::NeedsInput;
+use crate::permission::{ASK_KEY, Checked, Grant, Permission, Permit, Refusal};
 
 /// What a request sends towards the client, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,6 +140,7 @@ pub struct Request {
     /// The state an earlier round asked the client to echo, `params.requestState`.
     /// The client may alter it: verify it before trusting it.
     pub request_state: Option<String>,
+    permit: Permit,
     shared: Arc<Shared>,
 }
 
@@ -166,6 +169,7 @@ pub(crate) struct Parts {
     pub(crate) progress_token: Option<Value>,
     pub(crate) input_responses: Map<String, Value>,
     pub(crate) request_state: Option<String>,
+    pub(crate) permit: Permit,
 }
 
 impl Request {
@@ -195,6 +199,7 @@ impl Request {
             progress_token: parts.progress_token,
             input_responses: parts.input_responses,
             request_state: parts.request_state,
+            permit: parts.permit,
             shared: Arc::clone(&shared),
         };
         (request, shared, receiver)
@@ -256,6 +261,33 @@ impl Request {
     /// requests and runs the call again. Ignored if the request was cancelled.
     pub fn ask(self, input: NeedsInput) {
         self.finish(Event::NeedsInput(input));
+    }
+
+    /// Checks `permission` against the server's rules before the handler acts: a rule
+    /// that allows it grants it; a rule that denies it refuses it; otherwise a
+    /// one-time grant the user gave this invocation grants it, and with none the
+    /// user is asked — the round ends with a form ([`Permission::form_schema`]) and
+    /// [`Refusal::Asking`], and the handler runs again with the answer (on protocol
+    /// 2026-07-28 the client retries with a state the server signed; before it the
+    /// server asks through elicitation and runs the call again). A client that cannot
+    /// be asked gets [`Refusal::CannotAsk`]; an answer other than `allow once` gets
+    /// [`Refusal::Declined`].
+    ///
+    /// Check every permission before any side effect: the handler may run more than
+    /// once. A grant belongs to this invocation and its retries only; the rules are
+    /// read again on every run, so a rule changed in between wins.
+    pub fn require_permission(&self, permission: &Permission) -> Result<Grant, Refusal> {
+        match self.permit.check(permission) {
+            Checked::Granted(grant) => Ok(grant),
+            Checked::Refused(refusal) => Err(refusal),
+            Checked::Ask(state) => {
+                let input = NeedsInput::new()
+                    .form(ASK_KEY, permission.message(), Permission::form_schema())
+                    .state(state);
+                self.finish(Event::NeedsInput(input));
+                Err(Refusal::Asking)
+            }
+        }
     }
 
     /// Sends a notification tied to this request. Best effort; ignored after the

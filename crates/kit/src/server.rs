@@ -21,6 +21,7 @@ use serde_json::{Map, Value};
 use crate::config::ServerConfigError;
 use crate::dispatch::{Call, Notification, NotificationSink, SinkFuture};
 use crate::outcome::{Ask, CancelledBy, NeedsInput, Outcome};
+use crate::permission::{Gate, Permissions};
 use crate::request::Peer;
 use crate::toolkit::{Registry, Toolkit};
 
@@ -39,6 +40,10 @@ pub(crate) struct Inner {
     /// Tool name → (index of its pack, its published definition).
     tools: Vec<(usize, Tool)>,
     by_name: HashMap<String, usize>,
+    /// The permission rules every call is checked against.
+    pub(crate) permissions: Permissions,
+    /// The key that signs permission states, and the nonces used.
+    pub(crate) gate: Arc<Gate>,
 }
 
 impl Inner {
@@ -48,6 +53,28 @@ impl Inner {
         let (index, _) = self.tools.get(slot)?;
         let pack = self.packs.get(*index)?;
         Some((Arc::clone(pack), pack.name().to_owned()))
+    }
+
+    /// The published definition of `tool`.
+    fn tool(&self, tool: &str) -> Option<&Tool> {
+        let &slot = self.by_name.get(tool)?;
+        self.tools.get(slot).map(|(_, tool)| tool)
+    }
+
+    /// Whether `tool` is annotated read-only (`readOnlyHint: true`).
+    pub(crate) fn is_read_only(&self, tool: &str) -> bool {
+        self.tool(tool)
+            .and_then(|tool| tool.annotations.as_ref())
+            .and_then(|annotations| annotations.read_only_hint)
+            .unwrap_or(false)
+    }
+
+    /// Whether `tool` is annotated idempotent (`idempotentHint: true`).
+    pub(crate) fn is_idempotent(&self, tool: &str) -> bool {
+        self.tool(tool)
+            .and_then(|tool| tool.annotations.as_ref())
+            .and_then(|annotations| annotations.idempotent_hint)
+            .unwrap_or(false)
     }
 }
 
@@ -72,6 +99,8 @@ impl Server {
                 packs: Vec::new(),
                 tools: Vec::new(),
                 by_name: HashMap::new(),
+                permissions: Permissions::new(),
+                gate: Arc::new(Gate::new()),
             }),
         }
     }
@@ -80,6 +109,20 @@ impl Server {
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.inner_mut().instructions = Some(instructions.into());
         self
+    }
+
+    /// Sets the permission rules calls are checked against
+    /// ([`crate::Request::require_permission`]); without any, every permission a
+    /// tool requires is asked of the user.
+    pub fn permissions(mut self, permissions: Permissions) -> Self {
+        self.inner_mut().permissions = permissions;
+        self
+    }
+
+    /// The permission rules (a handle: changing its rules reaches every call from
+    /// then on, retries included).
+    pub fn permission_rules(&self) -> Permissions {
+        self.inner.permissions.clone()
     }
 
     /// Plugs a pack in: its tools join the server's. A tool whose name is already
@@ -121,6 +164,8 @@ impl Server {
                 packs: self.inner.packs.clone(),
                 tools: self.inner.tools.clone(),
                 by_name: self.inner.by_name.clone(),
+                permissions: self.inner.permissions.clone(),
+                gate: Arc::clone(&self.inner.gate),
             };
             self.inner = Arc::new(copy);
         }
@@ -298,6 +343,16 @@ async fn elicit(
     Ok(responses)
 }
 
+/// Whether the client of this request declared form elicitation: in its `_meta` on
+/// protocol 2026-07-28, at the handshake before it. A capability naming neither mode
+/// means form.
+fn can_show_forms(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .client_capabilities()
+        .and_then(|capabilities| capabilities.elicitation)
+        .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none())
+}
+
 impl Handler {
     /// The call the SDK hands over, as the dispatch takes it.
     fn to_call(&self, params: CallToolRequestParams, context: &RequestContext<RoleServer>) -> Call {
@@ -323,6 +378,7 @@ impl Handler {
                     .collect(),
                 params.request_state,
             )
+            .with_user_forms(can_show_forms(context))
             .with_cancellation(context.ct.clone())
             .with_notifications(PeerSink {
                 peer: context.peer.clone(),
@@ -358,7 +414,16 @@ impl Handler {
                     None,
                 ));
             }
-            let responses = elicit(&context, &name, input).await?;
+            // A permission ask the client failed to answer is a permission not given:
+            // the handler runs again and gives its refusal.
+            let responses = match elicit(&context, &name, input).await {
+                Ok(responses) => responses,
+                Err(error) if crate::permission::is_permission_state(input.state.as_deref()) => {
+                    tracing::debug!(tool = %name, error = %error.message, "permission not answered");
+                    Map::new()
+                }
+                Err(error) => return Err(error),
+            };
             let retry = call.clone().with_input(responses, input.state.clone());
             outcome = self.server.dispatch(retry).await;
         }
@@ -376,6 +441,7 @@ impl Handler {
                 format!("Unknown tool: {name}"),
                 None,
             )),
+            Outcome::BadState(message) => Err(McpError::invalid_params(message, None)),
             // A client-cancelled request gets no answer (the SDK drops this error); a
             // server-cancelled one must still hear why.
             Outcome::Cancelled(by) => Err(McpError::internal_error(

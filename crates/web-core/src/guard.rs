@@ -167,6 +167,7 @@ pub struct Grant {
     host: String,
     port: u16,
     scope: Scope,
+    address: Option<IpAddr>,
 }
 
 impl Grant {
@@ -178,7 +179,21 @@ impl Grant {
             host: host.into(),
             port,
             scope,
+            address: None,
         }
+    }
+
+    /// This grant for the one address `address` (the one the user was shown), so a
+    /// name that resolves elsewhere on the retry is not covered.
+    #[must_use]
+    pub fn at(mut self, address: IpAddr) -> Grant {
+        self.address = Some(address);
+        self
+    }
+
+    /// The one address the grant is for, when it names one.
+    pub fn address(&self) -> Option<IpAddr> {
+        self.address
     }
 
     /// The port the grant is for.
@@ -199,6 +214,12 @@ impl Grant {
     /// Whether the grant admits `peer` reached for the URL host `host` on `port`.
     pub fn admits(&self, host: &str, port: u16, peer: IpAddr) -> bool {
         if self.host.is_empty() || !self.host.eq_ignore_ascii_case(host) || self.port != port {
+            return false;
+        }
+        if self
+            .address
+            .is_some_and(|address| canonical(address) != canonical(peer))
+        {
             return false;
         }
         match (addr::classify(canonical(peer)).reach(), self.scope) {
@@ -616,5 +637,21 @@ mod tests {
                 .is_err()
         );
         assert_eq!(Allowed::Granted.key(), Some("ask-permission"));
+    }
+
+    #[test]
+    fn a_grant_for_one_address_admits_that_address_only() {
+        let policy = Policy::default();
+        let grant = Grant::new("wiki.corp", 80, Scope::Loopback).at(ip("127.0.0.1"));
+        assert_eq!(grant.address(), Some(ip("127.0.0.1")));
+        let decide = |peer: &str| {
+            policy
+                .decide_with("wiki.corp", 80, ip(peer), Some(&grant))
+                .map_err(|_| ())
+        };
+        assert_eq!(decide("127.0.0.1"), Ok(Allowed::Granted));
+        assert_eq!(decide("::ffff:127.0.0.1"), Ok(Allowed::Granted));
+        assert!(decide("127.0.0.2").is_err());
+        assert!(decide("::1").is_err());
     }
 }

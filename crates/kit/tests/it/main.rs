@@ -7,8 +7,10 @@
     reason = "test helpers fail the test by panicking"
 )]
 
+mod batch;
 mod harness;
 mod http;
 mod inprocess;
+mod permission;
 mod robust;
 mod stdio;

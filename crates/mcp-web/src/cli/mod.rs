@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use mcp_web_core::config::Settings;
 use tokio_util::sync::CancellationToken;
 
+pub mod batch;
 pub mod check;
 pub mod crawl;
 pub mod fetch;
@@ -22,6 +23,9 @@ pub mod serve;
 /// The subcommands of `mcp-web`.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
+    /// Run a file of tool calls side by side and print each answer in order.
+    #[command(about = batch::ABOUT, long_about = batch::LONG_ABOUT)]
+    Batch(batch::BatchArgs),
     /// Check URLs against the floor without fetching them.
     #[command(about = check::ABOUT, long_about = check::LONG_ABOUT)]
     Check(check::CheckArgs),
@@ -47,6 +51,7 @@ pub enum Command {
 /// Runs one subcommand to completion and returns the process exit status.
 pub fn run(command: Command) -> ExitCode {
     match command {
+        Command::Batch(args) => batch::exec(&args),
         Command::Check(args) => check::exec(&args),
         Command::Crawl(args) => crawl::exec(&args),
         Command::Fetch(args) => fetch::exec(&args),

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::ops::{self, Context};
 
-use super::{answer_arguments_error, answer_error};
+use super::{Asked, Onward, answer_arguments_error, answer_error, ask_permission};
 
 /// The tool's name.
 pub const NAME: &str = "web_fetch";
@@ -52,14 +52,28 @@ fn url_argument(args: &Map<String, Value>) -> Result<String, ArgumentError> {
 
 /// Serves one `web_fetch` call through [`ops::fetch`]: progress when fetching starts,
 /// when the page arrived and when it is laid out; the fetch stops as soon as the request
-/// is cancelled, and `total-timeout` bounds the whole call.
+/// is cancelled, and `total-timeout` bounds the whole call. With `ask-permission` on, a
+/// refusal `allow-private` or `allow-loopback` could lift is asked of the user first;
+/// `allow once` fetches again through a connection of the call's own.
 pub async fn call(context: &Context, request: Request) {
     let raw = match url_argument(&request.args) {
         Ok(raw) => raw,
         Err(error) => return answer_arguments_error(request, &error),
     };
     let call = context.call(request.cancellation_token());
-    match ops::fetch::fetch(context, &raw, &call, &request).await {
+    let mut fetched = ops::fetch::fetch(context, &raw, &call, &request).await;
+    if let Err(error) = &fetched {
+        match ask_permission(context.settings(), &request, &raw, error) {
+            Asked::Granted(grant) => {
+                let granted = call.clone().with_grant(grant);
+                let onward = Onward::new(&request, 0.0);
+                fetched = ops::fetch::fetch(context, &raw, &granted, &onward).await;
+            }
+            Asked::Asking => return,
+            Asked::Refused => {}
+        }
+    }
+    match fetched {
         Ok(fetched) => {
             let answer = fetched.text.render(context.max_chars());
             request.text(answer);

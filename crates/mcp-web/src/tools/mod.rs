@@ -2,16 +2,19 @@
 //! parameters defined once, from which schema and parser derive; output rendering).
 //! A failed call becomes a tool error whose text is the teaching message and whose
 //! `structuredContent` is [`error_data`], or [`arguments_error_data`] when the call's
-//! arguments were refused.
+//! arguments were refused. With `ask-permission` on, a refusal that `allow-private` or
+//! `allow-loopback` could lift is first put to the user ([`ask_permission`]).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use mcp_kit::{ArgumentError, CallFuture, FromConfig, Request, ToolSpec, Toolkit};
+use mcp_kit::{ArgumentError, CallFuture, FromConfig, Permission, Request, ToolSpec, Toolkit};
 use mcp_web_core::config::{Settings, parse_web_config};
-use mcp_web_core::error::{ConfigError, Error};
+use mcp_web_core::error::{Blocked, ConfigError, Error};
 use mcp_web_core::fetch::Fetcher;
+use mcp_web_core::guard::{Grant, Scope};
 use mcp_web_core::search::SearchProvider;
 use mcp_web_core::transport::SystemResolver;
+use mcp_web_core::url::CheckedUrl;
 use serde_json::{Map, Value, json};
 
 use crate::ops::{Context, Observer};
@@ -111,6 +114,112 @@ impl FromConfig for Web {
 impl Observer for Request {
     fn progress(&self, done: f64, total: Option<f64>, message: &str) {
         Request::progress(self, done, total, Some(message));
+    }
+}
+
+/// What asking the user about a refused address came to.
+#[derive(Debug)]
+pub enum Asked {
+    /// The user allowed it once: fetch again with this grant, for this call only.
+    Granted(Grant),
+    /// The user is being asked; the call runs again with the answer. Answer nothing.
+    Asking,
+    /// Not askable, or not allowed: the original refusal stands.
+    Refused,
+}
+
+/// The permission kind of a refusal `key` (`allow-loopback`, `allow-private`) could lift.
+fn permission_kind(key: &str) -> Option<(&'static str, Scope)> {
+    match key {
+        "allow-loopback" => Some(("web.loopback", Scope::Loopback)),
+        "allow-private" => Some(("web.private", Scope::Private)),
+        _ => None,
+    }
+}
+
+/// The permission `tool` needs to reach `url` where the guard refused `blocked`, and the
+/// grant it stands for; `None` when no ask is possible: `ask-permission` is off, the
+/// refusal is one neither `allow-private` nor `allow-loopback` lifts (cloud metadata,
+/// classes no machine has), or it was met on a redirect to another host.
+pub fn permission_for(
+    settings: &Settings,
+    tool: &str,
+    url: &CheckedUrl,
+    blocked: &Blocked,
+) -> Option<(Permission, Grant)> {
+    if !settings.ask_permission || blocked.only_exact() || blocked.host() != url.host() {
+        return None;
+    }
+    let key = blocked.key()?;
+    let (kind, scope) = permission_kind(key)?;
+    let entry = blocked.entry();
+    let (host, port, address) = (url.host(), url.port(), blocked.address());
+    let message = format!(
+        "{tool} asks to reach {host} (port {port}) at {address}, which the server refuses: \
+         {} ({}, {} {}). Allow it once, for this call only? To permit it permanently, set \
+         \"{key}\": true in the Web pack's configuration.",
+        entry.class.label(),
+        entry.rfc,
+        entry.name,
+        entry.block,
+    );
+    let permission = Permission::new(kind, format!("{host}:{port} at {address}"), message);
+    Some((permission, Grant::new(host, port, scope).at(address)))
+}
+
+/// Puts a refusal of `error` for `raw_url` to the user when `ask-permission` permits
+/// asking it (see [`permission_for`]) and the request's client can be asked. Checked
+/// before anything is fetched with the grant.
+pub fn ask_permission(
+    settings: &Settings,
+    request: &Request,
+    raw_url: &str,
+    error: &Error,
+) -> Asked {
+    let Error::Blocked(blocked) = error else {
+        return Asked::Refused;
+    };
+    let Ok(url) = CheckedUrl::parse(raw_url) else {
+        return Asked::Refused;
+    };
+    let Some((permission, grant)) = permission_for(settings, &request.tool, &url, blocked) else {
+        return Asked::Refused;
+    };
+    match request.require_permission(&permission) {
+        Ok(_) => Asked::Granted(grant),
+        Err(refusal) if refusal.is_asking() => Asked::Asking,
+        Err(_) => Asked::Refused,
+    }
+}
+
+/// Progress of a call that fetches again after a grant: the second attempt's reports
+/// reach the client only beyond where the first attempt got, so progress never goes
+/// back.
+pub struct Onward<'a> {
+    request: &'a Request,
+    reached: Mutex<f64>,
+}
+
+impl<'a> Onward<'a> {
+    /// Progress to `request`, dropping reports at or below `done`.
+    pub fn new(request: &'a Request, done: f64) -> Self {
+        Self {
+            request,
+            reached: Mutex::new(done),
+        }
+    }
+}
+
+impl Observer for Onward<'_> {
+    fn progress(&self, done: f64, total: Option<f64>, message: &str) {
+        let mut reached = match self.reached.lock() {
+            Ok(reached) => reached,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if done > *reached {
+            *reached = done;
+            Request::progress(self.request, done, total, Some(message));
+        }
     }
 }
 
@@ -225,6 +334,78 @@ mod tests {
                 "rfc": "AWS, Google Cloud, Azure, OCI and OpenStack documentation",
             })
         );
+    }
+
+    fn asking() -> Settings {
+        parse_web_config(&json!({"ask-permission": true})).unwrap()
+    }
+
+    fn refusal(host: &str, peer: &str) -> Blocked {
+        mcp_web_core::guard::Policy::default()
+            .decide(host, peer.parse().unwrap())
+            .unwrap_err()
+    }
+
+    #[test]
+    fn a_loopback_refusal_asks_naming_tool_host_address_class_rfc_and_key() {
+        let url = CheckedUrl::parse("http://wiki.corp:8080/page").unwrap();
+        let (permission, grant) = permission_for(
+            &asking(),
+            "web_fetch",
+            &url,
+            &refusal("wiki.corp", "127.0.0.1"),
+        )
+        .expect("askable");
+        assert_eq!(permission.kind(), "web.loopback");
+        assert_eq!(permission.target(), "wiki.corp:8080 at 127.0.0.1");
+        assert_eq!(
+            permission.message(),
+            "web_fetch asks to reach wiki.corp (port 8080) at 127.0.0.1, which the server \
+             refuses: loopback address (RFC 1122, Loopback 127.0.0.0/8). Allow it once, for \
+             this call only? To permit it permanently, set \"allow-loopback\": true in the Web \
+             pack's configuration."
+        );
+        assert_eq!(
+            (grant.host(), grant.port(), grant.scope(), grant.address()),
+            (
+                "wiki.corp",
+                8080,
+                Scope::Loopback,
+                Some("127.0.0.1".parse().unwrap())
+            )
+        );
+        let (permission, grant) = permission_for(
+            &asking(),
+            "web_fetch",
+            &url,
+            &refusal("wiki.corp", "10.1.2.3"),
+        )
+        .expect("askable");
+        assert_eq!(permission.kind(), "web.private");
+        assert_eq!(grant.scope(), Scope::Private);
+    }
+
+    #[test]
+    fn metadata_other_classes_other_hosts_and_ask_permission_off_never_ask() {
+        let url = CheckedUrl::parse("http://wiki.corp/").unwrap();
+        let off = parse_web_config(&json!({})).unwrap();
+        let loopback = refusal("wiki.corp", "127.0.0.1");
+        assert!(permission_for(&off, "web_fetch", &url, &loopback).is_none());
+        for (host, peer) in [
+            ("wiki.corp", "169.254.169.254"),
+            ("wiki.corp", "fd00:ec2::254"),
+            ("wiki.corp", "224.0.0.1"),
+            ("wiki.corp", "192.0.2.1"),
+            ("wiki.corp", "0.0.0.0"),
+            // Met on a redirect to another host.
+            ("other.corp", "127.0.0.1"),
+        ] {
+            let blocked = refusal(host, peer);
+            assert!(
+                permission_for(&asking(), "web_fetch", &url, &blocked).is_none(),
+                "{host} {peer} is never asked"
+            );
+        }
     }
 
     #[test]
