@@ -141,6 +141,31 @@ pub enum BadUrlReason {
         /// The https URL that redirected.
         from: String,
     },
+    /// The text has no scheme (`127.0.0.1:8080`, `//host/path`, `example.com/a`).
+    NoScheme,
+    /// The port is written with something other than digits; carries it as written.
+    PortSyntax(String),
+    /// A port of the Fetch standard's bad-port list, which `allow-ports` does not name.
+    BadPort(u16),
+    /// The URL is longer than [`MAX_URL_BYTES`]; carries its length in bytes.
+    TooLong(usize),
+    /// A redirect whose `Location` cannot be followed; `url` is the URL that answered.
+    Location(LocationFault),
+}
+
+/// The longest URL, in bytes, the floor accepts (8 KiB), the text of a redirect's
+/// `Location` included.
+pub const MAX_URL_BYTES: usize = 8192;
+
+/// What is wrong with a redirect's `Location` header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LocationFault {
+    /// The redirect has no `Location` header.
+    Missing,
+    /// The `Location` header is empty (or only spaces).
+    Empty,
+    /// The `Location` header is not text: bytes that are not UTF-8.
+    NotText,
 }
 
 impl BadUrlReason {
@@ -158,6 +183,13 @@ impl BadUrlReason {
             BadUrlReason::EmptyHost => "empty-host",
             BadUrlReason::Unspecified(_) => "unspecified-address",
             BadUrlReason::HttpsDowngrade { .. } => "https-downgrade",
+            BadUrlReason::NoScheme => "no-scheme",
+            BadUrlReason::PortSyntax(_) => "port-syntax",
+            BadUrlReason::BadPort(_) => "bad-port",
+            BadUrlReason::TooLong(_) => "url-too-long",
+            BadUrlReason::Location(LocationFault::Missing) => "redirect-without-location",
+            BadUrlReason::Location(LocationFault::Empty) => "redirect-empty-location",
+            BadUrlReason::Location(LocationFault::NotText) => "redirect-location-not-text",
         }
     }
 }
@@ -230,13 +262,14 @@ impl Blocked {
     }
 
     /// The broad key that would permit it, or `None` when only an `allow-cidrs` entry
-    /// or an `allow-hosts` entry would (see [`Blocked::only_exact`]).
+    /// (or, for a class no machine can be, an `allow-hosts` entry) would (see
+    /// [`Blocked::only_exact`]).
     pub fn key(&self) -> Option<&'static str> {
         self.entry.class.key()
     }
 
     /// True for classes no broad switch unlocks (cloud metadata): only an `allow-cidrs`
-    /// entry covering the address or `allow-hosts` naming the host.
+    /// entry covering the address, never `allow-hosts`.
     pub fn only_exact(&self) -> bool {
         self.entry.class.only_exact()
     }
@@ -433,6 +466,10 @@ impl Error {
         match self {
             Error::Blocked(b) if b.only_exact() => Some("allow-cidrs"),
             Error::Blocked(b) => b.key(),
+            Error::BadUrl(BadUrl {
+                reason: BadUrlReason::BadPort(_),
+                ..
+            }) => Some("allow-ports"),
             Error::Deadline(d) => Some(d.key),
             Error::Transport(t) if t.failure == TransportFailure::Tls => Some("ca-file"),
             Error::Transport(t) if t.failure == TransportFailure::Proxy => Some("proxy"),
@@ -566,6 +603,34 @@ impl fmt::Display for BadUrl {
                 f,
                 "refused the redirect from {from} to {url}: a redirect from https to http is never followed, because the page would travel readable and rewritable. Fetch the http URL directly if you mean it. No configuration key permits a downgrade."
             ),
+            BadUrlReason::NoScheme => write!(
+                f,
+                "refused {url:?}: no scheme: write http:// or https:// before the host. No configuration key changes this."
+            ),
+            BadUrlReason::PortSyntax(port) => write!(
+                f,
+                "refused {url:?}: the port {port:?} is not a number; a port is written as digits only, 1 to 65535. No configuration key changes this."
+            ),
+            BadUrlReason::BadPort(port) => write!(
+                f,
+                "refused {url}: port {port} is on the Fetch standard's bad-port list (ports of mail, chat, file and other non-web protocols, which a crafted HTTP request could speak to); browsers refuse it too. To permit it, add {port} to \"allow-ports\"."
+            ),
+            BadUrlReason::TooLong(bytes) => write!(
+                f,
+                "refused {url}: the URL is {bytes} bytes long, more than the {MAX_URL_BYTES} bytes (8 KiB) a URL may have. Shorten it. No configuration key changes this."
+            ),
+            BadUrlReason::Location(LocationFault::Missing) => write!(
+                f,
+                "could not follow the redirect from {url}: the server answered with a redirect status but no Location header, so there is nowhere to go. No configuration key changes this."
+            ),
+            BadUrlReason::Location(LocationFault::Empty) => write!(
+                f,
+                "could not follow the redirect from {url}: its Location header is empty, so there is nowhere to go. No configuration key changes this."
+            ),
+            BadUrlReason::Location(LocationFault::NotText) => write!(
+                f,
+                "could not follow the redirect from {url}: its Location header holds bytes that are not text (not UTF-8), so it names no URL. No configuration key changes this."
+            ),
         }
     }
 }
@@ -597,9 +662,29 @@ impl fmt::Display for Blocked {
         } else {
             format!("{host} ({address})")
         };
+        // What an allow-cidrs entry is matched against: the IPv4 address a peer
+        // carries (an IPv4-mapped peer is its IPv4 address), else the peer.
+        let cover = match (carries, address) {
+            (Some(carried), _) => IpAddr::V4(carried.v4),
+            (None, IpAddr::V6(v6)) => v6.to_ipv4_mapped().map_or(*address, IpAddr::V4),
+            (None, IpAddr::V4(_)) => *address,
+        };
         write!(f, "refused {whom}: ")?;
+        if entry.class == addr::Class::ThisHost {
+            return write!(
+                f,
+                "{}, which reaches the same services loopback does; the server does not connect to it. To permit it, set \"allow-loopback\": true or \"allow-private\": true, or add an \"allow-cidrs\" entry covering {cover}.",
+                entry.class.label()
+            );
+        }
         if let Some(carried) = carries {
-            write!(f, "it carries {} ({}), a ", carried.v4, carried.how.label())?;
+            write!(
+                f,
+                "it carries {} ({}, {}), a ",
+                carried.v4,
+                carried.how.label(),
+                carried.how.rfc()
+            )?;
         }
         write!(
             f,
@@ -612,17 +697,17 @@ impl fmt::Display for Blocked {
         if self.only_exact() {
             write!(
                 f,
-                "allow-private does not permit it; only an \"allow-cidrs\" entry covering {address} or \"allow-hosts\" naming {host} would."
+                "Neither \"allow-private\" nor \"allow-hosts\" permits it; only an \"allow-cidrs\" entry covering {cover} would."
             )
         } else {
             match self.key() {
                 Some(key) => write!(
                     f,
-                    "To permit it, set \"{key}\": true, or add an \"allow-cidrs\" entry covering {address}."
+                    "To permit it, set \"{key}\": true, or add an \"allow-cidrs\" entry covering {cover}."
                 ),
                 None => write!(
                     f,
-                    "Only an \"allow-cidrs\" entry covering {address} would permit it."
+                    "Only an \"allow-cidrs\" entry covering {cover} would permit it."
                 ),
             }
         }
@@ -963,6 +1048,34 @@ mod tests {
                 "refused the redirect from https://a.example/ to http://x.example/: a redirect from https to http is never followed, because the page would travel readable and rewritable. Fetch the http URL directly if you mean it. No configuration key permits a downgrade.",
             ),
             (
+                bad(BadUrlReason::NoScheme),
+                r#"refused "http://x.example/": no scheme: write http:// or https:// before the host. No configuration key changes this."#,
+            ),
+            (
+                bad(BadUrlReason::PortSyntax(" 80".into())),
+                r#"refused "http://x.example/": the port " 80" is not a number; a port is written as digits only, 1 to 65535. No configuration key changes this."#,
+            ),
+            (
+                bad(BadUrlReason::BadPort(6667)),
+                r#"refused http://x.example/: port 6667 is on the Fetch standard's bad-port list (ports of mail, chat, file and other non-web protocols, which a crafted HTTP request could speak to); browsers refuse it too. To permit it, add 6667 to "allow-ports"."#,
+            ),
+            (
+                bad(BadUrlReason::TooLong(9000)),
+                "refused http://x.example/: the URL is 9000 bytes long, more than the 8192 bytes (8 KiB) a URL may have. Shorten it. No configuration key changes this.",
+            ),
+            (
+                bad(BadUrlReason::Location(LocationFault::Missing)),
+                "could not follow the redirect from http://x.example/: the server answered with a redirect status but no Location header, so there is nowhere to go. No configuration key changes this.",
+            ),
+            (
+                bad(BadUrlReason::Location(LocationFault::Empty)),
+                "could not follow the redirect from http://x.example/: its Location header is empty, so there is nowhere to go. No configuration key changes this.",
+            ),
+            (
+                bad(BadUrlReason::Location(LocationFault::NotText)),
+                "could not follow the redirect from http://x.example/: its Location header holds bytes that are not text (not UTF-8), so it names no URL. No configuration key changes this.",
+            ),
+            (
                 Error::Blocked(blocked("intranet.example", "10.1.2.3")),
                 r#"refused intranet.example (10.1.2.3): private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. To permit it, set "allow-private": true, or add an "allow-cidrs" entry covering 10.1.2.3."#,
             ),
@@ -972,15 +1085,23 @@ mod tests {
             ),
             (
                 Error::Blocked(blocked("metadata.example", "169.254.169.254")),
-                r#"refused metadata.example (169.254.169.254): cloud metadata endpoint (AWS, Google Cloud, Azure, OCI and OpenStack documentation, Instance metadata service 169.254.169.254/32); the server does not connect to it. allow-private does not permit it; only an "allow-cidrs" entry covering 169.254.169.254 or "allow-hosts" naming metadata.example would."#,
+                r#"refused metadata.example (169.254.169.254): cloud metadata endpoint (AWS, Google Cloud, Azure, OCI and OpenStack documentation, Instance metadata service 169.254.169.254/32); the server does not connect to it. Neither "allow-private" nor "allow-hosts" permits it; only an "allow-cidrs" entry covering 169.254.169.254 would."#,
             ),
             (
                 Error::Blocked(blocked("64:ff9b::a00:1", "64:ff9b::a00:1")),
-                r#"refused 64:ff9b::a00:1: it carries 10.0.0.1 (NAT64), a private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. To permit it, set "allow-private": true, or add an "allow-cidrs" entry covering 64:ff9b::a00:1."#,
+                r#"refused 64:ff9b::a00:1: it carries 10.0.0.1 (NAT64, RFC 6052), a private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. To permit it, set "allow-private": true, or add an "allow-cidrs" entry covering 10.0.0.1."#,
             ),
             (
                 Error::Blocked(blocked("::ffff:7f00:1", "::ffff:127.0.0.1")),
-                r#"refused ::ffff:127.0.0.1: loopback address (RFC 1122, Loopback 127.0.0.0/8); the server does not connect to it. To permit it, set "allow-loopback": true, or add an "allow-cidrs" entry covering ::ffff:127.0.0.1."#,
+                r#"refused ::ffff:127.0.0.1: loopback address (RFC 1122, Loopback 127.0.0.0/8); the server does not connect to it. To permit it, set "allow-loopback": true, or add an "allow-cidrs" entry covering 127.0.0.1."#,
+            ),
+            (
+                Error::Blocked(blocked("x", "::ffff:169.254.169.254")),
+                r#"refused x (::ffff:169.254.169.254): cloud metadata endpoint (AWS, Google Cloud, Azure, OCI and OpenStack documentation, Instance metadata service 169.254.169.254/32); the server does not connect to it. Neither "allow-private" nor "allow-hosts" permits it; only an "allow-cidrs" entry covering 169.254.169.254 would."#,
+            ),
+            (
+                Error::Blocked(blocked("x", "2002:a9fe:a9fe::1")),
+                r#"refused x (2002:a9fe:a9fe::1): it carries 169.254.169.254 (6to4, RFC 3056), a cloud metadata endpoint (AWS, Google Cloud, Azure, OCI and OpenStack documentation, Instance metadata service 169.254.169.254/32); the server does not connect to it. Neither "allow-private" nor "allow-hosts" permits it; only an "allow-cidrs" entry covering 169.254.169.254 would."#,
             ),
             (
                 Error::Blocked(blocked("localhost", "::1")),

@@ -184,7 +184,7 @@ mod tests {
             allow_private: true,
             ..Default::default()
         };
-        let error = Error::from(policy.decide("metadata.example", peer).unwrap_err());
+        let error = Error::from(policy.decide("metadata.example", peer, &[]).unwrap_err());
         let data = error_data(&error);
         assert_eq!(
             Value::Object(data),

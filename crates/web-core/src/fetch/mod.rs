@@ -273,7 +273,7 @@ impl Fetcher {
                 .response
                 .headers()
                 .get(header::LOCATION)
-                .and_then(|v| v.to_str().ok());
+                .map(http::HeaderValue::as_bytes);
             match next_hop(&current, status, location, &chain, call.max_redirects())? {
                 Hop::Follow(next) => {
                     chain.push(next.clone());
