@@ -544,6 +544,18 @@ impl From<Search> for Error {
     }
 }
 
+/// How many characters of a URL a message quotes at most.
+const QUOTE_LIMIT: usize = 200;
+
+/// A URL as a message quotes it: whole up to 200 characters, else its first 200 and
+/// `…` (a URL may be 8 KiB long; the scheme and host are at its start).
+pub fn shown(url: &str) -> std::borrow::Cow<'_, str> {
+    match url.char_indices().nth(QUOTE_LIMIT) {
+        Some((cut, _)) => format!("{}…", &url[..cut]).into(),
+        None => url.into(),
+    }
+}
+
 /// Writes a number of seconds the way messages and notices say it: `10 s`, `0.5 s`.
 pub fn seconds(d: Duration) -> String {
     let s = d.as_secs_f64();
@@ -556,7 +568,7 @@ pub fn seconds(d: Duration) -> String {
 
 impl fmt::Display for BadUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let url = &self.url;
+        let url = &*shown(&self.url);
         match &self.reason {
             BadUrlReason::Unparseable(why) => write!(
                 f,
@@ -601,7 +613,8 @@ impl fmt::Display for BadUrl {
             ),
             BadUrlReason::HttpsDowngrade { from } => write!(
                 f,
-                "refused the redirect from {from} to {url}: a redirect from https to http is never followed, because the page would travel readable and rewritable. Fetch the http URL directly if you mean it. No configuration key permits a downgrade."
+                "refused the redirect from {} to {url}: a redirect from https to http is never followed, because the page would travel readable and rewritable. Fetch the http URL directly if you mean it. No configuration key permits a downgrade.",
+                shown(from)
             ),
             BadUrlReason::NoScheme => write!(
                 f,
@@ -719,7 +732,7 @@ impl fmt::Display for Deadline {
         write!(
             f,
             "gave up on {} while {}: the {} of {} ran out. Raise \"{}\" if the server is slow rather than dead.",
-            self.url,
+            shown(&self.url),
             self.phase.as_str(),
             self.key,
             seconds(self.limit),
@@ -735,6 +748,7 @@ impl fmt::Display for Transport {
             failure,
             detail,
         } = self;
+        let url = shown(url);
         match failure {
             TransportFailure::Dns => write!(
                 f,
@@ -771,6 +785,7 @@ impl fmt::Display for Transport {
 impl fmt::Display for RobotsRefused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let RobotsRefused { url, agent, reason } = self;
+        let url = shown(url);
         match reason {
             RobotsReason::Rule { line, line_no } => write!(
                 f,
@@ -792,6 +807,7 @@ impl fmt::Display for Http {
             excerpt,
             retry_after,
         } = self;
+        let url = shown(url);
         write!(f, "{url} answered HTTP {status} {}", status_reason(*status))?;
         if let Some(excerpt) = excerpt {
             write!(f, ": \"{excerpt}\"")?;
@@ -840,7 +856,7 @@ pub fn status_reason(status: u16) -> &'static str {
 
 impl fmt::Display for Content {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} is {}", self.url, self.content_type)?;
+        write!(f, "{} is {}", shown(&self.url), self.content_type)?;
         if let Some(bytes) = self.bytes {
             write!(f, " ({bytes} bytes)")?;
         }
@@ -863,13 +879,21 @@ impl fmt::Display for Error {
                 write!(
                     f,
                     "gave up after {limit} redirects: {}. No configuration key raises the limit; fetch the last URL directly if it is the page you want.",
-                    chain.join(" -> ")
+                    chain
+                        .iter()
+                        .map(|u| shown(u))
+                        .collect::<Vec<_>>()
+                        .join(" -> ")
                 )
             }
             Error::RedirectLoop { chain } => write!(
                 f,
                 "redirect loop: {}. The server sends the request in a circle. No configuration key changes this.",
-                chain.join(" -> ")
+                chain
+                    .iter()
+                    .map(|u| shown(u))
+                    .collect::<Vec<_>>()
+                    .join(" -> ")
             ),
             Error::Deadline(e) => e.fmt(f),
             Error::Transport(e) => e.fmt(f),
@@ -1228,6 +1252,55 @@ mod tests {
         for (error, want) in cases {
             assert_eq!(error.to_string(), want, "{error:?}");
         }
+    }
+
+    /// A message quotes at most 200 characters of a URL, whatever carried it.
+    #[test]
+    fn messages_quote_a_bounded_prefix_of_a_url() {
+        let long = format!("https://x.example/{}", "a".repeat(8000));
+        let want = format!("{}…", &long[..200]);
+        let errors = [
+            Error::Http(Http {
+                url: long.clone(),
+                status: 404,
+                excerpt: None,
+                retry_after: None,
+            }),
+            Error::Deadline(Deadline {
+                url: long.clone(),
+                phase: Phase::Connecting,
+                key: "connect-timeout",
+                limit: Duration::from_secs(10),
+            }),
+            Error::Transport(Transport {
+                url: long.clone(),
+                failure: TransportFailure::Refused,
+                detail: "os error 111".into(),
+            }),
+            Error::BadUrl(BadUrl {
+                url: long.clone(),
+                reason: BadUrlReason::Location(LocationFault::Missing),
+            }),
+            Error::BadUrl(BadUrl {
+                url: long.clone(),
+                reason: BadUrlReason::HttpsDowngrade { from: long.clone() },
+            }),
+            Error::RedirectLoop {
+                chain: vec![long.clone(), long.clone()],
+            },
+            Error::Content(Content {
+                url: long.clone(),
+                content_type: "image/png".into(),
+                bytes: None,
+            }),
+        ];
+        for e in errors {
+            let text = e.to_string();
+            assert!(text.contains(&want), "{e:?}");
+            assert!(!text.contains(&long[..201]), "{text}");
+            assert!(text.chars().count() < 1000, "{text}");
+        }
+        assert_eq!(shown("http://a/"), "http://a/");
     }
 
     #[test]

@@ -653,6 +653,23 @@ mod tests {
             ("http://exa\u{200B}mple.com/", "obfuscated-host"),
             ("http://ＬＯＣＡＬＨＯＳＴ/", "obfuscated-host"),
             ("http://bu\u{308}cher.example/", "obfuscated-host"),
+            // compatibility characters UTS 46 maps onto another character
+            ("http://\u{212A}orp/", "obfuscated-host"),
+            ("http://\u{212A}ORP/", "obfuscated-host"),
+            ("http://b\u{FC}cher\u{212A}.example/", "obfuscated-host"),
+            ("http://\u{212B}ngstrom.example/", "obfuscated-host"),
+            ("http://gro\u{1E9E}.example/", "obfuscated-host"),
+            ("http://\u{130}stanbul.example/", "obfuscated-host"),
+            ("http://\u{FB01}le.example/", "obfuscated-host"),
+            ("http://b\u{FC}cher\u{FB01}.example/", "obfuscated-host"),
+            ("http://\u{2160}.example/", "obfuscated-host"),
+            ("http://\u{3A3}\u{3B5}.example/", "ok"),
+            ("http://\u{C5}ngstr\u{F6}m.example/", "ok"),
+            // length
+            (
+                &*Box::leak(format!("http://example.com/{}", "a".repeat(8200)).into_boxed_str()),
+                "url-too-long",
+            ),
             // zone ids
             ("http://[fe80::1%25eth0]/", "ipv6-zone-id"),
             ("http://[fe80::1%eth0]/", "ipv6-zone-id"),
@@ -763,6 +780,37 @@ mod tests {
 
         let e = base.join("http://user:secret@b.example/").unwrap_err();
         assert!(!e.to_string().contains("secret"), "{e}");
+        assert_eq!(reason(&format!("/{}", "a".repeat(8200))), "url-too-long");
+    }
+
+    /// A Location a redirect gives is quoted without userinfo in every spelling,
+    /// without a data: payload, and cut short.
+    #[test]
+    fn a_refused_location_is_quoted_safely() {
+        let base = CheckedUrl::parse("https://a.example/").unwrap();
+        for location in [
+            "//user:secret@[::1/",
+            "http://user:secret@[::1/",
+            "//user:secret@b.example:0/",
+            "///user:secret@b.example:0/",
+            "ftp://user:secret@b.example/",
+            "//user:secret\u{FF20}b.example/",
+            "//user%40secret@b.example:0/",
+            "data:text/html;base64,c2VjcmV0",
+        ] {
+            let e = base.join(location).unwrap_err();
+            let text = e.to_string();
+            assert!(!text.contains("secret"), "{location}: {text}");
+            assert!(!text.contains("c2VjcmV0"), "{location}: {text}");
+        }
+        let e = base
+            .join("data:text/html,<script>secret</script>")
+            .unwrap_err();
+        assert_eq!(e.url, "data:…");
+        assert_eq!(
+            e.to_string(),
+            "refused data:…: the scheme 'data' is not fetched; only http and https URLs are. No configuration key permits another scheme."
+        );
     }
 
     #[test]
@@ -785,6 +833,16 @@ mod tests {
         assert_eq!(redact("http://a@b@c/"), "http://c/");
         assert_eq!(redact("http://h/?next=u:p@x"), "http://h/?next=u:p@x");
         assert_eq!(redact("http://h/\nforged"), "http://h/\u{FFFD}forged");
+        assert_eq!(redact("//u:p@[::1/"), "//[::1/");
+        assert_eq!(redact("///u:p@h/x"), "///h/x");
+        assert_eq!(redact("\\\\u:p@h\\x"), "\\\\h\\x");
+        assert_eq!(redact("http://u:p\u{FF20}h/"), "http://h/");
+        assert_eq!(redact("http://u:p\u{FE6B}h/"), "http://h/");
+        assert_eq!(redact("http://u%40p@h/"), "http://h/");
+        assert_eq!(redact("http://u:p%40h/"), "http://h/");
+        assert_eq!(redact("data:text/plain,secret"), "data:…");
+        assert_eq!(redact("DATA:secret"), "DATA:…");
+        assert_eq!(redact("javascript:alert(secret)"), "javascript:…");
         let long = format!("http://h/{}", "a".repeat(500));
         let r = redact(&long);
         assert_eq!(r.chars().count(), REDACT_LIMIT + 1);
@@ -803,6 +861,86 @@ mod tests {
         assert!(msg("http://2130706433/").contains("the IPv4 host '2130706433'"));
         assert!(msg("http://0.0.0.0/").contains("'0.0.0.0' is the unspecified address"));
         assert!(msg("http://example.com:0/").contains("port out of range (0)"));
+        // No scheme: the message says to write one, for every way it is missing.
+        for raw in [
+            "127.0.0.1:8080",
+            "//host/path",
+            "example.com/a",
+            "localhost:8080",
+        ] {
+            assert_eq!(
+                msg(raw),
+                format!(
+                    "refused {raw:?}: no scheme: write http:// or https:// before the host. No configuration key changes this."
+                )
+            );
+        }
+        // A space in the port names the port, not the space.
+        assert_eq!(
+            msg("http://example.com: 8080/"),
+            r#"refused "http://example.com: 8080/": the port " 8080" is not a number; a port is written as digits only, 1 to 65535. No configuration key changes this."#
+        );
+        // A long URL is refused with its length, and quoted only in part.
+        let long = format!("http://example.com/{}", "a".repeat(9000));
+        let text = msg(&long);
+        assert!(
+            text.contains("the URL is 9019 bytes long, more than the 8192 bytes (8 KiB)"),
+            "{text}"
+        );
+        assert!(text.chars().count() < 400, "{text}");
+        // The Kelvin sign: refused as a look-alike, quoted as written.
+        assert_eq!(
+            msg("http://\u{212A}orp/"),
+            "refused http://\u{212A}orp/: the host '\u{212A}orp' is spelled in a way the URL parser would silently rewrite (look-alike or encoded characters, or a trailing dot). Write the host name plainly. No configuration key permits this spelling."
+        );
+    }
+
+    /// Over every assigned plane of Unicode, in a host: an accepted host's written form
+    /// equals its parsed form up to ASCII case, unless it is an internationalised name
+    /// going to punycode, whose decoding is the written form lowercased with no
+    /// character turned into ASCII. So nothing the parser would rewrite passes.
+    #[test]
+    fn every_character_in_a_host_is_taken_as_written_or_refused() {
+        let mut accepted_non_ascii = 0usize;
+        // ASCII other than letters, digits and '-' ends or splits the host.
+        let in_host = |c: char| !c.is_ascii() || c.is_ascii_alphanumeric() || c == '-';
+        // Planes 4 to 13 hold no assigned character (Unicode 16): skipped for time.
+        let scalars = (0..0x4_0000u32).chain(0xE_0000..=0x10_FFFF);
+        for c in scalars.filter_map(char::from_u32).filter(|c| in_host(*c)) {
+            let written = format!("x{c}y");
+            let Ok(url) = CheckedUrl::parse(&format!("http://{written}.example/")) else {
+                continue;
+            };
+            let host = url.host();
+            let label = host.strip_suffix(".example").unwrap_or(host);
+            if c.is_ascii() {
+                assert_eq!(
+                    label,
+                    written.to_ascii_lowercase(),
+                    "U+{:04X}",
+                    u32::from(c)
+                );
+                continue;
+            }
+            accepted_non_ascii += 1;
+            assert!(
+                label.starts_with("xn--"),
+                "U+{:04X} became {label}",
+                u32::from(c)
+            );
+            let (unicode, result) = idna::domain_to_unicode(label);
+            assert!(result.is_ok(), "U+{:04X}", u32::from(c));
+            let lowered: String = written.chars().flat_map(char::to_lowercase).collect();
+            assert_eq!(unicode, lowered, "U+{:04X}", u32::from(c));
+            assert_eq!(
+                unicode.chars().filter(|c| !c.is_ascii()).count(),
+                1,
+                "U+{:04X} turned into ASCII",
+                u32::from(c)
+            );
+        }
+        // Plenty of letters of other scripts are accepted as written.
+        assert!(accepted_non_ascii > 10_000, "{accepted_non_ascii}");
     }
 
     /// URL-like text: schemes, userinfo, hosts and ports from the alphabets that
