@@ -604,6 +604,20 @@ async fn a_utf8_page_cut_inside_a_character_keeps_whole_characters_and_lines() {
             kept.chars().count()
         )
     );
+    // Both caps cut: the answer cap cuts the page the byte cap had cut; both are named.
+    let answer = render(&page, 1000);
+    let notice = answer.lines().last().unwrap();
+    let kept = answer.rsplit_once("\n\n").unwrap().0;
+    let kept = kept
+        .strip_prefix(&format!("# http://site.test:{}/\n\n", server.port()))
+        .unwrap();
+    assert_eq!(
+        notice,
+        format!(
+            "[truncated: kept the first {} characters because the answer cap of 1000 characters was reached; web_grep searches the whole page; raise max-chars to keep more; the server's byte cap of {cap} bytes had already cut the page, so raise max-bytes too]",
+            kept.chars().count()
+        )
+    );
 }
 
 #[tokio::test]
