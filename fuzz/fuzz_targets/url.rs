@@ -1,6 +1,8 @@
 //! Fuzzes URL shape checking: `CheckedUrl::parse`, `CheckedUrl::join` and `redact`
-//! never panic, and whatever they accept is http(s) without userinfo and parses back
-//! to itself. Run with `cargo fuzz run url` from the repository root.
+//! never panic; whatever they accept is http(s) without userinfo, at most 8 KiB, parses
+//! back to itself, and has a host that is ASCII as written or punycode; `redact` quotes
+//! at most about 200 characters and never a `data:` payload. Run with `cargo fuzz run
+//! url` from the repository root.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -11,13 +13,19 @@ fn assert_sound(u: &CheckedUrl) {
     assert!(u.url().username().is_empty() && u.url().password().is_none(), "{u}");
     assert!(!u.host().is_empty() && u.port() != 0, "{u}");
     assert_eq!(CheckedUrl::parse(u.as_str()).as_ref(), Ok(u));
+    assert!(u.as_str().len() <= mcp_web_core::error::MAX_URL_BYTES, "{u}");
+    assert!(u.host().is_ascii(), "{u}");
 }
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let _ = redact(text);
+    let shown = redact(text);
+    assert!(shown.chars().count() <= 201, "{shown}");
+    if text.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("data:")) {
+        assert_eq!(shown.chars().count(), 6, "{shown}");
+    }
     // The first line is a URL; the rest, when present, a redirect Location.
     let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
     if let Ok(u) = CheckedUrl::parse(first) {

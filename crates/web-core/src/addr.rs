@@ -38,7 +38,8 @@ use ipnet::{IpNet, Ipv4Net, Ipv6Net};
 pub enum Reach {
     /// Reached by default.
     Public,
-    /// This machine itself: permitted by `allow-loopback` or `allow-private`.
+    /// This machine itself (loopback, or one of its own interface addresses):
+    /// permitted by `allow-loopback` or `allow-private`.
     Loopback,
     /// Something a machine on the operator's own network can be: permitted by
     /// `allow-private`.
@@ -47,8 +48,9 @@ pub enum Reach {
     /// `allow-cidrs` entry covering the address, or `allow-hosts` naming the host,
     /// permits it.
     NoMachine,
-    /// A cloud metadata endpoint: like [`Reach::NoMachine`], and `allow-private` never
-    /// permits it although the address is often link-local.
+    /// A cloud metadata endpoint: only an `allow-cidrs` entry covering the address
+    /// permits it; never `allow-private` (although the address is often link-local),
+    /// never `allow-hosts`.
     Metadata,
 }
 
@@ -111,11 +113,15 @@ pub enum Class {
     /// (NAT64 `64:ff9b::/96`, 6to4 `2002::/16`, Teredo `2001::/32`); the embedded
     /// address decides.
     Translation,
+    /// One of this machine's own interface addresses, or the local address of the
+    /// socket itself: it reaches the same services loopback does. Not a row of
+    /// [`TABLE`]: the guard finds it from the host's interfaces ([`THIS_HOST`]).
+    ThisHost,
 }
 
 impl Class {
     /// Every class, for tables and tests.
-    pub const ALL: [Class; 25] = [
+    pub const ALL: [Class; 26] = [
         Class::Public,
         Class::Loopback,
         Class::Private,
@@ -141,6 +147,7 @@ impl Class {
         Class::As112,
         Class::Amt,
         Class::Translation,
+        Class::ThisHost,
     ];
 
     /// The class's stable id, as a refusal's rule id (`"private"`, `"cloud-metadata"`).
@@ -171,6 +178,7 @@ impl Class {
             Class::As112 => "as112",
             Class::Amt => "amt",
             Class::Translation => "translation",
+            Class::ThisHost => "this-host",
         }
     }
 
@@ -202,6 +210,7 @@ impl Class {
             Class::As112 => "AS112 DNS sink (public anycast)",
             Class::Amt => "AMT relay (public anycast)",
             Class::Translation => "IPv4/IPv6 translation address",
+            Class::ThisHost => "one of this machine's own addresses",
         }
     }
 
@@ -209,7 +218,7 @@ impl Class {
     pub fn reach(self) -> Reach {
         match self {
             Class::Public | Class::As112 | Class::Amt | Class::Translation => Reach::Public,
-            Class::Loopback => Reach::Loopback,
+            Class::Loopback | Class::ThisHost => Reach::Loopback,
             Class::Private
             | Class::Shared
             | Class::LinkLocal
@@ -239,8 +248,9 @@ impl Class {
     }
 
     /// The broad configuration key that permits the class: `allow-loopback` for
-    /// loopback, `allow-private` for the other classes a machine can have, `None` when
-    /// only an `allow-cidrs` entry or `allow-hosts` would.
+    /// loopback and this host, `allow-private` for the other classes a machine can
+    /// have, `None` when only an `allow-cidrs` entry (or, for a class no machine can
+    /// be, `allow-hosts`) would.
     pub fn key(self) -> Option<&'static str> {
         match self.reach() {
             Reach::Loopback => Some("allow-loopback"),
@@ -250,7 +260,7 @@ impl Class {
     }
 
     /// True when no broad switch permits the class, although the address may look like
-    /// one (cloud metadata): only an exact `allow-cidrs` or `allow-hosts` entry does.
+    /// one (cloud metadata): only an `allow-cidrs` entry covering the address does.
     pub fn only_exact(self) -> bool {
         self.reach() == Reach::Metadata
     }
@@ -276,6 +286,8 @@ pub enum Registry {
     Ipv6AddressSpace,
     /// Cloud metadata endpoints, from each vendor's documentation.
     CloudMetadata,
+    /// This machine's own interface addresses, read when a connection is checked.
+    ThisHost,
 }
 
 impl Registry {
@@ -287,6 +299,7 @@ impl Registry {
             Registry::Ipv6Special => "IANA IPv6 Special-Purpose Address Registry",
             Registry::Ipv6AddressSpace => "IANA IPv6 Address Space Registry",
             Registry::CloudMetadata => "cloud vendors' documentation",
+            Registry::ThisHost => "this machine's network interfaces",
         }
     }
 }
@@ -452,6 +465,18 @@ pub static TABLE: &[Entry] = &[
     row(R::CloudMetadata, v6([0xfe80, 0, 0, 0, 0, 0, 0xa9fe, 0xa9fe], 128), "fe80::a9fe:a9fe/128", "OpenStack metadata service (IPv6)", C::CloudMetadata, "OpenStack Neutron documentation"),
 ];
 
+/// The row a refusal of one of this machine's own addresses names. It is not part of
+/// [`TABLE`]: which addresses are this host's is read from its interfaces when a
+/// connection is checked, and the guard classifies them ([`Class::ThisHost`]).
+pub static THIS_HOST: Entry = row(
+    R::ThisHost,
+    v4([0, 0, 0, 0], 0),
+    "this machine's interfaces",
+    "This host",
+    C::ThisHost,
+    "RFC 1122",
+);
+
 /// How an IPv6 address carries the IPv4 address that decided its classification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Embedding {
@@ -465,6 +490,8 @@ pub enum Embedding {
     Nat64,
     /// NAT64 local-use prefix `64:ff9b:1::/48`, in any RFC 6052 layout.
     Nat64Local,
+    /// A network-specific NAT64 /96 prefix the operator named in `nat64-prefixes`.
+    Nat64Network,
     /// 6to4, `2002:AABB:CCDD::/48`.
     SixToFour,
     /// The Teredo server address (bits 32–63).
@@ -482,9 +509,22 @@ impl Embedding {
             Embedding::Translated => "IPv4-translated",
             Embedding::Nat64 => "NAT64",
             Embedding::Nat64Local => "local-use NAT64",
+            Embedding::Nat64Network => "NAT64, network-specific prefix",
             Embedding::SixToFour => "6to4",
             Embedding::TeredoServer => "Teredo server",
             Embedding::TeredoClient => "Teredo client",
+        }
+    }
+
+    /// The RFC that defines how the address is carried ("RFC 6052" for NAT64).
+    pub fn rfc(self) -> &'static str {
+        match self {
+            Embedding::Mapped | Embedding::Compatible => "RFC 4291",
+            Embedding::Translated => "RFC 2765",
+            Embedding::Nat64 | Embedding::Nat64Network => "RFC 6052",
+            Embedding::Nat64Local => "RFC 8215, RFC 6052",
+            Embedding::SixToFour => "RFC 3056",
+            Embedding::TeredoServer | Embedding::TeredoClient => "RFC 4380",
         }
     }
 }
@@ -538,6 +578,13 @@ pub fn lookup(ip: IpAddr) -> Option<&'static Entry> {
 /// carrying an IPv4 address is classified by both, and the stricter verdict wins (see
 /// [`Reach`]); an IPv4-mapped address is classified as its IPv4 address.
 pub fn classify(ip: IpAddr) -> Classification {
+    classify_with(ip, &[])
+}
+
+/// [`classify`], with the operator's own NAT64 prefixes (`nat64-prefixes`, /96 blocks)
+/// known besides `64:ff9b::/96` and `64:ff9b:1::/48`: an address inside one is also
+/// judged by the IPv4 address in its last 32 bits.
+pub fn classify_with(ip: IpAddr, nat64: &[Ipv6Net]) -> Classification {
     let IpAddr::V6(v6) = ip else {
         return Classification {
             entry: lookup(ip),
@@ -557,7 +604,7 @@ pub fn classify(ip: IpAddr) -> Classification {
         entry: lookup(ip),
         via: None,
     };
-    for (embedded, counts) in embedded_v4(v6) {
+    for (embedded, counts) in embedded_v4(v6, nat64) {
         let entry = lookup(IpAddr::V4(embedded.v4));
         let candidate = Classification {
             entry,
@@ -585,8 +632,26 @@ enum Counts {
     IfMetadata,
 }
 
+/// The IPv4 addresses `v6` carries whose verdict counts toward its classification (see
+/// [`classify_with`]), other than the IPv4-mapped form (which *is* its IPv4 address):
+/// the certain layouts always, the guessed ones when they find a cloud metadata
+/// endpoint. The guard matches such an address against IPv4 `allow-cidrs` blocks
+/// through these.
+pub fn carried(v6: Ipv6Addr, nat64: &[Ipv6Net]) -> Vec<Embedded> {
+    embedded_v4(v6, nat64)
+        .into_iter()
+        .filter(|(embedded, counts)| match counts {
+            Counts::Always => true,
+            Counts::IfMetadata => {
+                lookup(IpAddr::V4(embedded.v4)).is_some_and(|e| e.class.reach() == Reach::Metadata)
+            }
+        })
+        .map(|(embedded, _)| embedded)
+        .collect()
+}
+
 /// The IPv4 addresses an IPv6 address may carry, other than the IPv4-mapped form.
-fn embedded_v4(v6: Ipv6Addr) -> Vec<(Embedded, Counts)> {
+fn embedded_v4(v6: Ipv6Addr, nat64: &[Ipv6Net]) -> Vec<(Embedded, Counts)> {
     let bits = v6.to_bits();
     let o = v6.octets();
     let at = |how, bytes: [u8; 4]| Embedded {
@@ -623,6 +688,13 @@ fn embedded_v4(v6: Ipv6Addr) -> Vec<(Embedded, Counts)> {
                 out.push((at(Embedding::Nat64Local, [a, b, c, d]), Counts::IfMetadata));
             }
         }
+    }
+    // The operator's network-specific NAT64 prefixes: the /96 layout.
+    if nat64
+        .iter()
+        .any(|net| net.prefix_len() == 96 && net.contains(&v6))
+    {
+        out.push((at(Embedding::Nat64Network, low32), Counts::Always));
     }
     // 2002:AABB:CCDD::/48, 6to4.
     if bits >> 112 == 0x2002 {
@@ -721,6 +793,7 @@ mod tests {
                     assert_eq!(e.class, Class::CloudMetadata, "{}", e.block);
                     assert_eq!(e.net.prefix_len(), e.net.max_prefix_len(), "{}", e.block);
                 }
+                Registry::ThisHost => panic!("{}: this host is not a row of the table", e.block),
             }
         }
         for (i, a) in TABLE.iter().enumerate() {
@@ -1070,6 +1143,51 @@ mod tests {
             });
             assert_eq!(c.via, want, "{addr}");
         }
+    }
+
+    /// An operator's NAT64 /96 prefix is unwrapped only when named; the carried IPv4
+    /// addresses are the ones the verdict counts, and each way of carrying names its RFC.
+    #[test]
+    fn network_specific_nat64_and_carried_addresses() {
+        let prefix: Ipv6Net = "2a01:4f8:64::/96".parse().unwrap();
+        let peer = ip("2a01:4f8:64::a00:1");
+        assert_eq!(classify(peer).class(), Class::Public);
+        let c = classify_with(peer, &[prefix]);
+        assert_eq!(c.class(), Class::Private);
+        assert_eq!(
+            c.via,
+            Some(Embedded {
+                how: Embedding::Nat64Network,
+                v4: "10.0.0.1".parse().unwrap()
+            })
+        );
+        // A prefix of another length is never taken for a /96.
+        let wide: Ipv6Net = "2a01:4f8:64::/64".parse().unwrap();
+        assert_eq!(classify_with(peer, &[wide]).class(), Class::Public);
+        let v6 = |s: &str| s.parse::<Ipv6Addr>().unwrap();
+        let carried_v4 = |s: &str| -> Vec<String> {
+            carried(v6(s), &[prefix])
+                .iter()
+                .map(|e| e.v4.to_string())
+                .collect()
+        };
+        assert_eq!(carried_v4("64:ff9b::a00:1"), ["10.0.0.1"]);
+        assert_eq!(carried_v4("2a01:4f8:64::a00:1"), ["10.0.0.1"]);
+        assert_eq!(carried_v4("2002:a00:1::"), ["10.0.0.1"]);
+        assert!(carried_v4("2606:4700::1111").is_empty());
+        // Local-use NAT64: the guessed layouts count only when they find metadata.
+        assert_eq!(carried_v4("64:ff9b:1::808:808"), ["8.8.8.8"]);
+        assert_eq!(
+            carried_v4("64:ff9b:1:a9fe:a9:fe00::"),
+            ["0.0.0.0", "169.254.169.254"]
+        );
+        assert_eq!(Embedding::Nat64.rfc(), "RFC 6052");
+        assert_eq!(Embedding::Nat64Network.rfc(), "RFC 6052");
+        assert_eq!(Embedding::SixToFour.rfc(), "RFC 3056");
+        assert_eq!(Class::ThisHost.reach(), Reach::Loopback);
+        assert_eq!(Class::ThisHost.key(), Some("allow-loopback"));
+        assert_eq!(THIS_HOST.class, Class::ThisHost);
+        assert!(TABLE.iter().all(|e| e.class != Class::ThisHost));
     }
 
     proptest! {

@@ -141,6 +141,31 @@ pub enum BadUrlReason {
         /// The https URL that redirected.
         from: String,
     },
+    /// The text has no scheme (`127.0.0.1:8080`, `//host/path`, `example.com/a`).
+    NoScheme,
+    /// The port is written with something other than digits; carries it as written.
+    PortSyntax(String),
+    /// A port of the Fetch standard's bad-port list, which `allow-ports` does not name.
+    BadPort(u16),
+    /// The URL is longer than [`MAX_URL_BYTES`]; carries its length in bytes.
+    TooLong(usize),
+    /// A redirect whose `Location` cannot be followed; `url` is the URL that answered.
+    Location(LocationFault),
+}
+
+/// The longest URL, in bytes, the floor accepts (8 KiB), the text of a redirect's
+/// `Location` included.
+pub const MAX_URL_BYTES: usize = 8192;
+
+/// What is wrong with a redirect's `Location` header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LocationFault {
+    /// The redirect has no `Location` header.
+    Missing,
+    /// The `Location` header is empty (or only spaces).
+    Empty,
+    /// The `Location` header is not text: bytes that are not UTF-8.
+    NotText,
 }
 
 impl BadUrlReason {
@@ -158,6 +183,13 @@ impl BadUrlReason {
             BadUrlReason::EmptyHost => "empty-host",
             BadUrlReason::Unspecified(_) => "unspecified-address",
             BadUrlReason::HttpsDowngrade { .. } => "https-downgrade",
+            BadUrlReason::NoScheme => "no-scheme",
+            BadUrlReason::PortSyntax(_) => "port-syntax",
+            BadUrlReason::BadPort(_) => "bad-port",
+            BadUrlReason::TooLong(_) => "url-too-long",
+            BadUrlReason::Location(LocationFault::Missing) => "redirect-without-location",
+            BadUrlReason::Location(LocationFault::Empty) => "redirect-empty-location",
+            BadUrlReason::Location(LocationFault::NotText) => "redirect-location-not-text",
         }
     }
 }
@@ -230,13 +262,14 @@ impl Blocked {
     }
 
     /// The broad key that would permit it, or `None` when only an `allow-cidrs` entry
-    /// or an `allow-hosts` entry would (see [`Blocked::only_exact`]).
+    /// (or, for a class no machine can be, an `allow-hosts` entry) would (see
+    /// [`Blocked::only_exact`]).
     pub fn key(&self) -> Option<&'static str> {
         self.entry.class.key()
     }
 
     /// True for classes no broad switch unlocks (cloud metadata): only an `allow-cidrs`
-    /// entry covering the address or `allow-hosts` naming the host.
+    /// entry covering the address, never `allow-hosts`.
     pub fn only_exact(&self) -> bool {
         self.entry.class.only_exact()
     }
@@ -574,6 +607,10 @@ impl Error {
         match self {
             Error::Blocked(b) if b.only_exact() => Some("allow-cidrs"),
             Error::Blocked(b) => b.key(),
+            Error::BadUrl(BadUrl {
+                reason: BadUrlReason::BadPort(_),
+                ..
+            }) => Some("allow-ports"),
             Error::Deadline(d) => Some(d.key),
             Error::Transport(t) if t.failure == TransportFailure::Tls => Some("ca-file"),
             Error::Transport(t) if t.failure == TransportFailure::Proxy => Some("proxy"),
@@ -649,6 +686,18 @@ impl From<Search> for Error {
     }
 }
 
+/// How many characters of a URL a message quotes at most.
+const QUOTE_LIMIT: usize = 200;
+
+/// A URL as a message quotes it: whole up to 200 characters, else its first 200 and
+/// `…` (a URL may be 8 KiB long; the scheme and host are at its start).
+pub fn shown(url: &str) -> std::borrow::Cow<'_, str> {
+    match url.char_indices().nth(QUOTE_LIMIT) {
+        Some((cut, _)) => format!("{}…", &url[..cut]).into(),
+        None => url.into(),
+    }
+}
+
 /// Writes a number of seconds the way messages and notices say it: `10 s`, `0.5 s`.
 pub fn seconds(d: Duration) -> String {
     let s = d.as_secs_f64();
@@ -661,7 +710,7 @@ pub fn seconds(d: Duration) -> String {
 
 impl fmt::Display for BadUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let url = &self.url;
+        let url = &*shown(&self.url);
         match &self.reason {
             BadUrlReason::Unparseable(why) => write!(
                 f,
@@ -706,7 +755,36 @@ impl fmt::Display for BadUrl {
             ),
             BadUrlReason::HttpsDowngrade { from } => write!(
                 f,
-                "refused the redirect from {from} to {url}: a redirect from https to http is never followed, because the page would travel readable and rewritable. Fetch the http URL directly if you mean it. No configuration key permits a downgrade."
+                "refused the redirect from {} to {url}: a redirect from https to http is never followed, because the page would travel readable and rewritable. Fetch the http URL directly if you mean it. No configuration key permits a downgrade.",
+                shown(from)
+            ),
+            BadUrlReason::NoScheme => write!(
+                f,
+                "refused {url:?}: no scheme: write http:// or https:// before the host. No configuration key changes this."
+            ),
+            BadUrlReason::PortSyntax(port) => write!(
+                f,
+                "refused {url:?}: the port {port:?} is not a number; a port is written as digits only, 1 to 65535. No configuration key changes this."
+            ),
+            BadUrlReason::BadPort(port) => write!(
+                f,
+                "refused {url}: port {port} is on the Fetch standard's bad-port list (ports of mail, chat, file and other non-web protocols, which a crafted HTTP request could speak to); browsers refuse it too. To permit it, add {port} to \"allow-ports\"."
+            ),
+            BadUrlReason::TooLong(bytes) => write!(
+                f,
+                "refused {url}: the URL is {bytes} bytes long, more than the {MAX_URL_BYTES} bytes (8 KiB) a URL may have. Shorten it. No configuration key changes this."
+            ),
+            BadUrlReason::Location(LocationFault::Missing) => write!(
+                f,
+                "could not follow the redirect from {url}: the server answered with a redirect status but no Location header, so there is nowhere to go. No configuration key changes this."
+            ),
+            BadUrlReason::Location(LocationFault::Empty) => write!(
+                f,
+                "could not follow the redirect from {url}: its Location header is empty, so there is nowhere to go. No configuration key changes this."
+            ),
+            BadUrlReason::Location(LocationFault::NotText) => write!(
+                f,
+                "could not follow the redirect from {url}: its Location header holds bytes that are not text (not UTF-8), so it names no URL. No configuration key changes this."
             ),
         }
     }
@@ -739,9 +817,29 @@ impl fmt::Display for Blocked {
         } else {
             format!("{host} ({address})")
         };
+        // What an allow-cidrs entry is matched against: the IPv4 address a peer
+        // carries (an IPv4-mapped peer is its IPv4 address), else the peer.
+        let cover = match (carries, address) {
+            (Some(carried), _) => IpAddr::V4(carried.v4),
+            (None, IpAddr::V6(v6)) => v6.to_ipv4_mapped().map_or(*address, IpAddr::V4),
+            (None, IpAddr::V4(_)) => *address,
+        };
         write!(f, "refused {whom}: ")?;
+        if entry.class == addr::Class::ThisHost {
+            return write!(
+                f,
+                "{}, which reaches the same services loopback does; the server does not connect to it. To permit it, set \"allow-loopback\": true or \"allow-private\": true, or add an \"allow-cidrs\" entry covering {cover}.",
+                entry.class.label()
+            );
+        }
         if let Some(carried) = carries {
-            write!(f, "it carries {} ({}), a ", carried.v4, carried.how.label())?;
+            write!(
+                f,
+                "it carries {} ({}, {}), a ",
+                carried.v4,
+                carried.how.label(),
+                carried.how.rfc()
+            )?;
         }
         write!(
             f,
@@ -754,17 +852,17 @@ impl fmt::Display for Blocked {
         if self.only_exact() {
             write!(
                 f,
-                "allow-private does not permit it; only an \"allow-cidrs\" entry covering {address} or \"allow-hosts\" naming {host} would."
+                "Neither \"allow-private\" nor \"allow-hosts\" permits it; only an \"allow-cidrs\" entry covering {cover} would."
             )
         } else {
             match self.key() {
                 Some(key) => write!(
                     f,
-                    "To permit it, set \"{key}\": true, or add an \"allow-cidrs\" entry covering {address}."
+                    "To permit it, set \"{key}\": true, or add an \"allow-cidrs\" entry covering {cover}."
                 ),
                 None => write!(
                     f,
-                    "Only an \"allow-cidrs\" entry covering {address} would permit it."
+                    "Only an \"allow-cidrs\" entry covering {cover} would permit it."
                 ),
             }
         }
@@ -776,7 +874,7 @@ impl fmt::Display for Deadline {
         write!(
             f,
             "gave up on {} while {}: the {} of {} ran out. Raise \"{}\" if the server is slow rather than dead.",
-            self.url,
+            shown(&self.url),
             self.phase.as_str(),
             self.key,
             seconds(self.limit),
@@ -792,6 +890,7 @@ impl fmt::Display for Transport {
             failure,
             detail,
         } = self;
+        let url = shown(url);
         match failure {
             TransportFailure::Dns => write!(
                 f,
@@ -828,6 +927,7 @@ impl fmt::Display for Transport {
 impl fmt::Display for RobotsRefused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let RobotsRefused { url, agent, reason } = self;
+        let url = shown(url);
         match reason {
             RobotsReason::Rule { line, line_no } => write!(
                 f,
@@ -849,6 +949,7 @@ impl fmt::Display for Http {
             excerpt,
             retry_after,
         } = self;
+        let url = shown(url);
         write!(f, "{url} answered HTTP {status} {}", status_reason(*status))?;
         if let Some(excerpt) = excerpt {
             write!(f, ": \"{excerpt}\"")?;
@@ -897,7 +998,7 @@ pub fn status_reason(status: u16) -> &'static str {
 
 impl fmt::Display for Content {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} is {}", self.url, self.content_type)?;
+        write!(f, "{} is {}", shown(&self.url), self.content_type)?;
         if let Some(bytes) = self.bytes {
             write!(f, " ({bytes} bytes)")?;
         }
@@ -1049,13 +1150,21 @@ impl fmt::Display for Error {
                 write!(
                     f,
                     "gave up after {limit} redirects: {}. No configuration key raises the limit; fetch the last URL directly if it is the page you want.",
-                    chain.join(" -> ")
+                    chain
+                        .iter()
+                        .map(|u| shown(u))
+                        .collect::<Vec<_>>()
+                        .join(" -> ")
                 )
             }
             Error::RedirectLoop { chain } => write!(
                 f,
                 "redirect loop: {}. The server sends the request in a circle. No configuration key changes this.",
-                chain.join(" -> ")
+                chain
+                    .iter()
+                    .map(|u| shown(u))
+                    .collect::<Vec<_>>()
+                    .join(" -> ")
             ),
             Error::Deadline(e) => e.fmt(f),
             Error::Transport(e) => e.fmt(f),
@@ -1235,6 +1344,34 @@ mod tests {
                 "refused the redirect from https://a.example/ to http://x.example/: a redirect from https to http is never followed, because the page would travel readable and rewritable. Fetch the http URL directly if you mean it. No configuration key permits a downgrade.",
             ),
             (
+                bad(BadUrlReason::NoScheme),
+                r#"refused "http://x.example/": no scheme: write http:// or https:// before the host. No configuration key changes this."#,
+            ),
+            (
+                bad(BadUrlReason::PortSyntax(" 80".into())),
+                r#"refused "http://x.example/": the port " 80" is not a number; a port is written as digits only, 1 to 65535. No configuration key changes this."#,
+            ),
+            (
+                bad(BadUrlReason::BadPort(6667)),
+                r#"refused http://x.example/: port 6667 is on the Fetch standard's bad-port list (ports of mail, chat, file and other non-web protocols, which a crafted HTTP request could speak to); browsers refuse it too. To permit it, add 6667 to "allow-ports"."#,
+            ),
+            (
+                bad(BadUrlReason::TooLong(9000)),
+                "refused http://x.example/: the URL is 9000 bytes long, more than the 8192 bytes (8 KiB) a URL may have. Shorten it. No configuration key changes this.",
+            ),
+            (
+                bad(BadUrlReason::Location(LocationFault::Missing)),
+                "could not follow the redirect from http://x.example/: the server answered with a redirect status but no Location header, so there is nowhere to go. No configuration key changes this.",
+            ),
+            (
+                bad(BadUrlReason::Location(LocationFault::Empty)),
+                "could not follow the redirect from http://x.example/: its Location header is empty, so there is nowhere to go. No configuration key changes this.",
+            ),
+            (
+                bad(BadUrlReason::Location(LocationFault::NotText)),
+                "could not follow the redirect from http://x.example/: its Location header holds bytes that are not text (not UTF-8), so it names no URL. No configuration key changes this.",
+            ),
+            (
                 Error::Blocked(blocked("intranet.example", "10.1.2.3")),
                 r#"refused intranet.example (10.1.2.3): private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. To permit it, set "allow-private": true, or add an "allow-cidrs" entry covering 10.1.2.3."#,
             ),
@@ -1244,15 +1381,23 @@ mod tests {
             ),
             (
                 Error::Blocked(blocked("metadata.example", "169.254.169.254")),
-                r#"refused metadata.example (169.254.169.254): cloud metadata endpoint (AWS, Google Cloud, Azure, OCI and OpenStack documentation, Instance metadata service 169.254.169.254/32); the server does not connect to it. allow-private does not permit it; only an "allow-cidrs" entry covering 169.254.169.254 or "allow-hosts" naming metadata.example would."#,
+                r#"refused metadata.example (169.254.169.254): cloud metadata endpoint (AWS, Google Cloud, Azure, OCI and OpenStack documentation, Instance metadata service 169.254.169.254/32); the server does not connect to it. Neither "allow-private" nor "allow-hosts" permits it; only an "allow-cidrs" entry covering 169.254.169.254 would."#,
             ),
             (
                 Error::Blocked(blocked("64:ff9b::a00:1", "64:ff9b::a00:1")),
-                r#"refused 64:ff9b::a00:1: it carries 10.0.0.1 (NAT64), a private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. To permit it, set "allow-private": true, or add an "allow-cidrs" entry covering 64:ff9b::a00:1."#,
+                r#"refused 64:ff9b::a00:1: it carries 10.0.0.1 (NAT64, RFC 6052), a private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. To permit it, set "allow-private": true, or add an "allow-cidrs" entry covering 10.0.0.1."#,
             ),
             (
                 Error::Blocked(blocked("::ffff:7f00:1", "::ffff:127.0.0.1")),
-                r#"refused ::ffff:127.0.0.1: loopback address (RFC 1122, Loopback 127.0.0.0/8); the server does not connect to it. To permit it, set "allow-loopback": true, or add an "allow-cidrs" entry covering ::ffff:127.0.0.1."#,
+                r#"refused ::ffff:127.0.0.1: loopback address (RFC 1122, Loopback 127.0.0.0/8); the server does not connect to it. To permit it, set "allow-loopback": true, or add an "allow-cidrs" entry covering 127.0.0.1."#,
+            ),
+            (
+                Error::Blocked(blocked("x", "::ffff:169.254.169.254")),
+                r#"refused x (::ffff:169.254.169.254): cloud metadata endpoint (AWS, Google Cloud, Azure, OCI and OpenStack documentation, Instance metadata service 169.254.169.254/32); the server does not connect to it. Neither "allow-private" nor "allow-hosts" permits it; only an "allow-cidrs" entry covering 169.254.169.254 would."#,
+            ),
+            (
+                Error::Blocked(blocked("x", "2002:a9fe:a9fe::1")),
+                r#"refused x (2002:a9fe:a9fe::1): it carries 169.254.169.254 (6to4, RFC 3056), a cloud metadata endpoint (AWS, Google Cloud, Azure, OCI and OpenStack documentation, Instance metadata service 169.254.169.254/32); the server does not connect to it. Neither "allow-private" nor "allow-hosts" permits it; only an "allow-cidrs" entry covering 169.254.169.254 would."#,
             ),
             (
                 Error::Blocked(blocked("localhost", "::1")),
@@ -1456,6 +1601,55 @@ mod tests {
         for (error, want) in cases {
             assert_eq!(error.to_string(), want, "{error:?}");
         }
+    }
+
+    /// A message quotes at most 200 characters of a URL, whatever carried it.
+    #[test]
+    fn messages_quote_a_bounded_prefix_of_a_url() {
+        let long = format!("https://x.example/{}", "a".repeat(8000));
+        let want = format!("{}…", &long[..200]);
+        let errors = [
+            Error::Http(Http {
+                url: long.clone(),
+                status: 404,
+                excerpt: None,
+                retry_after: None,
+            }),
+            Error::Deadline(Deadline {
+                url: long.clone(),
+                phase: Phase::Connecting,
+                key: "connect-timeout",
+                limit: Duration::from_secs(10),
+            }),
+            Error::Transport(Transport {
+                url: long.clone(),
+                failure: TransportFailure::Refused,
+                detail: "os error 111".into(),
+            }),
+            Error::BadUrl(BadUrl {
+                url: long.clone(),
+                reason: BadUrlReason::Location(LocationFault::Missing),
+            }),
+            Error::BadUrl(BadUrl {
+                url: long.clone(),
+                reason: BadUrlReason::HttpsDowngrade { from: long.clone() },
+            }),
+            Error::RedirectLoop {
+                chain: vec![long.clone(), long.clone()],
+            },
+            Error::Content(Content {
+                url: long.clone(),
+                content_type: "image/png".into(),
+                bytes: None,
+            }),
+        ];
+        for e in errors {
+            let text = e.to_string();
+            assert!(text.contains(&want), "{e:?}");
+            assert!(!text.contains(&long[..201]), "{text}");
+            assert!(text.chars().count() < 1000, "{text}");
+        }
+        assert_eq!(shown("http://a/"), "http://a/");
     }
 
     #[test]

@@ -1,29 +1,31 @@
 //! The address policy and its one ordered decision function.
 //!
-//! [`Policy`] holds the four escape hatches of the floor (`allow-private`,
-//! `allow-loopback`, `allow-hosts`, `allow-cidrs`); [`Policy::decide`] is the only place
-//! an address is judged. It is pure: the transport calls it with the host written in
-//! the URL and the address of the socket it actually opened.
+//! [`Policy`] holds the escape hatches of the floor (`allow-private`, `allow-loopback`,
+//! `allow-hosts`, `allow-cidrs`), the operator's NAT64 prefixes and the bad ports it
+//! re-opens; [`Policy::decide`] is the only place an address is judged, and
+//! [`Policy::check_port`] the only place a port is. Both are pure: the transport calls
+//! them with the host written in the URL, the address of the socket it actually opened
+//! and this machine's own addresses (its interfaces and the socket's local address).
 //!
 //! ```
 //! use mcp_web_core::guard::{Allowed, Policy};
 //!
 //! let policy = Policy::default();
-//! let refused = policy.decide("10.1.2.3", "10.1.2.3".parse().unwrap()).unwrap_err();
+//! let refused = policy.decide("10.1.2.3", "10.1.2.3".parse().unwrap(), &[]).unwrap_err();
 //! assert_eq!(refused.class().id(), "private");
 //! assert_eq!(refused.key(), Some("allow-private"));
 //!
 //! let policy = Policy { allow_cidrs: vec!["10.0.0.0/8".parse().unwrap()], ..Policy::default() };
-//! assert!(matches!(policy.decide("10.1.2.3", "10.1.2.3".parse().unwrap()), Ok(Allowed::AllowCidr(_))));
+//! assert!(matches!(policy.decide("10.1.2.3", "10.1.2.3".parse().unwrap(), &[]), Ok(Allowed::AllowCidr(_))));
 //! ```
 
 use std::fmt;
 use std::net::IpAddr;
 
-use ipnet::IpNet;
+use ipnet::{IpNet, Ipv6Net};
 
-use crate::addr::{self, Reach};
-use crate::error::Blocked;
+use crate::addr::{self, Class, Classification, Reach};
+use crate::error::{BadUrlReason, Blocked};
 
 /// The address policy: which non-public addresses the floor may connect to.
 ///
@@ -38,9 +40,26 @@ pub struct Policy {
     pub allow_loopback: bool,
     /// `allow-hosts`: exact lowercase host names permitted whatever they resolve to.
     pub allow_hosts: Vec<String>,
-    /// `allow-cidrs`: blocks permitted whatever their class, matched against the peer.
+    /// `allow-cidrs`: blocks permitted whatever their class, matched against the peer;
+    /// a peer carrying an IPv4 address matches IPv4 blocks only, through that address.
     pub allow_cidrs: Vec<IpNet>,
+    /// `nat64-prefixes`: network-specific NAT64 /96 prefixes whose addresses are also
+    /// judged by the IPv4 address they carry.
+    pub nat64_prefixes: Vec<Ipv6Net>,
+    /// `allow-ports`: ports of the Fetch standard's bad-port list permitted anyway.
+    pub allow_ports: Vec<u16>,
 }
+
+/// The Fetch standard's bad ports (<https://fetch.spec.whatwg.org/#port-blocking>):
+/// ports of protocols a browser never sends an HTTP request to, because a crafted
+/// request can speak those protocols (SMTP, IRC, SIP, …). Sorted.
+pub const BAD_PORTS: &[u16] = &[
+    0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101,
+    102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427,
+    465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990,
+    993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667,
+    6668, 6669, 6679, 6697, 10080,
+];
 
 /// Which rule admitted an address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,44 +116,74 @@ pub fn canonical(peer: IpAddr) -> IpAddr {
 }
 
 impl Policy {
+    /// Refuses a port of the Fetch standard's bad-port list ([`BAD_PORTS`]) unless
+    /// `allow-ports` names it. Checked on the URL's effective port before any name is
+    /// resolved or socket opened.
+    pub fn check_port(&self, port: u16) -> Result<(), BadUrlReason> {
+        if BAD_PORTS.binary_search(&port).is_ok() && !self.allow_ports.contains(&port) {
+            Err(BadUrlReason::BadPort(port))
+        } else {
+            Ok(())
+        }
+    }
+
     /// Decides whether the floor may talk to `peer`, reached for the URL host `host`
-    /// (lowercase, punycode, IPv6 without brackets).
+    /// (lowercase, punycode, IPv6 without brackets). `this_host` holds this machine's
+    /// own addresses: its interface addresses and the local address of the socket.
     ///
     /// The rules, in order; the first that answers decides:
     /// 1. The peer is canonicalised: an IPv4-mapped IPv6 address becomes its IPv4
     ///    address.
-    /// 2. `allow-cidrs`: an entry covering the peer (canonical or as given) admits it,
-    ///    whatever its class, cloud metadata included.
-    /// 3. `allow-hosts`: an entry equal to `host` admits it, whatever its class. Only
-    ///    the exact name matches: `corp` never admits `wiki.corp` or `evil.com.corp`.
-    /// 4. The peer is classified ([`addr::classify`], which also judges any IPv4
-    ///    address an IPv6 address carries). A public address is admitted.
-    /// 5. `allow-loopback` admits a loopback address.
-    /// 6. `allow-private` admits every class a machine can have, loopback included;
-    ///    never cloud metadata.
-    /// 7. Everything else is refused: the [`Blocked`] names the class, the block, its
-    ///    RFC, and the key that would permit it (`allow-loopback` for loopback,
-    ///    `allow-private` for the other machine classes, none for classes no machine
-    ///    can be — multicast, broadcast, unspecified, reserved, documentation — and for
-    ///    cloud metadata, which only an exact `allow-cidrs` or `allow-hosts` entry
-    ///    opens).
-    pub fn decide(&self, host: &str, peer: IpAddr) -> Result<Allowed, Blocked> {
+    /// 2. The peer is classified ([`addr::classify_with`], which also judges any IPv4
+    ///    address an IPv6 address carries, through `nat64-prefixes` too). A peer that
+    ///    is one of `this_host` is "this host" (it reaches the same services loopback
+    ///    does), unless its class is stricter still (no machine, cloud metadata).
+    /// 3. `allow-cidrs`: the peer is admitted, whatever its class, when an entry covers
+    ///    it. A peer carrying an IPv4 address is matched through that address against
+    ///    IPv4 blocks only, so an IPv6 block (even `::/0`) never admits a mapped,
+    ///    NAT64, 6to4 or Teredo spelling of an IPv4 address; when the IPv6 address is
+    ///    itself refused as well, an IPv6 block must cover it too. This is the only
+    ///    key that opens a cloud metadata endpoint: an entry covering that address.
+    /// 4. `allow-hosts`: an entry equal to `host` admits it, whatever its class except
+    ///    cloud metadata and this host. Only the exact name matches: `corp` never admits
+    ///    `wiki.corp` or `evil.com.corp`.
+    /// 5. A public address is admitted.
+    /// 6. `allow-loopback` admits a loopback address and this host.
+    /// 7. `allow-private` admits every class a machine can have, loopback and this
+    ///    host included; never cloud metadata.
+    /// 8. Everything else is refused: the [`Blocked`] names the class, the block, its
+    ///    RFC, and the key that would permit it (`allow-loopback` for loopback and this
+    ///    host, `allow-private` for the other machine classes, none for classes no
+    ///    machine can be — multicast, broadcast, unspecified, reserved, documentation —
+    ///    and for cloud metadata, which only a covering `allow-cidrs` entry opens).
+    pub fn decide(
+        &self,
+        host: &str,
+        peer: IpAddr,
+        this_host: &[IpAddr],
+    ) -> Result<Allowed, Blocked> {
         let canonical = canonical(peer);
-        if let Some(net) = self
-            .allow_cidrs
-            .iter()
-            .find(|net| net.contains(&canonical) || net.contains(&peer))
-        {
-            return Ok(Allowed::AllowCidr(*net));
+        let mut classification = addr::classify_with(canonical, &self.nat64_prefixes);
+        let own = this_host.iter().any(|a| canonical_eq(*a, canonical));
+        if own && matches!(classification.reach(), Reach::Public | Reach::Machine) {
+            classification = Classification {
+                entry: Some(&addr::THIS_HOST),
+                via: None,
+            };
         }
-        if self
-            .allow_hosts
-            .iter()
-            .any(|allowed| !allowed.is_empty() && allowed.eq_ignore_ascii_case(host))
+        if let Some(net) = self.covering_cidr(canonical, &classification) {
+            return Ok(Allowed::AllowCidr(net));
+        }
+        let class = classification.class();
+        if class != Class::CloudMetadata
+            && class != Class::ThisHost
+            && self
+                .allow_hosts
+                .iter()
+                .any(|allowed| !allowed.is_empty() && allowed.eq_ignore_ascii_case(host))
         {
             return Ok(Allowed::AllowHost);
         }
-        let classification = addr::classify(canonical);
         match classification.reach() {
             Reach::Public => return Ok(Allowed::Public),
             Reach::Loopback if self.allow_loopback => return Ok(Allowed::AllowLoopback),
@@ -146,6 +195,47 @@ impl Policy {
         // Only a public address has no row, and it was admitted above.
         Blocked::new(host, peer, &classification).map_or(Ok(Allowed::Public), Err)
     }
+
+    /// The `allow-cidrs` entry that admits `peer` (canonical), if any: every address
+    /// that would refuse it — the IPv4 addresses it carries, and the IPv6 address
+    /// itself when it is refused or carries nothing — must be covered, each by a
+    /// block of its own family. The entry named is the one covering the address that
+    /// decided the classification.
+    fn covering_cidr(&self, peer: IpAddr, classification: &Classification) -> Option<IpNet> {
+        if self.allow_cidrs.is_empty() {
+            return None;
+        }
+        let points: Vec<IpAddr> = match peer {
+            IpAddr::V4(_) => vec![peer],
+            IpAddr::V6(_) if classification.class() == Class::ThisHost => vec![peer],
+            IpAddr::V6(v6) => {
+                let carried = addr::carried(v6, &self.nat64_prefixes);
+                let mut points: Vec<IpAddr> = carried
+                    .iter()
+                    .map(|e| IpAddr::V4(e.v4))
+                    .filter(|v4| addr::lookup(*v4).is_some_and(|e| e.refused_by_default()))
+                    .collect();
+                let own_refused = addr::lookup(peer).is_some_and(|e| e.refused_by_default());
+                if own_refused || carried.is_empty() {
+                    points.push(peer);
+                }
+                points
+            }
+        };
+        let cover = |point: &IpAddr| self.allow_cidrs.iter().find(|net| net.contains(point));
+        if points.is_empty() || !points.iter().all(|p| cover(p).is_some()) {
+            return None;
+        }
+        let decisive = classification.via.map_or(peer, |e| IpAddr::V4(e.v4));
+        cover(&decisive)
+            .or_else(|| points.first().and_then(cover))
+            .copied()
+    }
+}
+
+/// Whether two addresses are the same once IPv4-mapped spellings are unwrapped.
+fn canonical_eq(a: IpAddr, b: IpAddr) -> bool {
+    canonical(a) == canonical(b)
 }
 
 /// What a one-time [`Grant`] opens, as the switch it stands in for.
@@ -211,8 +301,9 @@ impl Grant {
         self.scope
     }
 
-    /// Whether the grant admits `peer` reached for the URL host `host` on `port`.
-    pub fn admits(&self, host: &str, port: u16, peer: IpAddr) -> bool {
+    /// Whether the grant admits the peer `peer`, of reach `reach` (the class the policy
+    /// refused it as), reached for the URL host `host` on `port`.
+    pub fn admits(&self, host: &str, port: u16, peer: IpAddr, reach: Reach) -> bool {
         if self.host.is_empty() || !self.host.eq_ignore_ascii_case(host) || self.port != port {
             return false;
         }
@@ -222,7 +313,7 @@ impl Grant {
         {
             return false;
         }
-        match (addr::classify(canonical(peer)).reach(), self.scope) {
+        match (reach, self.scope) {
             (Reach::Loopback, Scope::Loopback | Scope::Private) => true,
             (Reach::Machine, Scope::Private) => true,
             (Reach::Machine, Scope::Loopback)
@@ -240,10 +331,13 @@ impl Policy {
         host: &str,
         port: u16,
         peer: IpAddr,
+        this_host: &[IpAddr],
         grant: Option<&Grant>,
     ) -> Result<Allowed, Blocked> {
-        match self.decide(host, peer) {
-            Err(_) if grant.is_some_and(|g| g.admits(host, port, peer)) => Ok(Allowed::Granted),
+        match self.decide(host, peer, this_host) {
+            Err(b) if grant.is_some_and(|g| g.admits(host, port, peer, b.class().reach())) => {
+                Ok(Allowed::Granted)
+            }
             decided => decided,
         }
     }
@@ -352,10 +446,26 @@ mod tests {
             (private(), "x", "64:ff9b::a9fe:a9fe", No("cloud-metadata", None)),
             (private(), "x", "2002:a9fe:a9fe::1", No("cloud-metadata", None)),
             (private(), "x", "::ffff:169.254.169.254", No("cloud-metadata", None)),
-            // allow-cidrs matches the IPv4 address of a mapped peer, not a NAT64 one.
+            // allow-cidrs matches a peer carrying an IPv4 address through that address,
+            // against IPv4 blocks only: an IPv6 block never admits a mapped spelling.
             (cidrs(&["10.0.0.0/8"]), "x", "::ffff:10.1.2.3", Yes(Allowed::AllowCidr(net("10.0.0.0/8")))),
-            (cidrs(&["10.0.0.0/8"]), "x", "64:ff9b::a01:203", No("private", Some("allow-private"))),
-            (cidrs(&["::ffff:10.0.0.0/104"]), "x", "::ffff:10.1.2.3", Yes(Allowed::AllowCidr(net("::ffff:10.0.0.0/104")))),
+            (cidrs(&["10.0.0.0/8"]), "x", "64:ff9b::a01:203", Yes(Allowed::AllowCidr(net("10.0.0.0/8")))),
+            (cidrs(&["10.0.0.0/8"]), "x", "2002:a01:203::1", Yes(Allowed::AllowCidr(net("10.0.0.0/8")))),
+            (cidrs(&["::ffff:10.0.0.0/104"]), "x", "::ffff:10.1.2.3", No("private", Some("allow-private"))),
+            (cidrs(&["::/0"]), "x", "::ffff:10.1.2.3", No("private", Some("allow-private"))),
+            (cidrs(&["::/0"]), "x", "::ffff:127.0.0.1", No("loopback", Some("allow-loopback"))),
+            (cidrs(&["::/0"]), "x", "::ffff:169.254.169.254", No("cloud-metadata", None)),
+            (cidrs(&["::/0"]), "x", "64:ff9b::a9fe:a9fe", No("cloud-metadata", None)),
+            (cidrs(&["::/0"]), "x", "2002:a00:1::", No("private", Some("allow-private"))),
+            (cidrs(&["::/0"]), "x", "2001:0:4136:e378:8000:63bf:f5ff:fffe", No("private", Some("allow-private"))),
+            (cidrs(&["::/0"]), "x", "fd12::1", Yes(Allowed::AllowCidr(net("::/0")))),
+            (cidrs(&["::/0"]), "x", "fd00:ec2::254", Yes(Allowed::AllowCidr(net("::/0")))),
+            (cidrs(&["0.0.0.0/0"]), "x", "fd12::1", No("unique-local", Some("allow-private"))),
+            // An IPv6 address refused by itself and for what it carries needs both.
+            (cidrs(&["169.254.169.254/32"]), "x", "64:ff9b:1::a9fe:a9fe", No("cloud-metadata", None)),
+            (cidrs(&["64:ff9b:1::/48"]), "x", "64:ff9b:1::a9fe:a9fe", No("cloud-metadata", None)),
+            (cidrs(&["64:ff9b:1::/48", "169.254.169.254/32"]), "x", "64:ff9b:1::a9fe:a9fe", Yes(Allowed::AllowCidr(net("169.254.169.254/32")))),
+            (cidrs(&["169.254.169.254/32"]), "x", "64:ff9b::a9fe:a9fe", Yes(Allowed::AllowCidr(net("169.254.169.254/32")))),
             // Cloud metadata: allow-private never opens it; an allow-cidrs entry does.
             (default(), "x", "169.254.169.254", No("cloud-metadata", None)),
             (private(), "x", "169.254.169.254", No("cloud-metadata", None)),
@@ -388,7 +498,12 @@ mod tests {
             (cidrs(&["224.0.0.0/4"]), "x", "224.0.0.1", Yes(Allowed::AllowCidr(net("224.0.0.0/4")))),
             // allow-hosts: the exact name, any class; never a suffix or a prefix.
             (hosts(&["corp"]), "corp", "10.1.2.3", Yes(Allowed::AllowHost)),
-            (hosts(&["corp"]), "corp", "169.254.169.254", Yes(Allowed::AllowHost)),
+            (hosts(&["corp"]), "corp", "169.254.169.254", No("cloud-metadata", None)),
+            (hosts(&["corp"]), "corp", "::ffff:169.254.169.254", No("cloud-metadata", None)),
+            (hosts(&["corp"]), "corp", "fd00:ec2::254", No("cloud-metadata", None)),
+            (hosts(&["corp"]), "corp", "64:ff9b::a9fe:a9fe", No("cloud-metadata", None)),
+            (hosts(&["corp"]), "corp", "127.0.0.1", Yes(Allowed::AllowHost)),
+            (hosts(&["corp"]), "corp", "224.0.0.1", Yes(Allowed::AllowHost)),
             (hosts(&["corp"]), "wiki.corp", "10.1.2.3", No("private", Some("allow-private"))),
             (hosts(&["corp"]), "evil.com.corp", "10.1.2.3", No("private", Some("allow-private"))),
             (hosts(&["corp"]), "corp.evil.com", "10.1.2.3", No("private", Some("allow-private"))),
@@ -400,7 +515,7 @@ mod tests {
             (hosts(&["corp"]), "other", "8.8.8.8", Yes(Allowed::Public)),
         ];
         for (policy, host, peer, want) in cases {
-            let got = match policy.decide(host, ip(peer)) {
+            let got = match policy.decide(host, ip(peer), &[]) {
                 Ok(allowed) => Yes(allowed),
                 Err(blocked) => No(blocked.class().id(), blocked.key()),
             };
@@ -408,11 +523,163 @@ mod tests {
         }
     }
 
+    /// `nat64-prefixes`: an address inside an operator's own /96 prefix is judged by
+    /// the IPv4 address it carries, and matched through it against allow-cidrs.
+    #[test]
+    fn network_specific_nat64_prefixes_are_unwrapped() {
+        let nat64 = |extra: Policy| Policy {
+            nat64_prefixes: vec!["2a01:4f8:64::/96".parse().unwrap()],
+            ..extra
+        };
+        let verdict = |policy: &Policy, peer: &str| match policy.decide("x", ip(peer), &[]) {
+            Ok(allowed) => Yes(allowed),
+            Err(b) => No(b.class().id(), b.key()),
+        };
+        // Without the prefix the address is an ordinary public one.
+        assert_eq!(
+            verdict(&Policy::default(), "2a01:4f8:64::a00:1"),
+            Yes(Allowed::Public)
+        );
+        assert_eq!(
+            verdict(&nat64(Policy::default()), "2a01:4f8:64::a00:1"),
+            No("private", Some("allow-private"))
+        );
+        assert_eq!(
+            verdict(&nat64(Policy::default()), "2a01:4f8:64::7f00:1"),
+            No("loopback", Some("allow-loopback"))
+        );
+        assert_eq!(
+            verdict(&nat64(private()), "2a01:4f8:64::a9fe:a9fe"),
+            No("cloud-metadata", None)
+        );
+        assert_eq!(
+            verdict(&nat64(Policy::default()), "2a01:4f8:64::808:808"),
+            Yes(Allowed::Public)
+        );
+        // Outside the /96: not unwrapped.
+        assert_eq!(
+            verdict(&nat64(Policy::default()), "2a01:4f8:64:1::a00:1"),
+            Yes(Allowed::Public)
+        );
+        assert_eq!(
+            verdict(&nat64(cidrs(&["10.0.0.0/8"])), "2a01:4f8:64::a00:1"),
+            Yes(Allowed::AllowCidr(net("10.0.0.0/8")))
+        );
+        assert_eq!(
+            verdict(&nat64(cidrs(&["2a01:4f8:64::/96"])), "2a01:4f8:64::a00:1"),
+            No("private", Some("allow-private"))
+        );
+        let b = nat64(Policy::default())
+            .decide("x", ip("2a01:4f8:64::a00:1"), &[])
+            .unwrap_err();
+        assert_eq!(
+            Error::Blocked(b).to_string(),
+            r#"refused x (2a01:4f8:64::a00:1): it carries 10.0.0.1 (NAT64, network-specific prefix, RFC 6052), a private address (RFC 1918, Private-Use 10.0.0.0/8); the server does not connect to it. To permit it, set "allow-private": true, or add an "allow-cidrs" entry covering 10.0.0.1."#
+        );
+    }
+
+    /// This machine's own addresses are "this host": refused like loopback, opened by
+    /// allow-loopback, allow-private or a covering allow-cidrs entry, never by
+    /// allow-hosts. The list stands in for the interfaces.
+    #[test]
+    fn this_hosts_own_addresses_are_refused_like_loopback() {
+        let own = [ip("93.184.215.14"), ip("2606:2800:21f::7"), ip("10.9.8.7")];
+        let verdict =
+            |policy: &Policy, host: &str, peer: &str| match policy.decide(host, ip(peer), &own) {
+                Ok(allowed) => Yes(allowed),
+                Err(b) => No(b.class().id(), b.key()),
+            };
+        let refused = No("this-host", Some("allow-loopback"));
+        assert_eq!(verdict(&Policy::default(), "x", "93.184.215.14"), refused);
+        assert_eq!(
+            verdict(&Policy::default(), "x", "::ffff:93.184.215.14"),
+            refused
+        );
+        assert_eq!(
+            verdict(&Policy::default(), "x", "2606:2800:21f::7"),
+            refused
+        );
+        assert_eq!(verdict(&Policy::default(), "x", "10.9.8.7"), refused);
+        assert_eq!(verdict(&hosts(&["corp"]), "corp", "93.184.215.14"), refused);
+        assert_eq!(
+            verdict(&loopback(), "x", "93.184.215.14"),
+            Yes(Allowed::AllowLoopback)
+        );
+        assert_eq!(
+            verdict(&private(), "x", "10.9.8.7"),
+            Yes(Allowed::AllowPrivate)
+        );
+        assert_eq!(
+            verdict(&cidrs(&["93.184.215.0/24"]), "x", "93.184.215.14"),
+            Yes(Allowed::AllowCidr(net("93.184.215.0/24")))
+        );
+        // Another public address is public; loopback stays loopback.
+        assert_eq!(
+            verdict(&Policy::default(), "x", "93.184.215.15"),
+            Yes(Allowed::Public)
+        );
+        assert_eq!(
+            verdict(&Policy::default(), "x", "127.0.0.1"),
+            No("loopback", Some("allow-loopback"))
+        );
+        // Without the list, the same address is public: the list is what refuses it.
+        assert!(
+            Policy::default()
+                .decide("x", ip("93.184.215.14"), &[])
+                .is_ok()
+        );
+        let b = Policy::default()
+            .decide("www.example", ip("93.184.215.14"), &own)
+            .unwrap_err();
+        assert_eq!(
+            Error::Blocked(b).to_string(),
+            r#"refused www.example (93.184.215.14): one of this machine's own addresses, which reaches the same services loopback does; the server does not connect to it. To permit it, set "allow-loopback": true or "allow-private": true, or add an "allow-cidrs" entry covering 93.184.215.14."#
+        );
+        // A grant standing in for allow-loopback admits it as the switch would.
+        let grant = Grant::new("x", 80, Scope::Loopback);
+        assert_eq!(
+            Policy::default().decide_with("x", 80, ip("93.184.215.14"), &own, Some(&grant)),
+            Ok(Allowed::Granted)
+        );
+    }
+
+    /// The Fetch standard's bad ports are refused, naming allow-ports; allow-ports
+    /// re-opens exactly the ports it names.
+    #[test]
+    fn bad_ports_are_refused_unless_allow_ports_names_them() {
+        let policy = Policy::default();
+        for port in [1, 21, 22, 25, 110, 143, 587, 5060, 6000, 6667, 6697, 10080] {
+            assert_eq!(policy.check_port(port), Err(BadUrlReason::BadPort(port)));
+        }
+        for port in [80, 443, 8080, 8443, 3000, 9000, 65535] {
+            assert_eq!(policy.check_port(port), Ok(()), "{port}");
+        }
+        let open = Policy {
+            allow_ports: vec![6667],
+            ..Policy::default()
+        };
+        assert_eq!(open.check_port(6667), Ok(()));
+        assert_eq!(open.check_port(6666), Err(BadUrlReason::BadPort(6666)));
+        assert!(BAD_PORTS.windows(2).all(|w| w[0] < w[1]), "sorted");
+        let e = crate::error::Error::BadUrl(crate::error::BadUrl {
+            url: "http://mail.example:25/".into(),
+            reason: BadUrlReason::BadPort(25),
+        });
+        assert_eq!(
+            (e.rule(), e.config_key()),
+            ("bad-port", Some("allow-ports"))
+        );
+        assert_eq!(
+            e.to_string(),
+            r#"refused http://mail.example:25/: port 25 is on the Fetch standard's bad-port list (ports of mail, chat, file and other non-web protocols, which a crafted HTTP request could speak to); browsers refuse it too. To permit it, add 25 to "allow-ports"."#
+        );
+    }
+
     /// An IPv6 address refused for the IPv4 address it carries says which one and how.
     #[test]
     fn refusal_names_the_embedded_ipv4() {
         let b = Policy::default()
-            .decide("64:ff9b::a00:1", ip("64:ff9b::a00:1"))
+            .decide("64:ff9b::a00:1", ip("64:ff9b::a00:1"), &[])
             .unwrap_err();
         assert_eq!(
             b.carries(),
@@ -422,10 +689,10 @@ mod tests {
             })
         );
         assert!(Error::Blocked(b).to_string().starts_with(
-            "refused 64:ff9b::a00:1: it carries 10.0.0.1 (NAT64), a private address (RFC 1918"
+            "refused 64:ff9b::a00:1: it carries 10.0.0.1 (NAT64, RFC 6052), a private address (RFC 1918"
         ),);
         let b = Policy::default()
-            .decide("2002:a9fe:a9fe::1", ip("2002:a9fe:a9fe::1"))
+            .decide("2002:a9fe:a9fe::1", ip("2002:a9fe:a9fe::1"), &[])
             .unwrap_err();
         assert_eq!(b.class(), addr::Class::CloudMetadata);
         assert_eq!(
@@ -437,7 +704,7 @@ mod tests {
         );
         // A v4-mapped peer is canonicalised first: it is the IPv4 address itself.
         let b = Policy::default()
-            .decide("::ffff:7f00:1", ip("::ffff:127.0.0.1"))
+            .decide("::ffff:7f00:1", ip("::ffff:127.0.0.1"), &[])
             .unwrap_err();
         assert_eq!(b.carries(), None);
         assert!(
@@ -451,7 +718,7 @@ mod tests {
     #[test]
     fn blocked_carries_the_rule() {
         let b = Policy::default()
-            .decide("intranet.example", ip("10.1.2.3"))
+            .decide("intranet.example", ip("10.1.2.3"), &[])
             .unwrap_err();
         assert_eq!(
             (b.host(), b.address(), b.class(), b.key(), b.only_exact()),
@@ -477,7 +744,7 @@ mod tests {
             allow_private: true,
             ..Policy::default()
         }
-        .decide("169.254.169.254", ip("169.254.169.254"))
+        .decide("169.254.169.254", ip("169.254.169.254"), &[])
         .unwrap_err();
         assert_eq!(
             (
@@ -504,20 +771,20 @@ mod tests {
         );
 
         let b = Policy::default()
-            .decide("::ffff:127.0.0.1", ip("::ffff:127.0.0.1"))
+            .decide("::ffff:127.0.0.1", ip("::ffff:127.0.0.1"), &[])
             .unwrap_err();
         assert_eq!(b.address(), ip("::ffff:127.0.0.1"));
         assert_eq!(
             Error::Blocked(b).to_string(),
-            r#"refused ::ffff:127.0.0.1: loopback address (RFC 1122, Loopback 127.0.0.0/8); the server does not connect to it. To permit it, set "allow-loopback": true, or add an "allow-cidrs" entry covering ::ffff:127.0.0.1."#
+            r#"refused ::ffff:127.0.0.1: loopback address (RFC 1122, Loopback 127.0.0.0/8); the server does not connect to it. To permit it, set "allow-loopback": true, or add an "allow-cidrs" entry covering 127.0.0.1."#
         );
 
         let b = Policy::default()
-            .decide("fec0::1", ip("fec0::1"))
+            .decide("fec0::1", ip("fec0::1"), &[])
             .unwrap_err();
         assert_eq!((b.entry().rfc, b.entry().block), ("RFC 3879", "fec0::/10"));
         let b = Policy::default()
-            .decide("x", ip("224.0.0.251"))
+            .decide("x", ip("224.0.0.251"), &[])
             .unwrap_err();
         assert!(
             Error::Blocked(b)
@@ -533,19 +800,30 @@ mod tests {
         for e in addr::TABLE {
             let peer = e.net.network();
             let class = addr::classify(peer).class();
-            match Policy::default().decide("x", peer) {
+            match Policy::default().decide("x", peer, &[]) {
                 Ok(allowed) => {
                     assert!(!class.refused_by_default(), "{peer} allowed: {allowed}")
                 }
                 Err(b) => {
                     assert_eq!(b.class(), class, "{peer}");
                     assert_eq!(b.key(), class.key(), "{peer}");
+                    // The block, and the IPv4 addresses the peer carries (through
+                    // which alone IPv4 blocks match it).
+                    let mut blocks = vec![e.net];
+                    match canonical(peer) {
+                        IpAddr::V4(v4) => blocks.push(IpNet::from(IpAddr::V4(v4))),
+                        IpAddr::V6(v6) => blocks.extend(
+                            addr::carried(v6, &[])
+                                .iter()
+                                .map(|c| IpNet::from(IpAddr::V4(c.v4))),
+                        ),
+                    }
                     assert!(
                         Policy {
-                            allow_cidrs: vec![e.net],
+                            allow_cidrs: blocks,
                             ..Policy::default()
                         }
-                        .decide("x", peer)
+                        .decide("x", peer, &[])
                         .is_ok(),
                         "allow-cidrs {} does not open {peer}",
                         e.block
@@ -582,7 +860,7 @@ mod tests {
         // The verdict only: a refusal's details are the policy's, compared below.
         let decide = |host: &str, peer: &str, grant: &Grant| {
             policy
-                .decide_with(host, 443, ip(peer), Some(grant))
+                .decide_with(host, 443, ip(peer), &[], Some(grant))
                 .map_err(|_| ())
         };
         assert_eq!(
@@ -614,8 +892,8 @@ mod tests {
             ("wiki.corp", "0.0.0.0", &private),
         ] {
             assert_eq!(
-                policy.decide_with(host, 443, ip(peer), Some(grant)),
-                policy.decide(host, ip(peer)),
+                policy.decide_with(host, 443, ip(peer), &[], Some(grant)),
+                policy.decide(host, ip(peer), &[]),
                 "{host} {peer} {grant:?}"
             );
             assert!(decide(host, peer, grant).is_err(), "{host} {peer}");
@@ -627,13 +905,13 @@ mod tests {
         );
         assert!(
             policy
-                .decide_with("wiki.corp", 443, ip("127.0.0.1"), None)
+                .decide_with("wiki.corp", 443, ip("127.0.0.1"), &[], None)
                 .is_err()
         );
         // Another port of the granted host is not granted.
         assert!(
             policy
-                .decide_with("wiki.corp", 6379, ip("10.1.2.3"), Some(&private))
+                .decide_with("wiki.corp", 6379, ip("10.1.2.3"), &[], Some(&private))
                 .is_err()
         );
         assert_eq!(Allowed::Granted.key(), Some("ask-permission"));
@@ -646,7 +924,7 @@ mod tests {
         assert_eq!(grant.address(), Some(ip("127.0.0.1")));
         let decide = |peer: &str| {
             policy
-                .decide_with("wiki.corp", 80, ip(peer), Some(&grant))
+                .decide_with("wiki.corp", 80, ip(peer), &[], Some(&grant))
                 .map_err(|_| ())
         };
         assert_eq!(decide("127.0.0.1"), Ok(Allowed::Granted));

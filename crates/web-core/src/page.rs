@@ -172,8 +172,19 @@ impl PageText {
         let mut notice = self.cut.map(|cut| fetch_notice(cut, body.chars().count()));
         if body.chars().count() > max_chars {
             kept = cut_to_line(&body, max_chars);
+            // When the fetch had cut the page already, both caps are named.
+            let before = match self.cut {
+                Some(Truncation::ByteCap { limit }) => format!(
+                    "; the server's byte cap of {limit} bytes had already cut the page, so raise max-bytes too"
+                ),
+                Some(Truncation::Deadline { key, limit }) => format!(
+                    "; the {key} of {} had already cut the page, so raise {key} too",
+                    seconds(limit)
+                ),
+                None => String::new(),
+            };
             notice = Some(format!(
-                "[truncated: kept the first {} characters because the answer cap of {max_chars} characters was reached; web_grep searches the whole page; raise max-chars to keep more]",
+                "[truncated: kept the first {} characters because the answer cap of {max_chars} characters was reached; web_grep searches the whole page; raise max-chars to keep more{before}]",
                 kept.chars().count()
             ));
         }

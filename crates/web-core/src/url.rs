@@ -22,7 +22,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use url::{Host, Url};
 
-use crate::error::{BadUrl, BadUrlReason};
+use crate::error::{BadUrl, BadUrlReason, MAX_URL_BYTES};
 
 /// How many characters of user text a message quotes at most.
 const REDACT_LIMIT: usize = 200;
@@ -95,6 +95,8 @@ impl CheckedUrl {
             url: redact(raw),
             reason,
         };
+        check_length(raw).map_err(bad)?;
+        check_port_characters(raw).map_err(bad)?;
         check_characters(raw).map_err(bad)?;
         let parts = split_raw(raw).map_err(bad)?;
         let url = Url::parse(raw).map_err(|e| bad(BadUrlReason::Unparseable(e.to_string())))?;
@@ -108,6 +110,7 @@ impl CheckedUrl {
             url: redact(location),
             reason,
         };
+        check_length(location).map_err(bad)?;
         check_characters(location).map_err(bad)?;
         let joined = self
             .url
@@ -187,14 +190,22 @@ impl fmt::Display for CheckedUrl {
 }
 
 /// Makes user-supplied URL text safe for a message: the userinfo (`user:password@`)
-/// is removed, control characters are replaced, and the text is cut to about 200
-/// characters.
+/// is removed in every spelling (with or without a scheme, unparsable, an `@` written
+/// full-width or percent-encoded), a `data:` or `javascript:` URL shows its scheme
+/// only (never its payload), control characters are replaced, and the text is cut to
+/// about 200 characters.
 pub fn redact(raw: &str) -> String {
+    if let Some(scheme) = raw_scheme(raw) {
+        let lower = scheme.to_ascii_lowercase();
+        if lower == "data" || lower == "javascript" {
+            return format!("{}:…", shorten_to(scheme, 32));
+        }
+    }
     let start = authority_start(raw);
     let rest = &raw[start..];
     let end = rest.find(['/', '\\', '?', '#']).unwrap_or(rest.len());
-    let mut text = match rest[..end].rfind('@') {
-        Some(at) => format!("{}{}", &raw[..start], &rest[at + 1..]),
+    let mut text = match last_at(&rest[..end]) {
+        Some(after) => format!("{}{}", &raw[..start], &rest[after..]),
         None => raw.to_owned(),
     };
     if text.chars().count() > REDACT_LIMIT {
@@ -206,11 +217,26 @@ pub fn redact(raw: &str) -> String {
         .collect()
 }
 
+/// Where the host starts after the last userinfo separator in `authority`: after an
+/// `@`, a full-width `＠`, a small `﹫` or a percent-encoded `%40`.
+fn last_at(authority: &str) -> Option<usize> {
+    ["@", "\u{FF20}", "\u{FE6B}", "%40"]
+        .iter()
+        .filter_map(|at| authority.rfind(at).map(|i| i + at.len()))
+        .max()
+}
+
+/// `text` cut to `limit` characters.
+fn shorten_to(text: &str, limit: usize) -> String {
+    text.chars().take(limit).collect()
+}
+
 /// Where the authority of `raw` starts: after `scheme://`, after `http:` or `https:`
-/// and any slashes (the parser skips them), or at 0 when there is no scheme.
+/// and any slashes (the parser skips them), after the leading slashes of a
+/// scheme-less `//host` reference, or at 0.
 fn authority_start(raw: &str) -> usize {
     let Some(scheme) = raw_scheme(raw) else {
-        return 0;
+        return raw.len() - raw.trim_start_matches(['/', '\\']).len();
     };
     let after = scheme.len() + 1;
     let rest = &raw[after..];
@@ -222,6 +248,46 @@ fn authority_start(raw: &str) -> usize {
         after + 2
     } else {
         0
+    }
+}
+
+/// Refuses a URL longer than [`MAX_URL_BYTES`] before reading it further.
+fn check_length(raw: &str) -> Result<(), BadUrlReason> {
+    if raw.len() > MAX_URL_BYTES {
+        Err(BadUrlReason::TooLong(raw.len()))
+    } else {
+        Ok(())
+    }
+}
+
+/// Refuses a port with a space or another character that is not a digit, naming the
+/// port (the parser would only say "invalid port number", the character check "a
+/// space").
+fn check_port_characters(raw: &str) -> Result<(), BadUrlReason> {
+    let Some(scheme) = raw_scheme(raw) else {
+        return Ok(());
+    };
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return Ok(());
+    }
+    let rest = raw[scheme.len() + 1..].trim_start_matches('/');
+    let end = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    if authority.contains('@') {
+        return Ok(());
+    }
+    let port = if authority.starts_with('[') {
+        authority
+            .find(']')
+            .and_then(|close| authority[close + 1..].strip_prefix(':'))
+    } else {
+        authority.split_once(':').map(|(_, port)| port)
+    };
+    match port {
+        Some(port) if !port.bytes().all(|b| b.is_ascii_digit()) => {
+            Err(BadUrlReason::PortSyntax(shorten(port)))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -260,10 +326,21 @@ struct RawParts<'a> {
 fn split_raw(raw: &str) -> Result<RawParts<'_>, BadUrlReason> {
     let scheme = match raw_scheme(raw) {
         Some(scheme) => scheme,
-        // No scheme: the parser will say what is wrong.
-        None => return Ok(RawParts { host: "" }),
+        // No scheme: the empty text is left to the parser; any other text teaches.
+        None if raw.is_empty() => return Ok(RawParts { host: "" }),
+        None => return Err(BadUrlReason::NoScheme),
     };
     let lower = scheme.to_ascii_lowercase();
+    // `localhost:8080/path`: a host and a port, not a scheme.
+    let after = &raw[scheme.len() + 1..];
+    let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if lower != "http"
+        && lower != "https"
+        && digits > 0
+        && (after[digits..].is_empty() || after[digits..].starts_with(['/', '?', '#']))
+    {
+        return Err(BadUrlReason::NoScheme);
+    }
     if lower != "http" && lower != "https" {
         let shown: String = lower.chars().take(32).collect();
         return Err(BadUrlReason::Scheme(shown));
@@ -411,9 +488,15 @@ fn check_ipv6(addr: Ipv6Addr) -> Result<Ipv6Addr, BadUrlReason> {
 /// A domain is accepted only when each label the user wrote is the parser's label:
 /// the same ASCII up to case, or, for an internationalised label, the same text as
 /// the punycode label decodes to. Anything the parser mapped on the way (full-width
-/// letters, other dots, soft hyphens, percent-encoding, a trailing dot) is refused.
+/// letters, other dots, soft hyphens, percent-encoding, a trailing dot) is refused,
+/// and so is every non-ASCII character that is not a plain letter in its plain case
+/// pair ([`plain_non_ascii`]): the Kelvin sign `K` would become `k`, the Ångström
+/// sign `Å` the letter `å`.
 fn check_domain(ascii: &str, raw: &str) -> Result<(), BadUrlReason> {
     let obfuscated = || BadUrlReason::ObfuscatedHost(shorten(raw));
+    if !raw.chars().filter(|c| !c.is_ascii()).all(plain_non_ascii) {
+        return Err(obfuscated());
+    }
     let raw_labels: Vec<&str> = raw.split('.').collect();
     let ascii_labels: Vec<&str> = ascii.split('.').collect();
     if raw_labels.len() != ascii_labels.len() || raw_labels.iter().any(|l| l.is_empty()) {
@@ -431,6 +514,26 @@ fn check_domain(ascii: &str, raw: &str) -> Result<(), BadUrlReason> {
         }
     }
     Ok(())
+}
+
+/// Whether a non-ASCII character in a host is written as itself: its lowercase is
+/// one non-ASCII character, and it is that character or that character's one
+/// uppercase form. Compatibility characters (the Kelvin sign, the Ångström sign, the
+/// capital sharp s, `İ`, …) fail: UTS 46 maps them onto another character, ASCII or
+/// not, so the host would not be what it looks like.
+fn plain_non_ascii(c: char) -> bool {
+    let mut lower = c.to_lowercase();
+    let (Some(l), None) = (lower.next(), lower.next()) else {
+        return false;
+    };
+    if l.is_ascii() {
+        return false;
+    }
+    if l == c {
+        return true;
+    }
+    let mut upper = l.to_uppercase();
+    matches!((upper.next(), upper.next()), (Some(u), None) if u == c)
 }
 
 #[cfg(test)]
@@ -487,12 +590,24 @@ mod tests {
             ("jar:http://example.com/!/", "scheme"),
             ("view-source:http://example.com/", "scheme"),
             // not a URL
-            ("example.com/path", "unparseable"),
-            ("/relative", "unparseable"),
             ("", "unparseable"),
             ("http://exa<mple.com/", "unparseable"),
-            ("http://example.com:8o/", "unparseable"),
             ("http://[::1/", "unparseable"),
+            // no scheme
+            ("example.com/path", "no-scheme"),
+            ("/relative", "no-scheme"),
+            ("//host/path", "no-scheme"),
+            ("127.0.0.1:8080", "no-scheme"),
+            ("127.0.0.1:8080/a", "no-scheme"),
+            ("localhost:8080", "no-scheme"),
+            ("example.com:80/path?q", "no-scheme"),
+            ("[::1]:8080/", "no-scheme"),
+            // ports written with something else than digits
+            ("http://example.com:8o/", "port-syntax"),
+            ("http://example.com: 80/", "port-syntax"),
+            ("http://example.com:80 /", "port-syntax"),
+            ("http://[::1]:-1/", "port-syntax"),
+            ("http://example.com:８０/", "port-syntax"),
             // credentials
             ("http://user:pass@example.com/", "credentials"),
             ("http://user@example.com/", "credentials"),
@@ -538,6 +653,23 @@ mod tests {
             ("http://exa\u{200B}mple.com/", "obfuscated-host"),
             ("http://ＬＯＣＡＬＨＯＳＴ/", "obfuscated-host"),
             ("http://bu\u{308}cher.example/", "obfuscated-host"),
+            // compatibility characters UTS 46 maps onto another character
+            ("http://\u{212A}orp/", "obfuscated-host"),
+            ("http://\u{212A}ORP/", "obfuscated-host"),
+            ("http://b\u{FC}cher\u{212A}.example/", "obfuscated-host"),
+            ("http://\u{212B}ngstrom.example/", "obfuscated-host"),
+            ("http://gro\u{1E9E}.example/", "obfuscated-host"),
+            ("http://\u{130}stanbul.example/", "obfuscated-host"),
+            ("http://\u{FB01}le.example/", "obfuscated-host"),
+            ("http://b\u{FC}cher\u{FB01}.example/", "obfuscated-host"),
+            ("http://\u{2160}.example/", "obfuscated-host"),
+            ("http://\u{3A3}\u{3B5}.example/", "ok"),
+            ("http://\u{C5}ngstr\u{F6}m.example/", "ok"),
+            // length
+            (
+                &*Box::leak(format!("http://example.com/{}", "a".repeat(8200)).into_boxed_str()),
+                "url-too-long",
+            ),
             // zone ids
             ("http://[fe80::1%25eth0]/", "ipv6-zone-id"),
             ("http://[fe80::1%eth0]/", "ipv6-zone-id"),
@@ -648,6 +780,37 @@ mod tests {
 
         let e = base.join("http://user:secret@b.example/").unwrap_err();
         assert!(!e.to_string().contains("secret"), "{e}");
+        assert_eq!(reason(&format!("/{}", "a".repeat(8200))), "url-too-long");
+    }
+
+    /// A Location a redirect gives is quoted without userinfo in every spelling,
+    /// without a data: payload, and cut short.
+    #[test]
+    fn a_refused_location_is_quoted_safely() {
+        let base = CheckedUrl::parse("https://a.example/").unwrap();
+        for location in [
+            "//user:secret@[::1/",
+            "http://user:secret@[::1/",
+            "//user:secret@b.example:0/",
+            "///user:secret@b.example:0/",
+            "ftp://user:secret@b.example/",
+            "//user:secret\u{FF20}b.example/",
+            "//user%40secret@b.example:0/",
+            "data:text/html;base64,c2VjcmV0",
+        ] {
+            let e = base.join(location).unwrap_err();
+            let text = e.to_string();
+            assert!(!text.contains("secret"), "{location}: {text}");
+            assert!(!text.contains("c2VjcmV0"), "{location}: {text}");
+        }
+        let e = base
+            .join("data:text/html,<script>secret</script>")
+            .unwrap_err();
+        assert_eq!(e.url, "data:…");
+        assert_eq!(
+            e.to_string(),
+            "refused data:…: the scheme 'data' is not fetched; only http and https URLs are. No configuration key permits another scheme."
+        );
     }
 
     #[test]
@@ -670,6 +833,16 @@ mod tests {
         assert_eq!(redact("http://a@b@c/"), "http://c/");
         assert_eq!(redact("http://h/?next=u:p@x"), "http://h/?next=u:p@x");
         assert_eq!(redact("http://h/\nforged"), "http://h/\u{FFFD}forged");
+        assert_eq!(redact("//u:p@[::1/"), "//[::1/");
+        assert_eq!(redact("///u:p@h/x"), "///h/x");
+        assert_eq!(redact("\\\\u:p@h\\x"), "\\\\h\\x");
+        assert_eq!(redact("http://u:p\u{FF20}h/"), "http://h/");
+        assert_eq!(redact("http://u:p\u{FE6B}h/"), "http://h/");
+        assert_eq!(redact("http://u%40p@h/"), "http://h/");
+        assert_eq!(redact("http://u:p%40h/"), "http://h/");
+        assert_eq!(redact("data:text/plain,secret"), "data:…");
+        assert_eq!(redact("DATA:secret"), "DATA:…");
+        assert_eq!(redact("javascript:alert(secret)"), "javascript:…");
         let long = format!("http://h/{}", "a".repeat(500));
         let r = redact(&long);
         assert_eq!(r.chars().count(), REDACT_LIMIT + 1);
@@ -688,6 +861,86 @@ mod tests {
         assert!(msg("http://2130706433/").contains("the IPv4 host '2130706433'"));
         assert!(msg("http://0.0.0.0/").contains("'0.0.0.0' is the unspecified address"));
         assert!(msg("http://example.com:0/").contains("port out of range (0)"));
+        // No scheme: the message says to write one, for every way it is missing.
+        for raw in [
+            "127.0.0.1:8080",
+            "//host/path",
+            "example.com/a",
+            "localhost:8080",
+        ] {
+            assert_eq!(
+                msg(raw),
+                format!(
+                    "refused {raw:?}: no scheme: write http:// or https:// before the host. No configuration key changes this."
+                )
+            );
+        }
+        // A space in the port names the port, not the space.
+        assert_eq!(
+            msg("http://example.com: 8080/"),
+            r#"refused "http://example.com: 8080/": the port " 8080" is not a number; a port is written as digits only, 1 to 65535. No configuration key changes this."#
+        );
+        // A long URL is refused with its length, and quoted only in part.
+        let long = format!("http://example.com/{}", "a".repeat(9000));
+        let text = msg(&long);
+        assert!(
+            text.contains("the URL is 9019 bytes long, more than the 8192 bytes (8 KiB)"),
+            "{text}"
+        );
+        assert!(text.chars().count() < 400, "{text}");
+        // The Kelvin sign: refused as a look-alike, quoted as written.
+        assert_eq!(
+            msg("http://\u{212A}orp/"),
+            "refused http://\u{212A}orp/: the host '\u{212A}orp' is spelled in a way the URL parser would silently rewrite (look-alike or encoded characters, or a trailing dot). Write the host name plainly. No configuration key permits this spelling."
+        );
+    }
+
+    /// Over every assigned plane of Unicode, in a host: an accepted host's written form
+    /// equals its parsed form up to ASCII case, unless it is an internationalised name
+    /// going to punycode, whose decoding is the written form lowercased with no
+    /// character turned into ASCII. So nothing the parser would rewrite passes.
+    #[test]
+    fn every_character_in_a_host_is_taken_as_written_or_refused() {
+        let mut accepted_non_ascii = 0usize;
+        // ASCII other than letters, digits and '-' ends or splits the host.
+        let in_host = |c: char| !c.is_ascii() || c.is_ascii_alphanumeric() || c == '-';
+        // Planes 4 to 13 hold no assigned character (Unicode 16): skipped for time.
+        let scalars = (0..0x4_0000u32).chain(0xE_0000..=0x10_FFFF);
+        for c in scalars.filter_map(char::from_u32).filter(|c| in_host(*c)) {
+            let written = format!("x{c}y");
+            let Ok(url) = CheckedUrl::parse(&format!("http://{written}.example/")) else {
+                continue;
+            };
+            let host = url.host();
+            let label = host.strip_suffix(".example").unwrap_or(host);
+            if c.is_ascii() {
+                assert_eq!(
+                    label,
+                    written.to_ascii_lowercase(),
+                    "U+{:04X}",
+                    u32::from(c)
+                );
+                continue;
+            }
+            accepted_non_ascii += 1;
+            assert!(
+                label.starts_with("xn--"),
+                "U+{:04X} became {label}",
+                u32::from(c)
+            );
+            let (unicode, result) = idna::domain_to_unicode(label);
+            assert!(result.is_ok(), "U+{:04X}", u32::from(c));
+            let lowered: String = written.chars().flat_map(char::to_lowercase).collect();
+            assert_eq!(unicode, lowered, "U+{:04X}", u32::from(c));
+            assert_eq!(
+                unicode.chars().filter(|c| !c.is_ascii()).count(),
+                1,
+                "U+{:04X} turned into ASCII",
+                u32::from(c)
+            );
+        }
+        // Plenty of letters of other scripts are accepted as written.
+        assert!(accepted_non_ascii > 10_000, "{accepted_non_ascii}");
     }
 
     /// URL-like text: schemes, userinfo, hosts and ports from the alphabets that

@@ -1,12 +1,15 @@
-//! `mcp-web check URL…`: what the floor would say about each URL — its shape, then
-//! every address its name resolves to with the guard's verdict — without fetching
-//! anything.
+//! `mcp-web check URL…`: what the floor would say about each URL — its shape and port,
+//! then every address its name resolves to with the guard's verdict — without fetching
+//! anything. The verdicts are the guard's own ([`Policy::check_port`],
+//! [`Policy::decide`], with this machine's own addresses), so `check` and a fetch
+//! cannot disagree about an address.
 
 use std::io::{self, Write};
+use std::net::IpAddr;
 use std::process::ExitCode;
 
 use mcp_web_core::guard::Policy;
-use mcp_web_core::transport::{Resolve, SystemResolver};
+use mcp_web_core::transport::{OwnAddrs, Resolve, SystemResolver};
 use mcp_web_core::url::{CheckedUrl, redact};
 
 use crate::cli::options::ConfigArgs;
@@ -50,10 +53,12 @@ pub fn exec(args: &CheckArgs) -> ExitCode {
         Err(code) => return code,
     };
     let mut out = output::stdout();
+    let own = OwnAddrs::system().current();
     let result = runtime.block_on(check(
         &args.urls,
         &settings.policy(),
         &SystemResolver,
+        &own,
         &mut out,
     ));
     super::report_status(result)
@@ -61,16 +66,18 @@ pub fn exec(args: &CheckArgs) -> ExitCode {
 
 /// Checks every URL and writes the report to `out`. Returns true when every address
 /// of every URL is allowed. Names are resolved only through `resolver`; IP literals
-/// are not resolved.
+/// are not resolved. `this_host` holds this machine's own addresses, refused as the
+/// guard refuses them.
 pub async fn check(
     urls: &[String],
     policy: &Policy,
     resolver: &dyn Resolve,
+    this_host: &[IpAddr],
     out: &mut dyn Write,
 ) -> io::Result<bool> {
     let mut refused = 0usize;
     for raw in urls {
-        if !check_one(raw, policy, resolver, out).await? {
+        if !check_one(raw, policy, resolver, this_host, out).await? {
             refused += 1;
         }
     }
@@ -92,6 +99,7 @@ async fn check_one(
     raw: &str,
     policy: &Policy,
     resolver: &dyn Resolve,
+    this_host: &[IpAddr],
     out: &mut dyn Write,
 ) -> io::Result<bool> {
     writeln!(out, "{}", redact(raw))?;
@@ -102,6 +110,14 @@ async fn check_one(
             return Ok(false);
         }
     };
+    if let Err(reason) = policy.check_port(url.port()) {
+        let refusal = mcp_web_core::error::BadUrl {
+            url: url.to_string(),
+            reason,
+        };
+        writeln!(out, "  shape: {refusal}")?;
+        return Ok(false);
+    }
     writeln!(
         out,
         "  shape: ok, {url} (host {}, port {})",
@@ -141,7 +157,7 @@ async fn check_one(
     };
     let mut all_allowed = true;
     for address in addresses {
-        match policy.decide(url.host(), address) {
+        match policy.decide(url.host(), address, this_host) {
             Ok(allowed) => writeln!(out, "  {address}: {allowed}")?,
             Err(blocked) => {
                 all_allowed = false;

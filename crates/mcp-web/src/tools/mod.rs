@@ -319,7 +319,7 @@ mod tests {
             allow_private: true,
             ..Default::default()
         };
-        let error = Error::from(policy.decide("metadata.example", peer).unwrap_err());
+        let error = Error::from(policy.decide("metadata.example", peer, &[]).unwrap_err());
         let data = error_data(&error);
         assert_eq!(
             Value::Object(data),
@@ -342,7 +342,7 @@ mod tests {
 
     fn refusal(host: &str, peer: &str) -> Blocked {
         mcp_web_core::guard::Policy::default()
-            .decide(host, peer.parse().unwrap())
+            .decide(host, peer.parse().unwrap(), &[])
             .unwrap_err()
     }
 

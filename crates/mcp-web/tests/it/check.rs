@@ -35,7 +35,7 @@ fn run_check(args: &[&str]) -> (i32, String, String) {
 async fn check_with(urls: &[&str], policy: &Policy, resolver: &StaticResolver) -> (bool, String) {
     let urls: Vec<String> = urls.iter().map(|u| u.to_string()).collect();
     let mut out = Vec::new();
-    let ok = check(&urls, policy, resolver, &mut out)
+    let ok = check(&urls, policy, resolver, &[], &mut out)
         .await
         .expect("writing to memory");
     (ok, String::from_utf8(out).expect("the report is UTF-8"))
@@ -76,7 +76,7 @@ fn refused_by_default_naming_rule_rfc_and_key() {
             &[
                 "cloud metadata endpoint",
                 "169.254.169.254/32",
-                "allow-private does not permit it",
+                r#"Neither "allow-private" nor "allow-hosts" permits it"#,
                 r#"only an "allow-cidrs" entry covering 169.254.169.254"#,
             ],
         ),
@@ -291,4 +291,62 @@ async fn ip_literals_and_shape_refusals_are_not_resolved() {
     assert!(text.ends_with(
         "refused: 5 of 5 URLs refused on shape, unresolved, or with a refused address.\n"
     ));
+}
+
+/// `check` agrees with the guard on what the floor added: the host's own addresses,
+/// the mapped spelling under an IPv6 block, cloud metadata behind allow-hosts, and bad
+/// ports (refused on shape, before any lookup).
+#[tokio::test]
+async fn check_agrees_with_the_guard_on_own_addresses_mapped_spellings_and_ports() {
+    let resolver = StaticResolver::new()
+        .with("self.example", [ip("93.184.215.14")])
+        .with("meta.example", [ip("169.254.169.254")]);
+    let urls: Vec<String> = vec!["http://self.example/".into()];
+    let mut out = Vec::new();
+    let ok = check(
+        &urls,
+        &Policy::default(),
+        &resolver,
+        &[ip("93.184.215.14")],
+        &mut out,
+    )
+    .await
+    .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("  93.184.215.14: refused self.example (93.184.215.14): one of this machine's own addresses"),
+        "{text}"
+    );
+
+    let policy = parse_web_config(&json!({"allow-cidrs": ["::/0"]}))
+        .unwrap()
+        .policy();
+    let (ok, text) = check_with(&["http://[::ffff:169.254.169.254]/"], &policy, &resolver).await;
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains(r#"only an "allow-cidrs" entry covering 169.254.169.254 would."#),
+        "{text}"
+    );
+
+    let policy = parse_web_config(&json!({"allow-hosts": ["meta.example"]}))
+        .unwrap()
+        .policy();
+    let (ok, text) = check_with(&["http://meta.example/"], &policy, &resolver).await;
+    assert!(!ok, "{text}");
+    assert!(text.contains("cloud metadata endpoint"), "{text}");
+
+    let before = resolver.lookups();
+    let (ok, text) = check_with(&["http://self.example:25/"], &Policy::default(), &resolver).await;
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("  shape: refused http://self.example:25/: port 25 is on the Fetch standard's bad-port list"),
+        "{text}"
+    );
+    assert_eq!(resolver.lookups(), before, "{text}");
+    let policy = parse_web_config(&json!({"allow-ports": ["25"]}))
+        .unwrap()
+        .policy();
+    let (ok, text) = check_with(&["http://93.184.215.15:25/"], &policy, &resolver).await;
+    assert!(ok, "{text}");
 }

@@ -8,7 +8,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ipnet::IpNet;
+use ipnet::{IpNet, Ipv6Net};
 use serde_json::Value;
 
 use super::{Settings, type_error, value_error};
@@ -243,21 +243,21 @@ pub static KEYS: &[Key] = &[
     Key {
         name: "allow-private",
         default: DefaultValue::Bool(false),
-        doc: "Permit every non-public address class except cloud metadata",
+        doc: "Permit every non-public address class, this machine's own addresses included, except cloud metadata",
         value_name: "BOOL",
         rule: Rule::Bool(|s| &mut s.allow_private),
     },
     Key {
         name: "allow-loopback",
         default: DefaultValue::Bool(false),
-        doc: "Permit loopback addresses only (test rigs, local development servers)",
+        doc: "Permit loopback and this machine's own addresses only (test rigs, local development servers)",
         value_name: "BOOL",
         rule: Rule::Bool(|s| &mut s.allow_loopback),
     },
     Key {
         name: "allow-hosts",
         default: DefaultValue::Empty,
-        doc: "Exact host names permitted whatever they resolve to; no `*` or `?`, and `corp` never permits `wiki.corp`",
+        doc: "Exact host names permitted whatever they resolve to, except cloud metadata and this machine's own addresses; no `*` or `?`, and `corp` never permits `wiki.corp`",
         value_name: "HOST",
         rule: Rule::Strings(|s, hosts| {
             s.allow_hosts = hosts
@@ -270,12 +270,38 @@ pub static KEYS: &[Key] = &[
     Key {
         name: "allow-cidrs",
         default: DefaultValue::Empty,
-        doc: "CIDR blocks permitted, matched against the connected peer",
+        doc: "CIDR blocks permitted, matched against the connected peer; an address carrying IPv4 (v4-mapped, NAT64, 6to4, Teredo) matches IPv4 blocks only, through that address; the only key that opens a cloud metadata endpoint (a block covering it)",
         value_name: "CIDR",
         rule: Rule::Strings(|s, cidrs| {
             s.allow_cidrs = cidrs
                 .iter()
                 .map(|c| allow_cidr(c))
+                .collect::<Result<_, _>>()?;
+            Ok(())
+        }),
+    },
+    Key {
+        name: "nat64-prefixes",
+        default: DefaultValue::Empty,
+        doc: "Network-specific NAT64 /96 prefixes (besides `64:ff9b::/96` and `64:ff9b:1::/48`) whose addresses are also judged by the IPv4 address they carry",
+        value_name: "PREFIX",
+        rule: Rule::Strings(|s, prefixes| {
+            s.nat64_prefixes = prefixes
+                .iter()
+                .map(|p| nat64_prefix(p))
+                .collect::<Result<_, _>>()?;
+            Ok(())
+        }),
+    },
+    Key {
+        name: "allow-ports",
+        default: DefaultValue::Empty,
+        doc: "Ports of the Fetch standard's bad-port list (SMTP 25, IRC 6667, …) permitted anyway, as strings; every other port is open already",
+        value_name: "PORT",
+        rule: Rule::Strings(|s, ports| {
+            s.allow_ports = ports
+                .iter()
+                .map(|p| allow_port(p))
                 .collect::<Result<_, _>>()?;
             Ok(())
         }),
@@ -715,6 +741,46 @@ fn allow_cidr(entry: &str) -> Result<IpNet, ConfigError> {
             cut(entry)
         ),
     ))
+}
+
+/// A `nat64-prefixes` entry: an IPv6 /96 block (RFC 6052's layout with the IPv4
+/// address in the last 32 bits).
+fn nat64_prefix(entry: &str) -> Result<Ipv6Net, ConfigError> {
+    match entry.parse::<IpNet>() {
+        Ok(IpNet::V6(net)) if net.prefix_len() == 96 => Ok(net.trunc()),
+        _ => Err(value_error(
+            "nat64-prefixes",
+            format!(
+                "entries are IPv6 /96 prefixes like \"2001:db8:64::/96\" (the IPv4 address in the last 32 bits): {:?} is not one",
+                cut(entry)
+            ),
+        )),
+    }
+}
+
+/// An `allow-ports` entry: a port of the bad-port list, as digits.
+fn allow_port(entry: &str) -> Result<u16, ConfigError> {
+    const KEY: &str = "allow-ports";
+    let port = entry
+        .parse::<u16>()
+        .ok()
+        .filter(|_| entry.bytes().all(|b| b.is_ascii_digit()));
+    match port {
+        Some(port) if crate::guard::BAD_PORTS.binary_search(&port).is_ok() && port != 0 => Ok(port),
+        Some(port) if port != 0 => Err(value_error(
+            KEY,
+            format!(
+                "lists ports of the Fetch standard's bad-port list only: {port} is not on it, so it is open already"
+            ),
+        )),
+        _ => Err(value_error(
+            KEY,
+            format!(
+                "entries are port numbers 1 to 65535 written as digits, like \"6667\": {:?} is not one",
+                cut(entry)
+            ),
+        )),
+    }
 }
 
 fn user_agent(ua: String) -> Result<String, ConfigError> {

@@ -18,7 +18,7 @@ pub mod keys;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ipnet::IpNet;
+use ipnet::{IpNet, Ipv6Net};
 use serde_json::{Map, Value};
 
 use crate::error::ConfigError;
@@ -46,6 +46,10 @@ pub struct Settings {
     pub allow_hosts: Vec<String>,
     /// `allow-cidrs`: blocks permitted, matched against the connected peer.
     pub allow_cidrs: Vec<IpNet>,
+    /// `nat64-prefixes`: the operator's NAT64 /96 prefixes.
+    pub nat64_prefixes: Vec<Ipv6Net>,
+    /// `allow-ports`: bad ports permitted anyway.
+    pub allow_ports: Vec<u16>,
     /// `max-bytes`: cap on decoded body bytes read from one response.
     pub max_bytes: u64,
     /// `max-chars`: cap on the text one tool answer returns.
@@ -117,6 +121,8 @@ impl Settings {
             allow_loopback: false,
             allow_hosts: Vec::new(),
             allow_cidrs: Vec::new(),
+            nat64_prefixes: Vec::new(),
+            allow_ports: Vec::new(),
             max_bytes: 0,
             max_chars: 0,
             connect_timeout: Duration::ZERO,
@@ -140,13 +146,15 @@ impl Settings {
     }
 
     /// The address policy of the floor: `allow-private`, `allow-loopback`,
-    /// `allow-hosts` and `allow-cidrs`.
+    /// `allow-hosts`, `allow-cidrs`, `nat64-prefixes` and `allow-ports`.
     pub fn policy(&self) -> Policy {
         Policy {
             allow_private: self.allow_private,
             allow_loopback: self.allow_loopback,
             allow_hosts: self.allow_hosts.clone(),
             allow_cidrs: self.allow_cidrs.clone(),
+            nat64_prefixes: self.nat64_prefixes.clone(),
+            allow_ports: self.allow_ports.clone(),
         }
     }
 
@@ -398,7 +406,7 @@ mod tests {
         let e = parse(json!({"providr": "brave", "allow-private": true})).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "Unknown config key(s) for the Web pack: providr.\nValid keys: allow-cidrs, allow-hosts, allow-loopback, allow-private, api-key, api-key-env, ask-permission, ca-file, connect-timeout, crawl-delay, headers-timeout, max-bytes, max-chars, provider, proxy, respect-robots, safesearch, search-country, search-lang, search-url, timeout, total-timeout, user-agent"
+            "Unknown config key(s) for the Web pack: providr.\nValid keys: allow-cidrs, allow-hosts, allow-loopback, allow-ports, allow-private, api-key, api-key-env, ask-permission, ca-file, connect-timeout, crawl-delay, headers-timeout, max-bytes, max-chars, nat64-prefixes, provider, proxy, respect-robots, safesearch, search-country, search-lang, search-url, timeout, total-timeout, user-agent"
         );
         let e = parse(json!({"zeta": 1, "alpha": 2, "timeout": "x"})).unwrap_err();
         assert!(
@@ -439,6 +447,12 @@ mod tests {
             ("allow-hosts", json!("wiki.corp"), "a list of strings"),
             ("allow-hosts", json!(["a", 1]), "a list of strings"),
             ("allow-cidrs", json!("10.0.0.0/8"), "a list of strings"),
+            (
+                "nat64-prefixes",
+                json!("2001:db8:64::/96"),
+                "a list of strings",
+            ),
+            ("allow-ports", json!([25]), "a list of strings"),
             ("max-bytes", json!("4096"), "a whole number of bytes"),
             ("max-bytes", json!(4096.5), "a whole number of bytes"),
             ("max-chars", json!(true), "a whole number of characters"),
@@ -534,6 +548,22 @@ mod tests {
             ("allow-cidrs", json!(["10.0.0/8"]), "CIDR blocks"),
             ("allow-cidrs", json!(["corp"]), "\"corp\" is not one"),
             ("allow-cidrs", json!([""]), "CIDR blocks"),
+            (
+                "nat64-prefixes",
+                json!(["2001:db8:64::/64"]),
+                "IPv6 /96 prefixes like \"2001:db8:64::/96\"",
+            ),
+            ("nat64-prefixes", json!(["10.0.0.0/8"]), "IPv6 /96 prefixes"),
+            ("nat64-prefixes", json!(["64:ff9b::"]), "IPv6 /96 prefixes"),
+            (
+                "allow-ports",
+                json!(["8080"]),
+                "bad-port list only: 8080 is not on it, so it is open already",
+            ),
+            ("allow-ports", json!(["0"]), "port numbers 1 to 65535"),
+            ("allow-ports", json!(["65536"]), "port numbers 1 to 65535"),
+            ("allow-ports", json!(["+25"]), "port numbers 1 to 65535"),
+            ("allow-ports", json!(["smtp"]), "\"smtp\" is not one"),
             (
                 "provider",
                 json!("google"),
@@ -702,7 +732,7 @@ mod tests {
     }
 
     #[test]
-    fn policy_carries_the_four_switches() {
+    fn policy_carries_every_floor_key() {
         assert_eq!(Settings::default().policy(), Policy::default());
         let s = parse(json!({
             "allow-private": true,
@@ -716,11 +746,27 @@ mod tests {
         assert_eq!(p.allow_hosts, ["wiki.corp"]);
         assert_eq!(p.allow_cidrs, ["10.0.0.0/8".parse::<IpNet>().unwrap()]);
         let ten = "10.1.2.3".parse().unwrap();
-        assert!(Policy::default().decide("10.1.2.3", ten).is_err());
+        assert!(Policy::default().decide("10.1.2.3", ten, &[]).is_err());
         let only_cidr = parse(json!({"allow-cidrs": ["10.0.0.0/8"]}))
             .unwrap()
             .policy();
-        assert!(only_cidr.decide("10.1.2.3", ten).is_ok());
+        assert!(only_cidr.decide("10.1.2.3", ten, &[]).is_ok());
+        let p = parse(json!({
+            "nat64-prefixes": ["2a01:4f8:64::1/96"],
+            "allow-ports": ["6667", "25"],
+        }))
+        .unwrap()
+        .policy();
+        assert_eq!(
+            p.nat64_prefixes,
+            ["2a01:4f8:64::/96".parse::<Ipv6Net>().unwrap()]
+        );
+        assert_eq!(p.allow_ports, [6667, 25]);
+        assert!(p.check_port(6667).is_ok() && p.check_port(6666).is_err());
+        assert!(
+            p.decide("x", "2a01:4f8:64::a00:1".parse().unwrap(), &[])
+                .is_err()
+        );
     }
 
     #[test]

@@ -289,7 +289,7 @@ impl Fetcher {
                 .response
                 .headers()
                 .get(header::LOCATION)
-                .and_then(|v| v.to_str().ok());
+                .map(http::HeaderValue::as_bytes);
             match next_hop(&current, status, location, &chain, call.max_redirects())? {
                 Hop::Follow(next) => {
                     if let Err(stop) = check.check(&next, &chain).await {

@@ -1,6 +1,6 @@
 //! The next-hop decision: a pure function of the answer and the chain so far.
 
-use crate::error::{BadUrl, BadUrlReason, Error};
+use crate::error::{BadUrl, BadUrlReason, Error, LocationFault};
 use crate::url::CheckedUrl;
 
 /// The most redirects one fetch follows.
@@ -18,9 +18,10 @@ pub enum Hop {
 /// Decides the next hop after `current` answered `status` with `location`, given the
 /// URLs already requested on this fetch (`chain`, `current` last).
 ///
-/// - 301, 302, 303, 307 and 308 with a `Location` are redirects; any other status,
-///   and a 3xx without `Location`, is [`Hop::Done`] (the caller reports a 3xx it
-///   cannot use as an HTTP error);
+/// - 301, 302, 303, 307 and 308 are redirects; any other status is [`Hop::Done`];
+/// - a redirect whose `Location` (given as the header's bytes) is missing, empty or
+///   not UTF-8 text is refused, naming which ([`LocationFault`]); a `Location` in
+///   UTF-8 beyond ASCII is read as text and checked like any other;
 /// - a relative `Location` is resolved against `current`, and the result must pass
 ///   the URL shape checks (`file:`, credentials … are refused as a first URL would be);
 /// - https → http is refused ([`BadUrlReason::HttpsDowngrade`]);
@@ -30,16 +31,26 @@ pub enum Hop {
 pub fn next_hop(
     current: &CheckedUrl,
     status: u16,
-    location: Option<&str>,
+    location: Option<&[u8]>,
     chain: &[CheckedUrl],
     limit: usize,
 ) -> Result<Hop, Error> {
     if !matches!(status, 301 | 302 | 303 | 307 | 308) {
         return Ok(Hop::Done);
     }
-    let Some(location) = location.map(str::trim).filter(|l| !l.is_empty()) else {
-        return Ok(Hop::Done);
+    let fault = |fault| {
+        Error::BadUrl(BadUrl {
+            url: current.to_string(),
+            reason: BadUrlReason::Location(fault),
+        })
     };
+    let location = location.ok_or_else(|| fault(LocationFault::Missing))?;
+    let location = std::str::from_utf8(location)
+        .map_err(|_| fault(LocationFault::NotText))?
+        .trim();
+    if location.is_empty() {
+        return Err(fault(LocationFault::Empty));
+    }
     let next = current.join(location)?;
     if current.is_https() && !next.is_https() {
         return Err(Error::BadUrl(BadUrl {
@@ -87,6 +98,10 @@ mod tests {
         CheckedUrl::parse(s).unwrap()
     }
 
+    fn loc(s: &str) -> Option<&[u8]> {
+        Some(s.as_bytes())
+    }
+
     fn follow(to: &str) -> Result<Hop, ErrorKind> {
         Ok(Hop::Follow(u(to)))
     }
@@ -101,8 +116,9 @@ mod tests {
             (404, Some("/elsewhere"), Ok(Hop::Done)),
             (300, Some("/elsewhere"), Ok(Hop::Done)),
             (304, Some("/elsewhere"), Ok(Hop::Done)),
-            (302, None, Ok(Hop::Done)),
-            (302, Some("  "), Ok(Hop::Done)),
+            (302, None, Err(ErrorKind::BadUrl)),
+            (302, Some("  "), Err(ErrorKind::BadUrl)),
+            (302, Some(""), Err(ErrorKind::BadUrl)),
             (301, Some("/b"), follow("https://a.example/b")),
             (302, Some("other"), follow("https://a.example/dir/other")),
             (303, Some("../up"), follow("https://a.example/up")),
@@ -133,8 +149,14 @@ mod tests {
             ),
         ];
         for (status, location, want) in cases {
-            let got =
-                next_hop(&here, status, location, &chain, MAX_REDIRECTS).map_err(|e| e.kind());
+            let got = next_hop(
+                &here,
+                status,
+                location.map(str::as_bytes),
+                &chain,
+                MAX_REDIRECTS,
+            )
+            .map_err(|e| e.kind());
             assert_eq!(got, want, "{status} {location:?}");
         }
     }
@@ -145,7 +167,7 @@ mod tests {
         let err = next_hop(
             &here,
             301,
-            Some("http://a.example/"),
+            loc("http://a.example/"),
             std::slice::from_ref(&here),
             10,
         )
@@ -162,7 +184,7 @@ mod tests {
             next_hop(
                 &plain,
                 301,
-                Some("https://a.example/"),
+                loc("https://a.example/"),
                 std::slice::from_ref(&plain),
                 10
             )
@@ -177,7 +199,7 @@ mod tests {
             .map(|i| u(&format!("http://a.example/{i}")))
             .collect();
         // Ten redirects followed so far (eleven URLs requested): the eleventh is refused.
-        let err = next_hop(&chain[10], 302, Some("/11"), &chain, 10).unwrap_err();
+        let err = next_hop(&chain[10], 302, loc("/11"), &chain, 10).unwrap_err();
         let Error::TooManyRedirects {
             chain: shown,
             limit,
@@ -191,7 +213,7 @@ mod tests {
         assert_eq!(shown.last().unwrap(), "http://a.example/11");
         // Nine followed: the tenth is allowed.
         assert_eq!(
-            next_hop(&chain[9], 302, Some("/10x"), &chain[..10], 10).unwrap(),
+            next_hop(&chain[9], 302, loc("/10x"), &chain[..10], 10).unwrap(),
             Hop::Follow(u("http://a.example/10x"))
         );
     }
@@ -200,7 +222,7 @@ mod tests {
     fn loop_chain_ends_with_the_repeat() {
         let a = u("http://a.example/a");
         let b = u("http://a.example/b");
-        let err = next_hop(&b, 302, Some("/a"), &[a.clone(), b.clone()], 10).unwrap_err();
+        let err = next_hop(&b, 302, loc("/a"), &[a.clone(), b.clone()], 10).unwrap_err();
         assert_eq!(
             err,
             Error::RedirectLoop {

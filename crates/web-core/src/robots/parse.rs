@@ -63,7 +63,7 @@ pub(super) fn parse(bytes: &[u8]) -> Robots {
     let mut in_agents = false;
     for (index, line) in lines(bytes).enumerate() {
         let line_no = index + 1;
-        let content = trim(strip_comment(line));
+        let content = trim(strip_comment(before_nul(line)));
         let Some((key, value)) = split_key_value(content) else {
             continue;
         };
@@ -169,6 +169,15 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
             }
         }
     })
+}
+
+/// The line up to its first NUL byte: Google's parser reads each line as a C string,
+/// so a NUL ends what the line says and the bytes after it are ignored.
+fn before_nul(line: &[u8]) -> &[u8] {
+    match line.iter().position(|&b| b == 0) {
+        Some(at) => &line[..at],
+        None => line,
+    }
 }
 
 /// The line up to its first `#`.

@@ -701,14 +701,67 @@ const CASES: &[Case] = &[
         true,
         Some(2),
     ),
-    // §2.2.2: a wildcard adds no specificity.
+    // §2.2.2: the pattern's octets count as written, wildcards included, as Google's
+    // parser counts them.
     (
         "2.2.2",
         "user-agent: FooBot\nallow: /ab\ndisallow: /a**\n",
         "FooBot",
         "/abc",
+        false,
+        Some(3),
+    ),
+    // Google's documentation: `Allow: /page` and `Disallow: /*.htm` disallow
+    // `/page.htm` (7 octets against 5) and allow `/page`.
+    (
+        "2.2.2",
+        "user-agent: FooBot\nallow: /page\ndisallow: /*.htm\n",
+        "FooBot",
+        "/page.htm",
+        false,
+        Some(3),
+    ),
+    (
+        "2.2.2",
+        "user-agent: FooBot\nallow: /page\ndisallow: /*.htm\n",
+        "FooBot",
+        "/page",
         true,
         Some(2),
+    ),
+    (
+        "2.2.2",
+        "user-agent: FooBot\nallow: /x/page.\ndisallow: /*.html\n",
+        "FooBot",
+        "/x/page.html",
+        true,
+        Some(2),
+    ),
+    // §2.2.2 / §2.3: a NUL byte ends a line as in Google's parser; the rule before
+    // it stands and the bytes after it are ignored.
+    (
+        "2.2.2",
+        "user-agent: FooBot\ndisallow: /private\u{0}garbage\n",
+        "FooBot",
+        "/private/x",
+        false,
+        Some(2),
+    ),
+    (
+        "2.2.2",
+        "user-agent: FooBot\u{0}\u{0}\ndisallow: /a\u{0}\u{0}\u{0}\nallow: /a/b\u{0}/c\n",
+        "FooBot",
+        "/a/b/c",
+        true,
+        Some(3),
+    ),
+    (
+        "2.2.2",
+        "user-agent: FooBot\ndis\u{0}allow: /\n",
+        "FooBot",
+        "/x",
+        true,
+        None,
     ),
     // §2.2.2: of two equally specific Disallow lines, the first is quoted.
     (

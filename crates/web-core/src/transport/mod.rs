@@ -30,6 +30,7 @@
 //! the only proxy is the one in [`TransportOptions::proxy`].
 
 pub mod operator;
+mod own;
 mod proxy;
 mod resolve;
 mod tls;
@@ -52,10 +53,12 @@ use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 
 use crate::error::{
-    Blocked, ConfigError, Deadline, Error, Phase, Transport as TransportError, TransportFailure,
+    BadUrl, Blocked, ConfigError, Deadline, Error, Phase, Transport as TransportError,
+    TransportFailure,
 };
 use crate::guard::{Allowed, Grant, Policy};
 
+pub use own::OwnAddrs;
 pub use proxy::ProxyUrl;
 pub use resolve::{Resolve, Resolving, StaticResolver, SystemResolver};
 
@@ -107,13 +110,31 @@ struct Inner {
     resolver: Arc<dyn Resolve>,
     options: TransportOptions,
     tls: tokio_rustls::TlsConnector,
+    /// This machine's interface addresses, refused as "this host".
+    own: Arc<OwnAddrs>,
 }
 
 impl Inner {
-    /// The guard's decision on `peer` for `host`: the policy, then the grant.
-    fn decide(&self, host: &str, port: u16, peer: IpAddr) -> Result<Allowed, Blocked> {
+    /// The guard's decision on `peer` for `host`: the policy, then the grant. `local`
+    /// is the socket's own address, once there is a socket: a peer equal to it is this
+    /// host, like one of the interface addresses.
+    fn decide(
+        &self,
+        host: &str,
+        port: u16,
+        peer: IpAddr,
+        local: Option<IpAddr>,
+    ) -> Result<Allowed, Blocked> {
+        let this_host = self.this_host(local);
         self.policy
-            .decide_with(host, port, peer, self.grant.as_ref())
+            .decide_with(host, port, peer, &this_host, self.grant.as_ref())
+    }
+
+    /// This machine's own addresses: the interfaces, and the socket's local address.
+    fn this_host(&self, local: Option<IpAddr>) -> Vec<IpAddr> {
+        let mut list = self.own.current().to_vec();
+        list.extend(local);
+        list
     }
 }
 
@@ -142,8 +163,30 @@ impl Transport {
                 resolver,
                 options,
                 tls,
+                own: Arc::new(OwnAddrs::system()),
             }),
         })
+    }
+
+    /// This connector with `own` standing in for this machine's interface addresses
+    /// (tests: an address a test cannot own stands in for one of the host's).
+    pub fn with_own_addrs(self, own: OwnAddrs) -> Transport {
+        Transport {
+            inner: Arc::new(Inner {
+                policy: self.inner.policy.clone(),
+                grant: self.inner.grant.clone(),
+                resolver: Arc::clone(&self.inner.resolver),
+                options: self.inner.options.clone(),
+                tls: self.inner.tls.clone(),
+                own: Arc::new(own),
+            }),
+        }
+    }
+
+    /// This machine's own addresses as the guard sees them now (what `mcp-web check`
+    /// judges against).
+    pub fn own_addrs(&self) -> Arc<[IpAddr]> {
+        self.inner.own.current()
     }
 
     /// The policy every connection is checked against.
@@ -162,6 +205,7 @@ impl Transport {
                 resolver: Arc::clone(&self.inner.resolver),
                 options: self.inner.options.clone(),
                 tls: self.inner.tls.clone(),
+                own: Arc::clone(&self.inner.own),
             }),
         }
     }
@@ -203,7 +247,7 @@ impl Transport {
         let mut allowed = Vec::new();
         let mut first_refusal = None;
         for ip in candidates {
-            match self.inner.decide(host, port, ip) {
+            match self.inner.decide(host, port, ip, None) {
                 Ok(_) => allowed.push(ip),
                 Err(blocked) => {
                     first_refusal.get_or_insert(blocked);
@@ -223,6 +267,12 @@ impl Transport {
         port: u16,
         url: &str,
     ) -> Result<Conn, Error> {
+        self.inner.policy.check_port(port).map_err(|reason| {
+            Error::BadUrl(BadUrl {
+                url: crate::url::redact(url),
+                reason,
+            })
+        })?;
         let candidates = self.candidates(host, url).await?;
         let vetted = self.vetted(host, port, candidates)?;
         let (stream, peer) = match &self.inner.options.proxy {
@@ -274,7 +324,8 @@ impl Transport {
                 return Err(Authorize::NoPeer(e));
             }
         };
-        if let Err(blocked) = self.inner.decide(host, peer.port(), peer.ip()) {
+        let local = stream.local_addr().ok().map(|a| a.ip());
+        if let Err(blocked) = self.inner.decide(host, peer.port(), peer.ip(), local) {
             reset(stream);
             return Err(Authorize::Refused(Box::new(blocked)));
         }
@@ -703,5 +754,30 @@ mod tests {
         };
         assert_eq!(proof.addr(), addr);
         assert!(!proof.via_proxy());
+    }
+
+    /// The guard is asked with this machine's own addresses: the interface list (a
+    /// stand-in here) and the socket's local address. A peer equal to either is this
+    /// host, refused like loopback and named so.
+    #[test]
+    fn the_guard_sees_the_interfaces_and_the_local_address() {
+        let own: IpAddr = "93.184.215.14".parse().unwrap();
+        let local: IpAddr = "198.51.100.0".parse().unwrap();
+        let transport = Transport::new(
+            Policy::default(),
+            Arc::new(StaticResolver::new()),
+            test_options(),
+        )
+        .unwrap()
+        .with_own_addrs(OwnAddrs::fixed([own]));
+        assert_eq!(&*transport.own_addrs(), &[own]);
+        let inner = &transport.inner;
+        assert_eq!(inner.this_host(Some(local)), vec![own, local]);
+        let refused = inner.decide("x", 80, own, None).unwrap_err();
+        assert_eq!(refused.class(), crate::addr::Class::ThisHost);
+        let public: IpAddr = "93.184.215.34".parse().unwrap();
+        assert!(inner.decide("x", 80, public, None).is_ok());
+        let refused = inner.decide("x", 80, public, Some(public)).unwrap_err();
+        assert_eq!(refused.class(), crate::addr::Class::ThisHost);
     }
 }

@@ -121,7 +121,7 @@ async fn a_name_with_refused_and_permitted_addresses_uses_the_permitted_one() {
         StaticResolver::new().with("bad.test", [REFUSED, std::net::Ipv6Addr::LOCALHOST.into()]),
     );
     let fetcher = fetcher_with(permit_127_0_0_2(), resolver, quick_options());
-    let err = get(&fetcher, "http://bad.test:1/").await.unwrap_err();
+    let err = get(&fetcher, "http://bad.test:2/").await.unwrap_err();
     let Error::Blocked(blocked) = &err else {
         panic!("{err}")
     };
@@ -349,6 +349,16 @@ fn hop_server_handler() -> Handler {
                 &[("content-type", "text/html")],
                 b"<title>Moved somewhere</title>",
             ))],
+            "/emptyloc" => redirect(302, ""),
+            "/binaryloc" => vec![Step::Write(
+                b"HTTP/1.1 302 X\r\ncontent-length: 0\r\nlocation: http://\xff\xfe.test/\r\n\r\n"
+                    .to_vec(),
+            )],
+            "/wideloc" => vec![Step::Write(response(
+                302,
+                &[("location", "http://\u{FF45}xample.com/")],
+                b"",
+            ))],
             "/start" => redirect(303, "/final"),
             _ => vec![Step::Write(response(
                 200,
@@ -389,13 +399,45 @@ async fn redirects_chain_loop_and_missing_location() {
         }
     );
 
-    let err = get(&fetcher, &format!("{base}/noloc")).await.unwrap_err();
-    let Error::Http(h) = &err else {
-        panic!("{err}")
-    };
-    assert_eq!(
-        (h.status, h.excerpt.as_deref()),
-        (302, Some("Moved somewhere"))
+    // A redirect without a usable Location says so, naming which fault.
+    for (path, rule, says) in [
+        (
+            "/noloc",
+            "redirect-without-location",
+            "the server answered with a redirect status but no Location header",
+        ),
+        (
+            "/emptyloc",
+            "redirect-empty-location",
+            "its Location header is empty",
+        ),
+        (
+            "/binaryloc",
+            "redirect-location-not-text",
+            "its Location header holds bytes that are not text (not UTF-8)",
+        ),
+    ] {
+        let err = get(&fetcher, &format!("{base}{path}")).await.unwrap_err();
+        assert_eq!((err.kind(), err.rule()), (ErrorKind::BadUrl, rule), "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "could not follow the redirect from {base}{path}: {says}, so {}. No configuration key changes this.",
+                if path == "/binaryloc" {
+                    "it names no URL"
+                } else {
+                    "there is nowhere to go"
+                }
+            )
+        );
+    }
+    // A Location in UTF-8 is read as text and checked like a first URL: the
+    // full-width host is refused, named, and never resolved.
+    let err = get(&fetcher, &format!("{base}/wideloc")).await.unwrap_err();
+    assert_eq!(err.rule(), "obfuscated-host", "{err}");
+    assert!(
+        err.to_string().contains("the host '\u{FF45}xample.com'"),
+        "{err}"
     );
 
     let page = get(&fetcher, &format!("{base}/start")).await.unwrap();
@@ -559,6 +601,20 @@ async fn a_utf8_page_cut_inside_a_character_keeps_whole_characters_and_lines() {
         notice,
         format!(
             "[truncated: kept the first {} characters because the server's byte cap of {cap} bytes was reached; the rest of the page was not fetched; raise max-bytes to keep more]",
+            kept.chars().count()
+        )
+    );
+    // Both caps cut: the answer cap cuts the page the byte cap had cut; both are named.
+    let answer = render(&page, 1000);
+    let notice = answer.lines().last().unwrap();
+    let kept = answer.rsplit_once("\n\n").unwrap().0;
+    let kept = kept
+        .strip_prefix(&format!("# http://site.test:{}/\n\n", server.port()))
+        .unwrap();
+    assert_eq!(
+        notice,
+        format!(
+            "[truncated: kept the first {} characters because the answer cap of 1000 characters was reached; web_grep searches the whole page; raise max-chars to keep more; the server's byte cap of {cap} bytes had already cut the page, so raise max-bytes too]",
             kept.chars().count()
         )
     );

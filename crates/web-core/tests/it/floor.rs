@@ -247,3 +247,131 @@ async fn redirects_from_a_permitted_origin_are_rechecked_every_hop() {
     assert_eq!(err.rule(), "https-downgrade", "{err}");
     assert_eq!(origin.hits(), before, "the http origin must not be asked");
 }
+
+/// An IPv6 `allow-cidrs` block never admits an IPv4 address in a mapped spelling, as
+/// a literal or as a name's AAAA answer: the canary on 127.0.0.1 records no hit. An
+/// IPv4 block covering the address does admit it, so the refusal is the rule's doing.
+#[tokio::test]
+async fn an_ipv6_block_never_admits_a_mapped_ipv4_address() {
+    let targets = Targets::start().await;
+    let mapped: IpAddr = "::ffff:127.0.0.1".parse().unwrap();
+    let resolver = Arc::new(StaticResolver::new().with("mapped.test", [mapped]));
+    let (c, ct) = (targets.canary.port(), targets.canary_tls.port());
+    let urls = [
+        format!("http://[::ffff:127.0.0.1]:{c}/"),
+        format!("https://[::ffff:127.0.0.1]:{ct}/"),
+        format!("http://mapped.test:{c}/"),
+        format!("http://[::ffff:7f00:1]:{c}/"),
+    ];
+    for blocks in [&["::/0"][..], &["::ffff:0:0/96"], &["::ffff:127.0.0.0/104"]] {
+        let policy = mcp_web_core::guard::Policy {
+            allow_cidrs: blocks.iter().map(|b| b.parse().unwrap()).collect(),
+            ..default_policy()
+        };
+        let fetcher = fetcher_with(policy, resolver.clone(), quick_options());
+        for url in &urls {
+            let checked = CheckedUrl::parse(url).unwrap();
+            let err = fetcher
+                .fetch(&checked, &CancellationToken::new())
+                .await
+                .unwrap_err();
+            let case = format!("{blocks:?} {url}");
+            assert_eq!(err.kind(), ErrorKind::Blocked, "{case}: {err}");
+            assert!(
+                err.to_string()
+                    .contains(r#"add an "allow-cidrs" entry covering 127.0.0.1."#),
+                "{case}: {err}"
+            );
+            targets.assert_untouched(&case);
+        }
+    }
+    let policy = mcp_web_core::guard::Policy {
+        allow_cidrs: vec!["127.0.0.1/32".parse().unwrap()],
+        ..default_policy()
+    };
+    let fetcher = fetcher_with(policy, resolver, quick_options());
+    let url = CheckedUrl::parse(&format!("http://mapped.test:{c}/")).unwrap();
+    let page = fetcher
+        .fetch(&url, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(PageText::new(&page).title(), Some("canary"));
+    assert_eq!(targets.canary.hits(), 1);
+}
+
+/// A port of the Fetch standard's bad-port list is refused before any name is resolved
+/// or socket opened, even where the policy permits the address, directly and through a
+/// redirect; `allow-ports` re-opens exactly the port it names.
+#[tokio::test]
+async fn a_bad_port_is_refused_before_any_lookup_or_packet() {
+    // A listener on the bad port, when the port is free on this machine.
+    let raw = RawListener::start_at(REFUSED, 6667).await;
+    let resolver = Arc::new(
+        StaticResolver::new()
+            .with("loop.test", [REFUSED])
+            .with("site.test", [PERMITTED]),
+    );
+    let permissive = mcp_web_core::guard::Policy {
+        allow_loopback: true,
+        ..default_policy()
+    };
+    let fetcher = fetcher_with(permissive.clone(), resolver.clone(), quick_options());
+    for url in [
+        "http://loop.test:6667/",
+        "http://127.0.0.1:6667/",
+        "https://loop.test:6667/",
+    ] {
+        let err = fetcher
+            .fetch(&CheckedUrl::parse(url).unwrap(), &CancellationToken::new())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (err.kind(), err.rule()),
+            (ErrorKind::BadUrl, "bad-port"),
+            "{url}: {err}"
+        );
+        assert_eq!(err.config_key(), Some("allow-ports"));
+        assert!(err.to_string().contains("port 6667"), "{err}");
+    }
+    assert_eq!(
+        resolver.lookups(),
+        0,
+        "a bad port is refused before resolving"
+    );
+    if let Some(raw) = &raw {
+        assert_eq!((raw.connections(), raw.bytes()), (0, 0));
+    }
+    // Through a redirect from a permitted origin.
+    let origin = Server::start(
+        PERMITTED,
+        Arc::new(|_: &Req| redirect(302, "http://loop.test:6667/")),
+    )
+    .await;
+    let err = fetcher
+        .fetch(
+            &CheckedUrl::parse(&format!("http://site.test:{}/", origin.port())).unwrap(),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.rule(), "bad-port", "{err}");
+    assert_eq!(origin.hits(), 1);
+    if let Some(raw) = &raw {
+        assert_eq!((raw.connections(), raw.bytes()), (0, 0));
+    }
+    // allow-ports names 6667 only: another bad port stays refused (the guard's own
+    // tests show 6667 re-opened).
+    let open = mcp_web_core::guard::Policy {
+        allow_ports: vec![6667],
+        ..permissive
+    };
+    let fetcher = fetcher_with(open, resolver.clone(), quick_options());
+    let err = fetcher
+        .fetch(
+            &CheckedUrl::parse("http://loop.test:6666/").unwrap(),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.rule(), "bad-port", "{err}");
+}
