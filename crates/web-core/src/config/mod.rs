@@ -48,6 +48,8 @@ pub struct Settings {
     pub allow_cidrs: Vec<IpNet>,
     /// `max-bytes`: cap on decoded body bytes read from one response.
     pub max_bytes: u64,
+    /// `max-pdf-bytes`: cap on the size of a PDF, which is read whole.
+    pub max_pdf_bytes: u64,
     /// `max-chars`: cap on the text one tool answer returns.
     pub max_chars: u64,
     /// `connect-timeout`: budget for opening one connection (TCP and TLS).
@@ -118,6 +120,7 @@ impl Settings {
             allow_hosts: Vec::new(),
             allow_cidrs: Vec::new(),
             max_bytes: 0,
+            max_pdf_bytes: 0,
             max_chars: 0,
             connect_timeout: Duration::ZERO,
             headers_timeout: Duration::ZERO,
@@ -154,6 +157,7 @@ impl Settings {
     pub fn fetch_options(&self) -> FetchOptions {
         FetchOptions {
             max_bytes: usize::try_from(self.max_bytes).unwrap_or(usize::MAX),
+            max_pdf_bytes: usize::try_from(self.max_pdf_bytes).unwrap_or(usize::MAX),
             connect_timeout: self.connect_timeout,
             headers_timeout: self.headers_timeout,
             timeout: self.timeout,
@@ -378,7 +382,7 @@ mod tests {
         let e = parse(json!({"providr": "brave", "allow-private": true})).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "Unknown config key(s) for the Web pack: providr.\nValid keys: allow-cidrs, allow-hosts, allow-loopback, allow-private, api-key, api-key-env, ask-permission, ca-file, connect-timeout, crawl-delay, headers-timeout, max-bytes, max-chars, provider, proxy, respect-robots, safesearch, search-country, search-lang, search-url, timeout, total-timeout, user-agent"
+            "Unknown config key(s) for the Web pack: providr.\nValid keys: allow-cidrs, allow-hosts, allow-loopback, allow-private, api-key, api-key-env, ask-permission, ca-file, connect-timeout, crawl-delay, headers-timeout, max-bytes, max-chars, max-pdf-bytes, provider, proxy, respect-robots, safesearch, search-country, search-lang, search-url, timeout, total-timeout, user-agent"
         );
         let e = parse(json!({"zeta": 1, "alpha": 2, "timeout": "x"})).unwrap_err();
         assert!(
