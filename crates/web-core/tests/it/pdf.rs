@@ -1,14 +1,18 @@
 //! PDFs read as text through a fetch: files written here by a small fixture writer and
 //! served on loopback; the exact text with its page markers, the title rule, the
-//! `max-pdf-bytes` cap, and each hostile or unreadable file refused with a named reason.
+//! `max-pdf-bytes` cap, grep's line numbers, a crawl listing a PDF without following links
+//! out of it, and each hostile or unreadable file refused with a named reason.
 
 use std::io::Write;
 use std::sync::Arc;
 
+use mcp_web_core::crawl::{CrawlOptions, Flow, Outcome, crawl};
 use mcp_web_core::error::{Error, ErrorKind, Problem};
-use mcp_web_core::fetch::{FetchOptions, Page};
+use mcp_web_core::fetch::{Call, FetchOptions, Page};
+use mcp_web_core::grep::Pattern;
 use mcp_web_core::media::Kind;
 use mcp_web_core::page::PageText;
+use mcp_web_core::robots::cache::RobotsCache;
 use mcp_web_core::transport::StaticResolver;
 use mcp_web_core::url::CheckedUrl;
 use tokio_util::sync::CancellationToken;
@@ -434,4 +438,98 @@ async fn a_stream_inflating_far_past_the_bound_is_refused_before_decoding() {
         message.contains("inflate to more than 1048576 bytes"),
         "{message}"
     );
+}
+
+#[tokio::test]
+async fn grep_numbers_a_pdfs_lines_as_web_fetch_shows_them() {
+    let server = site(vec![("/r.pdf", "application/pdf", report(None))]).await;
+    let page = get(&server, "/r.pdf", quick_options()).await.unwrap();
+    let text = PageText::new(&page);
+    let pattern = Pattern::new("page of text", false, true).unwrap();
+    let hits: Vec<(usize, String)> = pattern
+        .find_lines(text.numbered_body())
+        .map(|m| (m.line, m.text))
+        .collect();
+    assert_eq!(hits, [(10, "Second page of text.".to_owned())]);
+    let rendered = text.render(40_000);
+    assert_eq!(rendered.lines().nth(9), Some("Second page of text."));
+    assert_eq!(rendered.lines().nth(8), Some("[page 2]"));
+}
+
+#[tokio::test]
+async fn a_crawl_lists_a_linked_pdf_and_follows_no_link_out_of_it() {
+    let canary = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let hits = canary.clone();
+    let linking = |port: u16| {
+        let body = format!(
+            "BT /F1 12 Tf 72 700 Td (See http://site.test:{port}/from-pdf for more.) Tj ET"
+        );
+        let pages = [page(1, &body), page(2, &body), page(3, &body)];
+        document(&pages, Some("Linked Report"), "").finish()
+    };
+    let port = Arc::new(std::sync::OnceLock::<u16>::new());
+    let port_seen = port.clone();
+    let server = Server::start(
+        PERMITTED,
+        Arc::new(move |req: &Req| {
+            let port = port_seen.get().copied().unwrap_or(0);
+            let ok = |ty: &str, body: &[u8]| {
+                vec![Step::Write(response(200, &[("content-type", ty)], body))]
+            };
+            match req.path.as_str() {
+                "/" => ok(
+                    "text/html",
+                    b"<title>Home</title><main><p>The report: <a href='/r.pdf'>PDF</a></p></main>",
+                ),
+                "/r.pdf" => ok("application/pdf", &linking(port)),
+                "/from-pdf" => {
+                    hits.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    ok("text/html", b"<title>Canary</title>")
+                }
+                _ => vec![Step::Write(response(404, &[], b""))],
+            }
+        }),
+    )
+    .await;
+    port.set(server.port()).unwrap();
+    let resolver = Arc::new(StaticResolver::new().with("site.test", [PERMITTED]));
+    let fetcher = fetcher_with(permit_127_0_0_2(), resolver, quick_options());
+    let robots = RobotsCache::new(&fetcher);
+    let start = CheckedUrl::parse(&format!("http://site.test:{}/", server.port())).unwrap();
+    let options = CrawlOptions {
+        depth: 3,
+        max_pages: 20,
+        crawl_delay: std::time::Duration::ZERO,
+        respect_robots: false,
+        concurrency: 1,
+    };
+    let call = Call::new(std::time::Duration::from_secs(20), CancellationToken::new());
+    let mut listed = Vec::new();
+    crawl(&fetcher, &robots, &start, &options, &call, &mut |visit| {
+        if let Outcome::Fetched { page, text } = &visit.outcome {
+            listed.push((
+                visit.url.to_string(),
+                page.bytes,
+                text.title().map(str::to_owned),
+                text.links().len(),
+            ));
+        }
+        Flow::Continue
+    })
+    .await
+    .unwrap();
+    let base = format!("http://site.test:{}", server.port());
+    assert_eq!(
+        listed,
+        [
+            (format!("{base}/"), listed[0].1, Some("Home".to_owned()), 1),
+            (
+                format!("{base}/r.pdf"),
+                linking(server.port()).len(),
+                Some("Linked Report".to_owned()),
+                0
+            ),
+        ]
+    );
+    assert_eq!(canary.load(std::sync::atomic::Ordering::SeqCst), 0);
 }
