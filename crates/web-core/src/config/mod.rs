@@ -425,6 +425,7 @@ mod tests {
             ("allow-cidrs", json!("10.0.0.0/8"), "a list of strings"),
             ("max-bytes", json!("4096"), "a whole number of bytes"),
             ("max-bytes", json!(4096.5), "a whole number of bytes"),
+            ("max-pdf-bytes", json!("4096"), "a whole number of bytes"),
             ("max-chars", json!(true), "a whole number of characters"),
             ("connect-timeout", json!("10"), "a number of seconds"),
             ("headers-timeout", json!([]), "a number of seconds"),
@@ -467,6 +468,7 @@ mod tests {
             ),
             ("max-bytes", json!(0), "must be at least 4096"),
             ("max-bytes", json!(-1), "must be at least 4096"),
+            ("max-pdf-bytes", json!(4095), "must be at least 4096"),
             ("max-chars", json!(999), "must be at least 1000"),
             ("max-chars", json!(-5), "must be at least 1000"),
             (

@@ -56,6 +56,7 @@ const RUNNING_LINES: usize = 2;
 /// A line being built: its glyphs and baseline.
 struct Building {
     y: f64,
+    first_x: f64,
     size: f64,
     last_end: f64,
     glyphs: Vec<Glyph>,
@@ -70,8 +71,17 @@ pub fn page_lines(glyphs: &[Glyph]) -> Vec<Line> {
             continue;
         }
         let start = building.len().saturating_sub(RECENT_LINES);
+        // On the line's baseline, and over none of its glyphs (a little overlap is
+        // kerning).
         let fits = |b: &Building| {
-            (g.y - b.y).abs() <= 0.5 * b.size.max(g.size) && g.x >= b.last_end - 0.5 * g.size
+            let tol = 0.25 * g.size;
+            (g.y - b.y).abs() <= 0.5 * b.size.max(g.size)
+                && (g.x >= b.last_end - tol
+                    || g.end <= b.first_x + tol
+                    || !b
+                        .glyphs
+                        .iter()
+                        .any(|o| g.x + tol < o.end && g.end - tol > o.x))
         };
         let current = building
             .len()
@@ -84,10 +94,12 @@ pub fn page_lines(glyphs: &[Glyph]) -> Vec<Line> {
                 let b = &mut building[i];
                 b.size = b.size.max(g.size);
                 b.last_end = b.last_end.max(g.end);
+                b.first_x = b.first_x.min(g.x);
                 b.glyphs.push(g.clone());
             }
             None => building.push(Building {
                 y: g.y,
+                first_x: g.x,
                 size: g.size,
                 last_end: g.end,
                 glyphs: vec![g.clone()],
@@ -327,7 +339,7 @@ pub fn meaningful_title(title: &str) -> bool {
         "none",
         "unknown",
         "powerpoint presentation",
-        "slide 1",
+        "slide",
         "presentation",
         "microsoft word",
         "doc",
