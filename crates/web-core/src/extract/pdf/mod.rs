@@ -3,18 +3,18 @@
 //!
 //! [`read`] takes the whole file (a PDF is read whole: its index is at its end). It
 //! never panics and never recurses without end, whatever the bytes:
-//! - before the PDF reader (`pdf-extract`, on `lopdf`) sees the file, [`scan::raw`]
+//! - before the PDF reader (`pdf-extract`, on `lopdf`) sees the file, `scan::raw`
 //!   inflates every compressed stream into a counter, so a file whose streams would
 //!   inflate past a bound proportional to `max-pdf-bytes` is refused before anything
 //!   is decoded, and measures how deep its objects nest;
-//! - once loaded, [`scan::graph`] checks what the reader follows recursively (page
+//! - once loaded, `scan::graph` checks what the reader follows recursively (page
 //!   parents, form XObjects drawing each other) for circles;
 //! - the reader runs inside `catch_unwind`: a panic in it is
 //!   [`Problem::PdfUnreadable`], never a crash; a page it fails on is skipped and the
 //!   rest are read;
 //! - it stops at the caller's deadline.
 //!
-//! The text follows [`layout`]: lines in the order the page draws them, hyphenated
+//! The text follows `layout`: lines in the order the page draws them, hyphenated
 //! breaks rejoined, ligatures expanded, running headers and footers dropped. The title
 //! is the document's Title metadata when it is meaningful, else its first heading-like
 //! line (the largest type near the top of its first page).
