@@ -398,7 +398,7 @@ pub struct Http {
     pub retry_after: Option<String>,
 }
 
-/// A body that is not text.
+/// A body the tools cannot read: not text, or a PDF whose text cannot be had.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Content {
     /// The URL that answered (redacted).
@@ -407,6 +407,60 @@ pub struct Content {
     pub content_type: String,
     /// The declared size in bytes, when known.
     pub bytes: Option<u64>,
+    /// What is wrong with the body.
+    pub problem: Problem,
+}
+
+/// What is wrong with a body the tools cannot read.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Problem {
+    /// A media type that is not text (images, archives, audio …).
+    NotText,
+    /// A PDF larger than `max-pdf-bytes` (a PDF is read whole or not at all).
+    PdfTooLarge {
+        /// The cap, in bytes.
+        limit: u64,
+    },
+    /// A PDF whose streams would inflate past the memory bound `max-pdf-bytes` sets.
+    PdfBomb {
+        /// The bound on what its streams may inflate to, in bytes.
+        limit: u64,
+    },
+    /// A PDF encrypted with a password.
+    PdfEncrypted,
+    /// A PDF whose structure is damaged: says what was wrong.
+    PdfMalformed(&'static str),
+    /// A PDF whose pages carry no text layer (scanned pages).
+    PdfNoText {
+        /// How many pages it has.
+        pages: u32,
+    },
+    /// A PDF the reader failed on inside (it stopped where it should not).
+    PdfUnreadable,
+}
+
+impl Problem {
+    /// The stable rule id of the problem.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Problem::NotText => "content-type",
+            Problem::PdfTooLarge { .. } => "pdf-size",
+            Problem::PdfBomb { .. } => "pdf-inflation",
+            Problem::PdfEncrypted => "pdf-encrypted",
+            Problem::PdfMalformed(_) => "pdf-malformed",
+            Problem::PdfNoText { .. } => "pdf-no-text",
+            Problem::PdfUnreadable => "pdf-unreadable",
+        }
+    }
+
+    /// The key that would change the answer, if any.
+    pub fn key(self) -> Option<&'static str> {
+        match self {
+            Problem::PdfTooLarge { .. } | Problem::PdfBomb { .. } => Some("max-pdf-bytes"),
+            _ => None,
+        }
+    }
 }
 
 /// A search provider's failure: which provider, and what went wrong. Its message is
@@ -595,7 +649,7 @@ impl Error {
                 RobotsReason::Unavailable { .. } => "robots-unavailable",
             },
             Error::Http(_) => "http-status",
-            Error::Content(_) => "content-type",
+            Error::Content(c) => c.problem.rule(),
             Error::Search(s) => s.failure.rule(),
             Error::Cancelled => "cancelled",
         }
@@ -616,6 +670,7 @@ impl Error {
             Error::Transport(t) if t.failure == TransportFailure::Proxy => Some("proxy"),
             Error::RobotsRefused(_) => Some("respect-robots"),
             Error::Search(s) => s.failure.config_key(),
+            Error::Content(c) => c.problem.key(),
             _ => None,
         }
     }
@@ -998,11 +1053,48 @@ pub fn status_reason(status: u16) -> &'static str {
 
 impl fmt::Display for Content {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} is {}", shown(&self.url), self.content_type)?;
-        if let Some(bytes) = self.bytes {
-            write!(f, " ({bytes} bytes)")?;
+        const NO_KEY: &str = "No configuration key changes this.";
+        let url = shown(&self.url);
+        match self.problem {
+            Problem::NotText => {
+                write!(f, "{url} is {}", self.content_type)?;
+                if let Some(bytes) = self.bytes {
+                    write!(f, " ({bytes} bytes)")?;
+                }
+                write!(
+                    f,
+                    ", not text; these tools read HTML, XML, JSON, PDF and text of any text/* type (plain text, Markdown, CSV …). {NO_KEY}"
+                )
+            }
+            Problem::PdfTooLarge { limit } => {
+                write!(f, "{url} is a PDF")?;
+                if let Some(bytes) = self.bytes {
+                    write!(f, " of {bytes} bytes")?;
+                }
+                write!(
+                    f,
+                    ", larger than the PDF cap of {limit} bytes; a PDF is read whole (its index is at its end), so it was not read. Raise max-pdf-bytes to read it."
+                )
+            }
+            Problem::PdfBomb { limit } => write!(
+                f,
+                "{url} is a PDF whose streams inflate to more than {limit} bytes, the memory bound max-pdf-bytes sets (a compression bomb or a very large document); it was not read. Raise max-pdf-bytes to allow more."
+            ),
+            Problem::PdfEncrypted => write!(
+                f,
+                "{url} is an encrypted PDF that needs a password to open; these tools do not take passwords. {NO_KEY}"
+            ),
+            Problem::PdfMalformed(what) => write!(f, "{url} is a damaged PDF: {what}. {NO_KEY}"),
+            Problem::PdfNoText { pages } => write!(
+                f,
+                "{url} is a PDF of {pages} page{} with no text layer (scanned pages or pictures of text); these tools do not run OCR. {NO_KEY}",
+                if pages == 1 { "" } else { "s" }
+            ),
+            Problem::PdfUnreadable => write!(
+                f,
+                "{url} is an unreadable PDF: the PDF reader failed inside while reading it. {NO_KEY}"
+            ),
         }
-        f.write_str(", not text; these tools read HTML, XML, JSON and text of any text/* type (plain text, Markdown, CSV …). No configuration key changes this.")
     }
 }
 
@@ -1507,8 +1599,9 @@ mod tests {
                     url: "https://x.example/a.png".into(),
                     content_type: "image/png".into(),
                     bytes: Some(5120),
+                    problem: Problem::NotText,
                 }),
-                "https://x.example/a.png is image/png (5120 bytes), not text; these tools read HTML, XML, JSON and text of any text/* type (plain text, Markdown, CSV …). No configuration key changes this.",
+                "https://x.example/a.png is image/png (5120 bytes), not text; these tools read HTML, XML, JSON, PDF and text of any text/* type (plain text, Markdown, CSV …). No configuration key changes this.",
             ),
             (
                 Error::Search(Search::new(
@@ -1641,6 +1734,13 @@ mod tests {
                 url: long.clone(),
                 content_type: "image/png".into(),
                 bytes: None,
+                problem: Problem::NotText,
+            }),
+            Error::Content(Content {
+                url: long.clone(),
+                content_type: "application/pdf".into(),
+                bytes: Some(1),
+                problem: Problem::PdfEncrypted,
             }),
         ];
         for e in errors {

@@ -10,6 +10,8 @@
 //! assert_eq!(classify("text/html; charset=utf-8", b""), Some(Kind::Html));
 //! assert_eq!(classify("text/x-rst", b"Title\n====="), Some(Kind::Text));
 //! assert_eq!(classify("", b"  <!doctype html><p>hi"), Some(Kind::Html));
+//! assert_eq!(classify("application/pdf", b""), Some(Kind::Pdf));
+//! assert_eq!(classify("application/octet-stream", b"%PDF-1.7\n"), Some(Kind::Pdf));
 //! assert_eq!(classify("image/png", b"\x89PNG"), None);
 //! ```
 
@@ -17,7 +19,7 @@
 /// it is recognised only when the whole body parses).
 pub const SNIFF_LEN: usize = 1024;
 
-/// What a text body is, and so how it is read.
+/// What a readable body is, and so how it is read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// HTML or XHTML: main-content extraction.
@@ -30,6 +32,8 @@ pub enum Kind {
     Json,
     /// XML, RSS, Atom, SVG: their text, feed items as headings.
     Xml,
+    /// PDF: the text layer of its pages, read whole (never cut at `max-bytes`).
+    Pdf,
 }
 
 impl Kind {
@@ -40,6 +44,7 @@ impl Kind {
             Kind::Text => "text",
             Kind::Json => "json",
             Kind::Xml => "xml",
+            Kind::Pdf => "pdf",
         }
     }
 }
@@ -58,9 +63,9 @@ pub fn essence(content_type: &str) -> String {
 /// What a declared `Content-Type` says on its own, before the body is seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Declared {
-    /// A text type: the body is this kind.
+    /// A type the tools read: the body is this kind.
     Text(Kind),
-    /// A type that is not text (images, archives, PDF, audio …): the body need not be
+    /// A type that is not text (images, archives, audio …): the body need not be
     /// read to know the tools cannot use it.
     NotText,
     /// No type, or a generic one (`application/octet-stream`, `text/unknown`,
@@ -80,6 +85,7 @@ pub fn declared(content_type: &str) -> Declared {
         | "application/atom+xml"
         | "application/rdf+xml"
         | "image/svg+xml" => Kind::Xml,
+        "application/pdf" | "application/x-pdf" => Kind::Pdf,
         "" | "application/octet-stream" | "text/unknown" | "unknown/unknown" => {
             return Declared::Unknown;
         }
@@ -92,8 +98,8 @@ pub fn declared(content_type: &str) -> Declared {
 }
 
 /// The kind of a body from its declared `content_type` (empty when none was sent) and
-/// its bytes (the whole body, or as much as has been read); `None` when it is not text
-/// (images, archives, PDF, audio …).
+/// its bytes (the whole body, or as much as has been read); `None` when the tools
+/// cannot read it (images, archives, audio …).
 ///
 /// A declared type decides ([`declared`]). A missing or generic type is sniffed from
 /// the body ([`sniff`]).
@@ -106,9 +112,13 @@ pub fn classify(content_type: &str, body: &[u8]) -> Option<Kind> {
 }
 
 /// The kind of a body no useful type was declared for, from its bytes: a body that
-/// opens as HTML (`<!doctype html`, `<html`) is HTML; otherwise a NUL byte in the first
-/// [`SNIFF_LEN`] bytes means binary (`None`); otherwise [`sniff_text`] decides.
+/// starts with `%PDF-` is a PDF; a body that opens as HTML (`<!doctype html`, `<html`)
+/// is HTML; otherwise a NUL byte in the first [`SNIFF_LEN`] bytes means binary
+/// (`None`); otherwise [`sniff_text`] decides.
 pub fn sniff(body: &[u8]) -> Option<Kind> {
+    if is_pdf(body) {
+        return Some(Kind::Pdf);
+    }
     let body = body.strip_prefix(b"\xef\xbb\xbf").unwrap_or(body);
     if body.starts_with(b"\xfe\xff") || body.starts_with(b"\xff\xfe") {
         // UTF-16 with its byte order mark: text, whose NULs are half its characters.
@@ -150,6 +160,14 @@ pub fn sniff_text(body: &[u8]) -> Kind {
         Kind::Text
     }
 }
+
+/// Whether a body (or its first bytes) starts as a PDF file does: `%PDF-`.
+pub fn is_pdf(body: &[u8]) -> bool {
+    body.starts_with(PDF_MAGIC)
+}
+
+/// The bytes a PDF file starts with.
+pub const PDF_MAGIC: &[u8] = b"%PDF-";
 
 /// The first 512 bytes after leading white space, lowercased.
 fn head(body: &[u8]) -> Vec<u8> {
@@ -193,7 +211,8 @@ mod tests {
             ("application/rdf+xml", Some(Kind::Xml)),
             ("image/svg+xml", Some(Kind::Xml)),
             ("image/png", None),
-            ("application/pdf", None),
+            ("application/pdf", Some(Kind::Pdf)),
+            ("application/x-pdf", Some(Kind::Pdf)),
             ("application/zip", None),
             ("video/mp4", None),
             ("audio/mpeg", None),
@@ -240,6 +259,9 @@ mod tests {
             (b"a\0b", None),
             (b"<!DOCTYPE html>\0<p>", Some(Kind::Html)),
             (b"<p>\0", None),
+            (b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n\0", Some(Kind::Pdf)),
+            (b" %PDF-1.4", Some(Kind::Text)),
+            (b"%PDF", Some(Kind::Text)),
         ];
         for (body, kind) in cases {
             assert_eq!(sniff(body), *kind, "{:?}", String::from_utf8_lossy(body));

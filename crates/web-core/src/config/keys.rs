@@ -319,6 +319,18 @@ pub static KEYS: &[Key] = &[
         },
     },
     Key {
+        name: "max-pdf-bytes",
+        default: DefaultValue::Count(20 * 1024 * 1024),
+        doc: "Cap on the size of a PDF, read whole (its index is at its end); a larger one is refused",
+        value_name: "BYTES",
+        rule: Rule::Count {
+            expected: "a whole number of bytes",
+            floor: 4096,
+            why: "(below that no PDF with a page of text fits)",
+            field: |s| &mut s.max_pdf_bytes,
+        },
+    },
+    Key {
         name: "max-chars",
         default: DefaultValue::Count(40_000),
         doc: "Cap on the text one tool answer returns",

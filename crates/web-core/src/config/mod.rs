@@ -52,6 +52,8 @@ pub struct Settings {
     pub allow_ports: Vec<u16>,
     /// `max-bytes`: cap on decoded body bytes read from one response.
     pub max_bytes: u64,
+    /// `max-pdf-bytes`: cap on the size of a PDF, which is read whole.
+    pub max_pdf_bytes: u64,
     /// `max-chars`: cap on the text one tool answer returns.
     pub max_chars: u64,
     /// `connect-timeout`: budget for opening one connection (TCP and TLS).
@@ -124,6 +126,7 @@ impl Settings {
             nat64_prefixes: Vec::new(),
             allow_ports: Vec::new(),
             max_bytes: 0,
+            max_pdf_bytes: 0,
             max_chars: 0,
             connect_timeout: Duration::ZERO,
             headers_timeout: Duration::ZERO,
@@ -162,6 +165,7 @@ impl Settings {
     pub fn fetch_options(&self) -> FetchOptions {
         FetchOptions {
             max_bytes: usize::try_from(self.max_bytes).unwrap_or(usize::MAX),
+            max_pdf_bytes: usize::try_from(self.max_pdf_bytes).unwrap_or(usize::MAX),
             connect_timeout: self.connect_timeout,
             headers_timeout: self.headers_timeout,
             timeout: self.timeout,
@@ -406,7 +410,7 @@ mod tests {
         let e = parse(json!({"providr": "brave", "allow-private": true})).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "Unknown config key(s) for the Web pack: providr.\nValid keys: allow-cidrs, allow-hosts, allow-loopback, allow-ports, allow-private, api-key, api-key-env, ask-permission, ca-file, connect-timeout, crawl-delay, headers-timeout, max-bytes, max-chars, nat64-prefixes, provider, proxy, respect-robots, safesearch, search-country, search-lang, search-url, timeout, total-timeout, user-agent"
+            "Unknown config key(s) for the Web pack: providr.\nValid keys: allow-cidrs, allow-hosts, allow-loopback, allow-ports, allow-private, api-key, api-key-env, ask-permission, ca-file, connect-timeout, crawl-delay, headers-timeout, max-bytes, max-chars, max-pdf-bytes, nat64-prefixes, provider, proxy, respect-robots, safesearch, search-country, search-lang, search-url, timeout, total-timeout, user-agent"
         );
         let e = parse(json!({"zeta": 1, "alpha": 2, "timeout": "x"})).unwrap_err();
         assert!(
@@ -455,6 +459,7 @@ mod tests {
             ("allow-ports", json!([25]), "a list of strings"),
             ("max-bytes", json!("4096"), "a whole number of bytes"),
             ("max-bytes", json!(4096.5), "a whole number of bytes"),
+            ("max-pdf-bytes", json!("4096"), "a whole number of bytes"),
             ("max-chars", json!(true), "a whole number of characters"),
             ("connect-timeout", json!("10"), "a number of seconds"),
             ("headers-timeout", json!([]), "a number of seconds"),
@@ -497,6 +502,7 @@ mod tests {
             ),
             ("max-bytes", json!(0), "must be at least 4096"),
             ("max-bytes", json!(-1), "must be at least 4096"),
+            ("max-pdf-bytes", json!(4095), "must be at least 4096"),
             ("max-chars", json!(999), "must be at least 1000"),
             ("max-chars", json!(-5), "must be at least 1000"),
             (

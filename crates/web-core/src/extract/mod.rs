@@ -17,13 +17,16 @@
 //! little of a page with much text, the whole body minus chrome is used instead, so content is
 //! never silently lost. Plain text,
 //! Markdown and CSV pass through as they are; minified JSON is pretty-printed; XML, RSS and
-//! Atom become their text, with feed items as `##` title lines.
+//! Atom become their text, with feed items as `##` title lines. A PDF is read by the fetch
+//! (whole, off the async threads: [`pdf::read`]) into its pages' text under `[page N]`
+//! marker lines, which is what this module gets as its body.
 //!
 //! Headings keep the page's own levels (`h1` is `#`, `h2` is `##`, …), whether the text came
 //! from content selection or from the whole-body fallback.
 
 mod html;
 mod parse;
+pub mod pdf;
 mod prune;
 mod render;
 mod text;
@@ -119,6 +122,7 @@ pub fn extract_as(body: &str, kind: BodyKind, base: &Url) -> Extracted {
         BodyKind::Text => text::extract_text(body),
         BodyKind::Json => text::extract_json(body),
         BodyKind::Xml => xml::extract_xml(body, base),
+        BodyKind::Pdf => pdf::extract_read(body),
     }
 }
 

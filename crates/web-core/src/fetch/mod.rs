@@ -39,7 +39,10 @@
 //!
 //! Bodies are decoded as a stream (gzip, deflate, br, zstd) and `max-bytes` caps the
 //! decoded bytes, so a compression bomb stops at the cap. Text is decoded to UTF-8
-//! as a browser would choose the encoding (see [`charset`]).
+//! as a browser would choose the encoding (see [`charset`]). A PDF (declared, or sniffed
+//! from `%PDF-`) is read whole up to `max-pdf-bytes` instead, refused when larger, and
+//! turned into its text off the async threads within the deadline
+//! ([`crate::extract::pdf::read`]).
 
 mod call;
 pub mod charset;
@@ -64,9 +67,10 @@ use tokio_util::io::StreamReader;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{
-    BadUrl, BadUrlReason, ConfigError, Content, Deadline, Error, Http, Phase,
+    BadUrl, BadUrlReason, ConfigError, Content, Deadline, Error, Http, Phase, Problem,
     Transport as TransportError, TransportFailure,
 };
+use crate::extract::pdf::Failure as PdfFailure;
 use crate::extract::{self, Extracted};
 use crate::guard::Policy;
 use crate::media::{self, Declared, Kind};
@@ -82,6 +86,8 @@ pub use redirect::{Hop, MAX_REDIRECTS, next_hop};
 pub struct FetchOptions {
     /// Cap on decoded body bytes read (`max-bytes`).
     pub max_bytes: usize,
+    /// Cap on the size of a PDF, which is read whole (`max-pdf-bytes`).
+    pub max_pdf_bytes: usize,
     /// Budget for one connection, TLS included (`connect-timeout`).
     pub connect_timeout: Duration,
     /// Budget from sending a request until its response headers (`headers-timeout`).
@@ -142,6 +148,9 @@ pub struct Page {
     pub bytes: usize,
     /// Why the body stops early, if it does.
     pub truncated: Option<Truncation>,
+    /// The title the document itself gave when the fetch read it (a PDF's, which the
+    /// fetch turns into text); `None` for other bodies, whose title the extractor finds.
+    pub title: Option<String>,
 }
 
 impl Page {
@@ -153,7 +162,11 @@ impl Page {
     /// The page run through the extractor (once per call: keep what it returns, or
     /// use [`crate::page::PageText`], which holds it as numbered lines).
     pub fn extract(&self) -> Extracted {
-        extract::extract_as(&self.text, self.kind, self.final_url.url())
+        let mut extracted = extract::extract_as(&self.text, self.kind, self.final_url.url());
+        if self.title.is_some() {
+            extracted.title.clone_from(&self.title);
+        }
+        extracted
     }
 }
 
@@ -418,9 +431,17 @@ impl Fetcher {
 
         if !(200..300).contains(&status) {
             // An error page: read a little of it for its title or first line.
-            let (bytes, cut) = read_body(&url, body, &encoding, 64 * 1024, deadline, key, limit)
-                .await
-                .unwrap_or_default();
+            let (bytes, cut) = read_body(
+                &url,
+                body,
+                &encoding,
+                Cap::Fixed(64 * 1024),
+                deadline,
+                key,
+                limit,
+            )
+            .await
+            .unwrap_or_default();
             let kind = media::classify(&content_type, &bytes);
             let html = kind == Some(Kind::Html);
             let (decoded, _, _) = charset::decode(
@@ -453,18 +474,39 @@ impl Fetcher {
                 url: url.to_string(),
                 content_type: media::essence(&content_type),
                 bytes: declared_len,
+                problem: Problem::NotText,
             }));
         }
-        let (bytes, truncated) = read_body(
-            &url,
-            body,
-            &encoding,
-            call.max_bytes().unwrap_or(self.options.max_bytes),
-            deadline,
-            key,
-            limit,
-        )
-        .await?;
+        let pdf_cap = self.options.max_pdf_bytes;
+        let text_cap = call.max_bytes().unwrap_or(self.options.max_bytes);
+        let declared_pdf = declared == Declared::Text(Kind::Pdf);
+        let too_large = |bytes: Option<u64>| {
+            Error::Content(Content {
+                url: url.to_string(),
+                content_type: media::essence(&content_type),
+                bytes,
+                problem: Problem::PdfTooLarge {
+                    limit: pdf_cap as u64,
+                },
+            })
+        };
+        if declared_pdf && declared_len.is_some_and(|n| n > pdf_cap as u64) {
+            return Err(too_large(declared_len));
+        }
+        // A PDF is read whole, up to its own cap; an undeclared body is one when it
+        // starts as one.
+        let cap = if declared_pdf {
+            Cap::Fixed(pdf_cap)
+        } else if declared == Declared::Unknown {
+            Cap::PdfAware {
+                text: text_cap,
+                pdf: pdf_cap,
+            }
+        } else {
+            Cap::Fixed(text_cap)
+        };
+        let (bytes, truncated) =
+            read_body(&url, body, &encoding, cap, deadline, key, limit).await?;
         let Some(kind) = media::classify(&content_type, &bytes) else {
             let essence = media::essence(&content_type);
             return Err(Error::Content(Content {
@@ -475,8 +517,58 @@ impl Fetcher {
                     essence
                 },
                 bytes: Some(bytes.len() as u64),
+                problem: Problem::NotText,
             }));
         };
+        if kind == Kind::Pdf {
+            match truncated {
+                Some(Truncation::ByteCap { .. }) => return Err(too_large(declared_len)),
+                Some(Truncation::Deadline { key, limit }) => {
+                    return Err(Error::Deadline(Deadline {
+                        url: url.to_string(),
+                        phase: Phase::ReadingBody,
+                        key,
+                        limit,
+                    }));
+                }
+                None => {}
+            }
+            let size = bytes.len();
+            let read = read_pdf(bytes, pdf_cap, deadline).await;
+            let pdf = match read {
+                Ok(pdf) => pdf,
+                Err(PdfFailure::Problem(problem)) => {
+                    return Err(Error::Content(Content {
+                        url: url.to_string(),
+                        content_type: "application/pdf".to_owned(),
+                        bytes: Some(size as u64),
+                        problem,
+                    }));
+                }
+                Err(PdfFailure::Deadline) => {
+                    return Err(Error::Deadline(Deadline {
+                        url: url.to_string(),
+                        phase: Phase::ReadingBody,
+                        key,
+                        limit,
+                    }));
+                }
+            };
+            return Ok(Page {
+                url: asked.clone(),
+                final_url: url,
+                chain,
+                status,
+                content_type,
+                kind,
+                charset: "UTF-8",
+                peer,
+                text: pdf.text,
+                bytes: size,
+                truncated: None,
+                title: pdf.title,
+            });
+        }
         let (decoded, encoding_used, _) = charset::decode(
             &bytes,
             header_charset.as_deref(),
@@ -496,8 +588,42 @@ impl Fetcher {
             text: decoded,
             bytes: bytes.len(),
             truncated,
+            title: None,
         })
     }
+}
+
+/// Reads a whole PDF's text on a blocking thread, giving up at `deadline`. The reader
+/// looks at the clock itself, so a reading past the deadline stops soon after it.
+async fn read_pdf(
+    bytes: Vec<u8>,
+    max_pdf_bytes: usize,
+    deadline: Instant,
+) -> Result<extract::pdf::PdfText, PdfFailure> {
+    let std_deadline =
+        std::time::Instant::now() + deadline.saturating_duration_since(Instant::now());
+    let limits = extract::pdf::Limits::new(max_pdf_bytes, Some(std_deadline));
+    let task = tokio::task::spawn_blocking(move || extract::pdf::read(&bytes, &limits));
+    match timeout_at(deadline, task).await {
+        Err(_) => Err(PdfFailure::Deadline),
+        // The reader contains its own panics; a task that failed anyway is unreadable.
+        Ok(Err(_)) => Err(PdfFailure::Problem(Problem::PdfUnreadable)),
+        Ok(Ok(result)) => result,
+    }
+}
+
+/// How many decoded bytes [`read_body`] reads.
+#[derive(Debug, Clone, Copy)]
+enum Cap {
+    /// This many.
+    Fixed(usize),
+    /// `pdf` when the body starts as a PDF does, else `text`.
+    PdfAware {
+        /// The cap of a body that is not a PDF (`max-bytes`).
+        text: usize,
+        /// The cap of a PDF (`max-pdf-bytes`).
+        pdf: usize,
+    },
 }
 
 /// A short excerpt of an error page: its title, else its first non-empty line, cut
@@ -536,7 +662,7 @@ async fn read_body(
     url: &CheckedUrl,
     body: Incoming,
     encoding: &str,
-    cap: usize,
+    cap: Cap,
     deadline: Instant,
     key: &'static str,
     limit: Duration,
@@ -580,7 +706,22 @@ async fn read_body(
     };
     let mut out = Vec::new();
     let mut chunk = vec![0u8; 32 * 1024];
+    let (mut cap, mut pending) = match cap {
+        Cap::Fixed(cap) => (cap, None),
+        Cap::PdfAware { text, pdf } => (text.max(pdf), Some((text, pdf))),
+    };
     loop {
+        if let Some((text, pdf)) = pending {
+            // Decided once the first bytes say whether this is a PDF (or the body ended).
+            if out.len() >= media::PDF_MAGIC.len() || !media::PDF_MAGIC.starts_with(&out) {
+                cap = if media::is_pdf(&out) { pdf } else { text };
+                pending = None;
+                if out.len() > cap {
+                    out.truncate(cap);
+                    return Ok((out, Some(Truncation::ByteCap { limit: cap })));
+                }
+            }
+        }
         let n = match timeout_at(deadline, reader.read(&mut chunk)).await {
             Err(_) => return Ok((out, Some(Truncation::Deadline { key, limit }))),
             Ok(Err(e)) => {
@@ -596,6 +737,7 @@ async fn read_body(
                 };
                 return Err(transport_error(url, failure, &what));
             }
+            // A body still undecided at its end is under five bytes: below either cap.
             Ok(Ok(0)) => return Ok((out, None)),
             Ok(Ok(n)) => n,
         };

@@ -7,6 +7,7 @@ mod fetch;
 mod floor;
 mod operator;
 mod page;
+mod pdf;
 mod robots_cache;
 mod search;
 mod support;

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::*;
 use crate::error::{
-    Blocked, Content, Deadline, Http, Phase, RobotsReason, Transport, TransportFailure,
+    Blocked, Content, Deadline, Http, Phase, Problem, RobotsReason, Transport, TransportFailure,
 };
 
 /// A call of an hour (the scripted source takes no time of its own), cancelled with
@@ -222,6 +222,7 @@ fn outcomes_give_rules() {
                 url: "http://a/robots.txt".into(),
                 content_type: "image/png".into(),
                 bytes: None,
+                problem: Problem::NotText,
             })),
             true,
             "robots.txt could not be read (it is image/png, not text), so no rules apply",

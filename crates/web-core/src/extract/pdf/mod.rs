@@ -1,0 +1,409 @@
+//! PDF documents as text: the text layer of each page, laid out for a reader, under a
+//! `[page N]` marker line, and the document's title.
+//!
+//! [`read`] takes the whole file (a PDF is read whole: its index is at its end). It
+//! never panics and never recurses without end, whatever the bytes:
+//! - before the PDF reader (`pdf-extract`, on `lopdf`) sees the file, `scan::raw`
+//!   inflates every compressed stream into a counter, so a file whose streams would
+//!   inflate past a bound proportional to `max-pdf-bytes` is refused before anything
+//!   is decoded, and measures how deep its objects nest;
+//! - once loaded, `scan::graph` checks what the reader follows recursively (page
+//!   parents, form XObjects drawing each other) for circles;
+//! - the reader runs inside `catch_unwind`: a panic in it is
+//!   [`Problem::PdfUnreadable`], never a crash; a page it fails on is skipped and the
+//!   rest are read;
+//! - it stops at the caller's deadline.
+//!
+//! The text follows `layout`: lines in the order the page draws them, hyphenated
+//! breaks rejoined, ligatures expanded, running headers and footers dropped. The title
+//! is the document's Title metadata when it is meaningful, else its first heading-like
+//! line (the largest type near the top of its first page).
+
+mod layout;
+mod scan;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Instant;
+
+use pdf_extract::{Document, MediaBox, Object, OutputDev, OutputError, Transform};
+
+use crate::error::Problem;
+use crate::extract::{BodyKind, Extracted};
+
+/// How far a PDF's streams may inflate, all together, per byte of `max-pdf-bytes`: the
+/// memory bound of reading one.
+pub const INFLATE_PER_BYTE: u64 = 16;
+
+/// The bounds of one reading.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// What the file's streams may inflate to in all, in bytes.
+    pub inflate: u64,
+    /// When to give up.
+    pub deadline: Option<Instant>,
+}
+
+impl Limits {
+    /// The bounds for a file read under `max-pdf-bytes` = `max_pdf_bytes`, until
+    /// `deadline`.
+    pub fn new(max_pdf_bytes: usize, deadline: Option<Instant>) -> Limits {
+        Limits {
+            inflate: (max_pdf_bytes as u64).saturating_mul(INFLATE_PER_BYTE),
+            deadline,
+        }
+    }
+}
+
+/// Why a PDF was not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// What was wrong with it.
+    Problem(Problem),
+    /// The deadline came first.
+    Deadline,
+}
+
+impl From<Problem> for Failure {
+    fn from(p: Problem) -> Self {
+        Failure::Problem(p)
+    }
+}
+
+/// A PDF read as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PdfText {
+    /// The title (meaningful Title metadata, else the first heading-like line).
+    pub title: Option<String>,
+    /// How many pages it has.
+    pub pages: usize,
+    /// The text: for each page a `[page N]` line, then its lines; a blank line before
+    /// each page's marker but the first's.
+    pub text: String,
+}
+
+/// The marker line that opens page `n` (1-based).
+pub fn page_marker(n: usize) -> String {
+    format!("[page {n}]")
+}
+
+/// Reads the text of a whole PDF file within `limits`.
+pub fn read(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
+    if !crate::media::is_pdf(bytes) {
+        return Err(
+            Problem::PdfMalformed("it does not start with %PDF-, as a PDF file does").into(),
+        );
+    }
+    let tail = &bytes[bytes.len().saturating_sub(1024)..];
+    if !tail.windows(5).any(|w| w == b"%%EOF") {
+        return Err(Problem::PdfMalformed(
+            "it ends before its end-of-file marker (%%EOF): the file is truncated",
+        )
+        .into());
+    }
+    match scan::raw(bytes, limits.inflate) {
+        scan::RawVerdict::Fine => {}
+        scan::RawVerdict::Inflates => {
+            return Err(Problem::PdfBomb {
+                limit: limits.inflate,
+            }
+            .into());
+        }
+        scan::RawVerdict::TooDeep => {
+            return Err(Problem::PdfMalformed(
+                "its objects nest more than 100 levels deep, which no document needs",
+            )
+            .into());
+        }
+    }
+    match catch_unwind(AssertUnwindSafe(|| read_checked(bytes, limits))) {
+        Ok(result) => result,
+        Err(_) => Err(Problem::PdfUnreadable.into()),
+    }
+}
+
+/// Reads a file the raw checks passed.
+fn read_checked(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
+    let mut doc = Document::load_mem(bytes).map_err(load_problem)?;
+    if doc.is_encrypted() && doc.decrypt("").is_err() {
+        return Err(Problem::PdfEncrypted.into());
+    }
+    let pages: Vec<_> = doc.get_pages().into_iter().collect();
+    if pages.is_empty() {
+        return Err(
+            Problem::PdfMalformed("it has no pages (its page tree is empty or broken)").into(),
+        );
+    }
+    let ids: Vec<_> = pages.iter().map(|&(_, id)| id).collect();
+    match scan::graph(&doc, &ids) {
+        scan::GraphVerdict::Fine => {}
+        scan::GraphVerdict::ParentLoop => {
+            return Err(
+                Problem::PdfMalformed("its page tree loops (a page is its own ancestor)").into(),
+            );
+        }
+        scan::GraphVerdict::FormLoop => {
+            return Err(Problem::PdfMalformed(
+                "its drawings (form XObjects) draw each other in a circle or too deep",
+            )
+            .into());
+        }
+    }
+    let mut collector = Collector::new(limits.deadline);
+    // The whole document in one pass; when the reader fails on a page, the pages after
+    // it one by one, each on its own.
+    let whole = catch_unwind(AssertUnwindSafe(|| {
+        pdf_extract::output_doc(&doc, &mut collector)
+    }));
+    if collector.timed_out {
+        return Err(Failure::Deadline);
+    }
+    if !matches!(whole, Ok(Ok(()))) {
+        let failed_at = collector.current_page.unwrap_or(0);
+        collector.end_current();
+        for &(number, _) in pages.iter().filter(|(n, _)| *n > failed_at) {
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                pdf_extract::output_doc_page(&doc, &mut collector, number)
+            }));
+            collector.end_current();
+            if collector.timed_out {
+                return Err(Failure::Deadline);
+            }
+        }
+    }
+    let page_count = pages.len();
+    let mut laid_out: Vec<Vec<layout::Line>> = vec![Vec::new(); page_count];
+    let mut any_text = false;
+    for (number, glyphs) in collector.pages {
+        let index = pages.iter().position(|&(n, _)| n == number);
+        if let Some(index) = index {
+            let lines = layout::page_lines(&glyphs);
+            any_text |= lines.iter().any(|l| !l.text.is_empty());
+            laid_out[index] = lines;
+        }
+    }
+    if !any_text {
+        return Err(Problem::PdfNoText {
+            pages: u32::try_from(page_count).unwrap_or(u32::MAX),
+        }
+        .into());
+    }
+    let laid_out = layout::finish_pages(laid_out);
+    let title = info_title(&doc)
+        .filter(|t| layout::meaningful_title(t))
+        .or_else(|| layout::heading(&laid_out));
+    let mut text = String::new();
+    for (i, page) in laid_out.iter().enumerate() {
+        if i > 0 {
+            text.push_str("\n\n");
+        }
+        text.push_str(&page_marker(i + 1));
+        for line in page {
+            text.push('\n');
+            text.push_str(&line.text);
+        }
+    }
+    Ok(PdfText {
+        title,
+        pages: page_count,
+        text,
+    })
+}
+
+/// What a load failure says of the file.
+fn load_problem(e: pdf_extract::Error) -> Failure {
+    use pdf_extract::Error as E;
+    Failure::Problem(match e {
+        E::Decryption(_) | E::InvalidPassword | E::AlreadyEncrypted => Problem::PdfEncrypted,
+        E::Xref(_) | E::InvalidOffset(_) => {
+            Problem::PdfMalformed("its cross-reference table (the index of its objects) is damaged")
+        }
+        E::Parse(_) => Problem::PdfMalformed("its objects cannot be parsed"),
+        E::Decompress(_) => Problem::PdfMalformed("a compressed stream in it cannot be inflated"),
+        E::InvalidObjectStream(_) => Problem::PdfMalformed("an object stream in it is damaged"),
+        _ => Problem::PdfMalformed("its structure cannot be read"),
+    })
+}
+
+/// The document information dictionary's Title, decoded.
+fn info_title(doc: &Document) -> Option<String> {
+    let info = match doc.trailer.get(b"Info").ok()? {
+        Object::Reference(id) => doc.get_dictionary(*id).ok()?,
+        Object::Dictionary(d) => d,
+        _ => return None,
+    };
+    let title = match info.get(b"Title").ok()? {
+        Object::Reference(id) => doc.get_object(*id).ok()?,
+        other => other,
+    };
+    let Object::String(bytes, _) = title else {
+        return None;
+    };
+    let text = text_string(bytes);
+    let text = layout::normalise(&text);
+    (!text.is_empty()).then_some(text)
+}
+
+/// A PDF text string decoded: UTF-16BE after its byte order mark, UTF-8 after its own,
+/// else PDFDocEncoding (read as Latin-1, which it matches for text).
+fn text_string(bytes: &[u8]) -> String {
+    if let Some(rest) = bytes.strip_prefix(b"\xfe\xff") {
+        let units: Vec<u16> = rest
+            .chunks_exact(2)
+            .map(|p| u16::from_be_bytes([p[0], p[1]]))
+            .collect();
+        String::from_utf16_lossy(&units)
+    } else if let Some(rest) = bytes.strip_prefix(b"\xef\xbb\xbf") {
+        String::from_utf8_lossy(rest).into_owned()
+    } else {
+        bytes.iter().map(|&b| char::from(b)).collect()
+    }
+}
+
+/// How many glyphs pass between two looks at the clock.
+const CLOCK_EVERY: usize = 4096;
+
+/// The reader's output device: collects each page's glyphs with their positions.
+struct Collector {
+    /// Finished pages: their number and glyphs.
+    pages: Vec<(u32, Vec<layout::Glyph>)>,
+    /// The page being read.
+    current_page: Option<u32>,
+    glyphs: Vec<layout::Glyph>,
+    /// The page's height, to turn y downwards.
+    top: f64,
+    deadline: Option<Instant>,
+    since_clock: usize,
+    timed_out: bool,
+}
+
+impl Collector {
+    fn new(deadline: Option<Instant>) -> Collector {
+        Collector {
+            pages: Vec::new(),
+            current_page: None,
+            glyphs: Vec::new(),
+            top: 0.0,
+            deadline,
+            since_clock: 0,
+            timed_out: false,
+        }
+    }
+
+    /// Keeps the page being read (after a failure part-way, what it had).
+    fn end_current(&mut self) {
+        if let Some(number) = self.current_page.take() {
+            self.pages.push((number, std::mem::take(&mut self.glyphs)));
+        }
+    }
+
+    fn check_clock(&mut self) -> Result<(), OutputError> {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.timed_out = true;
+            return Err(OutputError::FormatError(std::fmt::Error));
+        }
+        Ok(())
+    }
+}
+
+impl OutputDev for Collector {
+    fn begin_page(
+        &mut self,
+        page_num: u32,
+        media_box: &MediaBox,
+        _art_box: Option<(f64, f64, f64, f64)>,
+    ) -> Result<(), OutputError> {
+        self.end_current();
+        self.check_clock()?;
+        self.current_page = Some(page_num);
+        self.top = media_box.ury;
+        Ok(())
+    }
+
+    fn end_page(&mut self) -> Result<(), OutputError> {
+        self.end_current();
+        Ok(())
+    }
+
+    fn output_character(
+        &mut self,
+        trm: &Transform,
+        width: f64,
+        _spacing: f64,
+        font_size: f64,
+        char: &str,
+    ) -> Result<(), OutputError> {
+        self.since_clock += 1;
+        if self.since_clock >= CLOCK_EVERY {
+            self.since_clock = 0;
+            self.check_clock()?;
+        }
+        let (vx, vy) = (
+            font_size * (trm.m11 + trm.m21),
+            font_size * (trm.m12 + trm.m22),
+        );
+        let size = (vx * vy).abs().sqrt();
+        let x = trm.m31;
+        self.glyphs.push(layout::Glyph {
+            x,
+            y: self.top - trm.m32,
+            end: x + width * size,
+            size,
+            text: char.to_owned(),
+        });
+        Ok(())
+    }
+
+    fn begin_word(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn end_word(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn end_line(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+}
+
+/// The extraction of a PDF's text as [`read`] laid it out (what a fetch keeps of a
+/// PDF): its lines as they are; the title is the document's, which the fetch carries.
+pub fn extract_read(text: &str) -> Extracted {
+    Extracted {
+        lines: text.lines().map(str::to_owned).collect(),
+        kind: BodyKind::Pdf,
+        ..Extracted::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_before_the_reader() {
+        let limits = Limits::new(1 << 20, None);
+        assert_eq!(
+            read(b"hello", &limits),
+            Err(Failure::Problem(Problem::PdfMalformed(
+                "it does not start with %PDF-, as a PDF file does"
+            )))
+        );
+        assert!(matches!(
+            read(b"%PDF-1.4\n1 0 obj", &limits),
+            Err(Failure::Problem(Problem::PdfMalformed(m))) if m.contains("truncated")
+        ));
+        let deep = format!("%PDF-1.4\n1 0 obj {} endobj\n%%EOF\n", "[".repeat(1000));
+        assert!(matches!(
+            read(deep.as_bytes(), &limits),
+            Err(Failure::Problem(Problem::PdfMalformed(m))) if m.contains("nest")
+        ));
+    }
+
+    #[test]
+    fn text_strings_decode() {
+        assert_eq!(text_string(b"\xfe\xff\x00A\x00\xe9"), "Aé");
+        assert_eq!(text_string(b"caf\xe9"), "café");
+        assert_eq!(text_string(b"\xef\xbb\xbfx"), "x");
+    }
+}

@@ -1,0 +1,535 @@
+//! PDFs read as text through a fetch: files written here by a small fixture writer and
+//! served on loopback; the exact text with its page markers, the title rule, the
+//! `max-pdf-bytes` cap, grep's line numbers, a crawl listing a PDF without following links
+//! out of it, and each hostile or unreadable file refused with a named reason.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use mcp_web_core::crawl::{CrawlOptions, Flow, Outcome, crawl};
+use mcp_web_core::error::{Error, ErrorKind, Problem};
+use mcp_web_core::fetch::{Call, FetchOptions, Page};
+use mcp_web_core::grep::Pattern;
+use mcp_web_core::media::Kind;
+use mcp_web_core::page::PageText;
+use mcp_web_core::robots::cache::RobotsCache;
+use mcp_web_core::transport::StaticResolver;
+use mcp_web_core::url::CheckedUrl;
+use tokio_util::sync::CancellationToken;
+
+use crate::support::*;
+
+/// A minimal PDF writer: numbered objects, a cross-reference table with true offsets,
+/// a trailer.
+#[derive(Default)]
+struct Writer {
+    objects: Vec<Vec<u8>>,
+    root: usize,
+    info: Option<usize>,
+    encrypt: Option<usize>,
+}
+
+impl Writer {
+    /// Adds an object (its body, without `N 0 obj`) and returns its number.
+    fn add(&mut self, body: impl Into<Vec<u8>>) -> usize {
+        self.objects.push(body.into());
+        self.objects.len()
+    }
+
+    /// Adds a stream object with `dict` entries (without `/Length`).
+    fn stream(&mut self, dict: &str, data: &[u8]) -> usize {
+        let mut body = format!("<< {dict} /Length {} >>\nstream\n", data.len()).into_bytes();
+        body.extend_from_slice(data);
+        body.extend_from_slice(b"\nendstream");
+        self.add(body)
+    }
+
+    /// The file, with object `self.root` as the catalog.
+    fn finish(&self) -> Vec<u8> {
+        let root = self.root;
+        let mut out = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n".to_vec();
+        let mut offsets = Vec::new();
+        for (i, body) in self.objects.iter().enumerate() {
+            offsets.push(out.len());
+            out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
+            out.extend_from_slice(body);
+            out.extend_from_slice(b"\nendobj\n");
+        }
+        let xref = out.len();
+        out.extend_from_slice(
+            format!("xref\n0 {}\n0000000000 65535 f \n", self.objects.len() + 1).as_bytes(),
+        );
+        for offset in offsets {
+            out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+        }
+        let mut trailer = format!("<< /Size {} /Root {root} 0 R", self.objects.len() + 1);
+        if let Some(info) = self.info {
+            trailer.push_str(&format!(" /Info {info} 0 R"));
+        }
+        if let Some(encrypt) = self.encrypt {
+            trailer.push_str(&format!(
+                " /Encrypt {encrypt} 0 R /ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]"
+            ));
+        }
+        trailer.push_str(" >>");
+        out.extend_from_slice(format!("trailer\n{trailer}\nstartxref\n{xref}\n%%EOF\n").as_bytes());
+        out
+    }
+}
+
+/// A document whose pages draw `contents` (one content stream each), Helvetica as
+/// `/F1` and, as `/F2`, Helvetica whose code 1 is the ﬁ ligature.
+fn document(contents: &[Vec<u8>], title: Option<&str>, extra_page_entries: &str) -> Writer {
+    let mut w = Writer::default();
+    let pages_id = contents.len() * 2 + 5;
+    let f1 =
+        w.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>");
+    let f2 = w.add(
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding /Differences [1 /fi] >> >>",
+    );
+    let mut kids = Vec::new();
+    for content in contents {
+        let c = w.stream("", content);
+        let page = w.add(format!(
+            "<< /Type /Page /Parent {pages_id} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 {f1} 0 R /F2 {f2} 0 R >> >> /Contents {c} 0 R {extra_page_entries} >>"
+        ));
+        kids.push(format!("{page} 0 R"));
+    }
+    let catalog = w.add(format!("<< /Type /Catalog /Pages {pages_id} 0 R >>"));
+    let info = w.add(match title {
+        Some(t) => format!("<< /Title ({t}) /Producer (fixture) >>"),
+        None => "<< /Producer (fixture) >>".to_owned(),
+    });
+    w.info = Some(info);
+    let pages = w.add(format!(
+        "<< /Type /Pages /Kids [{}] /Count {} >>",
+        kids.join(" "),
+        contents.len()
+    ));
+    assert_eq!(pages, pages_id, "the fixture's object numbering");
+    assert_eq!(catalog, pages_id - 2);
+    w.root = catalog;
+    w
+}
+
+/// A page's content: a running header and a page-number footer, then `body`.
+fn page(n: usize, body: &str) -> Vec<u8> {
+    format!(
+        "BT /F1 10 Tf 72 760 Td (Acme Corporation Quarterly) Tj ET\n{body}\nBT /F1 10 Tf 290 40 Td (Page {n}) Tj ET\n"
+    )
+    .into_bytes()
+}
+
+/// `n` in letters (1 is "ba"), so that no two pages' lines are alike even with their
+/// digits masked.
+fn letters(n: usize) -> String {
+    let a = |k: usize| char::from(b'a' + u8::try_from(k % 26).expect("below 26"));
+    format!("{}{}", a(n), a(n / 26))
+}
+
+/// The three-page report: a heading, a word hyphenated over a line break, a ligature,
+/// and on every page the same header and a page number.
+fn report(title: Option<&str>) -> Vec<u8> {
+    let pages = [
+        page(
+            1,
+            "BT /F1 24 Tf 72 700 Td (Results of the Year) Tj ET\n\
+             BT /F1 12 Tf 72 660 Td (The committee counted every hyphen-) Tj 0 -14 Td (ated word in the report.) Tj ET\n\
+             BT /F2 12 Tf 72 632 Td (The \\001nal figure is 42.) Tj ET",
+        ),
+        page(2, "BT /F1 12 Tf 72 700 Td (Second page of text.) Tj ET"),
+        page(3, "BT /F1 12 Tf 72 700 Td (Third and last page.) Tj ET"),
+    ];
+    document(&pages, title, "").finish()
+}
+
+/// The report's text, as `web_fetch` shows its body.
+const REPORT_TEXT: &str = "[page 1]
+Results of the Year
+The committee counted every hyphenated
+word in the report.
+The final figure is 42.
+
+[page 2]
+Second page of text.
+
+[page 3]
+Third and last page.";
+
+/// A loopback site serving `files` by path, each with its content type.
+async fn site(files: Vec<(&'static str, &'static str, Vec<u8>)>) -> Server {
+    let files = Arc::new(files);
+    Server::start(
+        PERMITTED,
+        Arc::new(
+            move |req: &Req| match files.iter().find(|(path, _, _)| *path == req.path) {
+                Some((_, ty, body)) => {
+                    let headers: Vec<(&str, &str)> = if ty.is_empty() {
+                        vec![]
+                    } else {
+                        vec![("content-type", ty)]
+                    };
+                    vec![Step::Write(response(200, &headers, body))]
+                }
+                None => vec![Step::Write(response(404, &[], b""))],
+            },
+        ),
+    )
+    .await
+}
+
+async fn get(server: &Server, path: &str, options: FetchOptions) -> Result<Page, Error> {
+    let resolver = Arc::new(StaticResolver::new().with("site.test", [PERMITTED]));
+    let fetcher = fetcher_with(permit_127_0_0_2(), resolver, options);
+    let url = CheckedUrl::parse(&format!("http://site.test:{}{path}", server.port()))
+        .expect("a valid test URL");
+    fetcher.fetch(&url, &CancellationToken::new()).await
+}
+
+/// The problem of a refused fetch, with its message.
+fn problem(result: Result<Page, Error>) -> (Problem, String) {
+    let error = result.expect_err("the PDF is refused");
+    assert_eq!(error.kind(), ErrorKind::Content, "{error}");
+    let Error::Content(content) = &error else {
+        unreachable!()
+    };
+    (content.problem, error.to_string())
+}
+
+#[tokio::test]
+async fn a_report_reads_as_pages_of_text() {
+    let server = site(vec![
+        (
+            "/titled.pdf",
+            "application/pdf",
+            report(Some("Acme Results 2025")),
+        ),
+        ("/untitled.pdf", "application/pdf", report(None)),
+        (
+            "/placeholder.pdf",
+            "application/pdf",
+            report(Some("Microsoft Word - results.docx")),
+        ),
+        ("/octet", "application/octet-stream", report(None)),
+        ("/undeclared", "", report(None)),
+    ])
+    .await;
+    let page = get(&server, "/titled.pdf", quick_options()).await.unwrap();
+    assert_eq!(page.kind, Kind::Pdf);
+    assert_eq!(page.bytes, report(Some("Acme Results 2025")).len());
+    let text = PageText::new(&page);
+    assert_eq!(text.title(), Some("Acme Results 2025"));
+    assert_eq!(text.body().join("\n"), REPORT_TEXT);
+    assert!(text.links().is_empty());
+    assert_eq!(
+        text.render(40_000),
+        format!("# Acme Results 2025\n\n{REPORT_TEXT}")
+    );
+    // Line numbers: the page markers are lines of the answer like any other.
+    let marker = text
+        .numbered_body()
+        .find(|(_, line)| *line == "[page 2]")
+        .map(|(n, _)| n);
+    assert_eq!(marker, Some(9));
+    assert_eq!(text.lines()[8], "[page 2]");
+
+    // No Title, or a placeholder: the first heading-like line.
+    for path in ["/untitled.pdf", "/placeholder.pdf", "/octet", "/undeclared"] {
+        let page = get(&server, path, quick_options()).await.unwrap();
+        assert_eq!(page.kind, Kind::Pdf, "{path}");
+        let text = PageText::new(&page);
+        assert_eq!(text.title(), Some("Results of the Year"), "{path}");
+        assert_eq!(text.body().join("\n"), REPORT_TEXT, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn a_pdf_is_not_cut_at_max_bytes_but_refused_past_max_pdf_bytes() {
+    let file = report(None);
+    let server = site(vec![
+        ("/a.pdf", "application/pdf", file.clone()),
+        ("/sniffed", "application/octet-stream", file.clone()),
+    ])
+    .await;
+    // max-bytes smaller than the file: a PDF is read whole all the same.
+    let small_text_cap = FetchOptions {
+        max_bytes: 1024,
+        ..quick_options()
+    };
+    for path in ["/a.pdf", "/sniffed"] {
+        let page = get(&server, path, small_text_cap.clone()).await.unwrap();
+        assert_eq!(page.truncated, None, "{path}");
+        assert_eq!(PageText::new(&page).body().join("\n"), REPORT_TEXT);
+    }
+    // max-pdf-bytes smaller than the file: refused, naming the key.
+    let small_pdf_cap = FetchOptions {
+        max_pdf_bytes: file.len() - 1,
+        ..quick_options()
+    };
+    for path in ["/a.pdf", "/sniffed"] {
+        let result = get(&server, path, small_pdf_cap.clone()).await;
+        let error = result.as_ref().map(|_| ()).unwrap_err().clone();
+        assert_eq!(
+            (error.rule(), error.config_key()),
+            ("pdf-size", Some("max-pdf-bytes")),
+            "{path}"
+        );
+        let (problem, message) = problem(result);
+        assert_eq!(
+            problem,
+            Problem::PdfTooLarge {
+                limit: file.len() as u64 - 1
+            }
+        );
+        assert!(message.contains("Raise max-pdf-bytes"), "{message}");
+    }
+}
+
+#[tokio::test]
+async fn max_chars_cuts_the_text_with_the_usual_notice() {
+    let pages: Vec<Vec<u8>> = (1..=40)
+        .map(|n| {
+            page(
+                n,
+                &format!("BT /F1 12 Tf 72 700 Td (Page {} holds a sentence long enough to fill the answer.) Tj ET", letters(n)),
+            )
+        })
+        .collect();
+    let file = document(&pages, Some("Long"), "").finish();
+    let server = site(vec![("/long.pdf", "application/pdf", file)]).await;
+    let page = get(&server, "/long.pdf", quick_options()).await.unwrap();
+    let text = PageText::new(&page);
+    assert_eq!(text.body().len(), 40 * 3 - 1);
+    assert_eq!(text.body()[0], "[page 1]");
+    assert_eq!(
+        text.body()[1],
+        "Page ba holds a sentence long enough to fill the answer."
+    );
+    let rendered = text.render(1000);
+    assert!(rendered.chars().count() < 1300, "{rendered}");
+    assert!(
+        rendered.ends_with("web_grep searches the whole page; raise max-chars to keep more]"),
+        "{rendered}"
+    );
+}
+
+#[tokio::test]
+async fn unreadable_pdfs_are_refused_with_what_was_wrong() {
+    let good = report(None);
+    let truncated = good[..good.len() / 2].to_vec();
+
+    // Pages that draw only a filled rectangle: a scan's pages have no text either.
+    let scans: Vec<Vec<u8>> = (0..2)
+        .map(|_| b"0 0 0 rg 72 72 468 648 re f".to_vec())
+        .collect();
+    let no_text = document(&scans, None, "").finish();
+
+    // Encrypted with a password nobody gave.
+    let mut w = document(
+        &[page(1, "BT /F1 12 Tf 72 700 Td (secret) Tj ET")],
+        None,
+        "",
+    );
+    let encrypt = w.add(format!(
+        "<< /Filter /Standard /V 1 /R 2 /O <{}> /U <{}> /P -4 >>",
+        "ab".repeat(32),
+        "cd".repeat(32)
+    ));
+    w.encrypt = Some(encrypt);
+    let encrypted = w.finish();
+
+    // Objects nested 100,000 deep.
+    let deep_body = "BT /F1 12 Tf 72 700 Td (deep) Tj ET";
+    let deep_entry = format!("/Deep {}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let deep = document(&[page(1, deep_body)], None, &deep_entry).finish();
+
+    let server = site(vec![
+        ("/truncated.pdf", "application/pdf", truncated),
+        ("/scan.pdf", "application/pdf", no_text),
+        ("/encrypted.pdf", "application/pdf", encrypted),
+        ("/deep.pdf", "application/pdf", deep),
+        (
+            "/not-a-pdf.pdf",
+            "application/pdf",
+            b"<html>oops</html>".to_vec(),
+        ),
+    ])
+    .await;
+
+    let (p, message) = problem(get(&server, "/truncated.pdf", quick_options()).await);
+    assert!(
+        matches!(p, Problem::PdfMalformed(m) if m.contains("truncated")),
+        "{message}"
+    );
+    assert!(
+        message.contains("is a damaged PDF: it ends before its end-of-file marker"),
+        "{message}"
+    );
+
+    let (p, message) = problem(get(&server, "/scan.pdf", quick_options()).await);
+    assert_eq!(p, Problem::PdfNoText { pages: 2 });
+    assert!(
+        message.contains("PDF of 2 pages with no text layer"),
+        "{message}"
+    );
+    assert!(message.contains("these tools do not run OCR"), "{message}");
+
+    let (p, message) = problem(get(&server, "/encrypted.pdf", quick_options()).await);
+    assert_eq!(p, Problem::PdfEncrypted, "{message}");
+    assert!(
+        message.contains("encrypted PDF that needs a password"),
+        "{message}"
+    );
+
+    let (p, message) = problem(get(&server, "/deep.pdf", quick_options()).await);
+    assert!(
+        matches!(p, Problem::PdfMalformed(m) if m.contains("nest")),
+        "{message}"
+    );
+
+    let (p, message) = problem(get(&server, "/not-a-pdf.pdf", quick_options()).await);
+    assert!(
+        matches!(p, Problem::PdfMalformed(m) if m.contains("%PDF-")),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_stream_inflating_far_past_the_bound_is_refused_before_decoding() {
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    // 8 MiB of text operators: 128 times the 64 KiB cap, 8 times the bound it sets.
+    let chunk = b"BT /F1 12 Tf 72 700 Td (bomb) Tj ET\n".repeat(1024);
+    while z.total_in() < 8 << 20 {
+        z.write_all(&chunk).unwrap();
+    }
+    let inflating = z.finish().unwrap();
+    let mut w = Writer::default();
+    let font = w.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>");
+    let content = w.stream("/Filter /FlateDecode", &inflating);
+    let page = w.add(format!(
+        "<< /Type /Page /Parent 5 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 {font} 0 R >> >> /Contents {content} 0 R >>"
+    ));
+    let catalog = w.add("<< /Type /Catalog /Pages 5 0 R >>");
+    let pages = w.add(format!("<< /Type /Pages /Kids [{page} 0 R] /Count 1 >>"));
+    assert_eq!((catalog, pages), (4, 5));
+    w.root = catalog;
+    let file = w.finish();
+    assert!(file.len() < 64 * 1024, "{}", file.len());
+
+    let server = site(vec![("/bomb.pdf", "application/pdf", file)]).await;
+    let options = FetchOptions {
+        max_pdf_bytes: 64 * 1024,
+        ..quick_options()
+    };
+    let result = get(&server, "/bomb.pdf", options).await;
+    let error = result.as_ref().map(|_| ()).unwrap_err().clone();
+    assert_eq!(
+        (error.rule(), error.config_key()),
+        ("pdf-inflation", Some("max-pdf-bytes"))
+    );
+    let (p, message) = problem(result);
+    assert_eq!(
+        p,
+        Problem::PdfBomb {
+            limit: 16 * 64 * 1024
+        }
+    );
+    assert!(
+        message.contains("inflate to more than 1048576 bytes"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn grep_numbers_a_pdfs_lines_as_web_fetch_shows_them() {
+    let server = site(vec![("/r.pdf", "application/pdf", report(None))]).await;
+    let page = get(&server, "/r.pdf", quick_options()).await.unwrap();
+    let text = PageText::new(&page);
+    let pattern = Pattern::new("page of text", false, true).unwrap();
+    let hits: Vec<(usize, String)> = pattern
+        .find_lines(text.numbered_body())
+        .map(|m| (m.line, m.text))
+        .collect();
+    assert_eq!(hits, [(10, "Second page of text.".to_owned())]);
+    let rendered = text.render(40_000);
+    assert_eq!(rendered.lines().nth(9), Some("Second page of text."));
+    assert_eq!(rendered.lines().nth(8), Some("[page 2]"));
+}
+
+#[tokio::test]
+async fn a_crawl_lists_a_linked_pdf_and_follows_no_link_out_of_it() {
+    let canary = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let hits = canary.clone();
+    let linking = |port: u16| {
+        let body = format!(
+            "BT /F1 12 Tf 72 700 Td (See http://site.test:{port}/from-pdf for more.) Tj ET"
+        );
+        let pages = [page(1, &body), page(2, &body), page(3, &body)];
+        document(&pages, Some("Linked Report"), "").finish()
+    };
+    let port = Arc::new(std::sync::OnceLock::<u16>::new());
+    let port_seen = port.clone();
+    let server = Server::start(
+        PERMITTED,
+        Arc::new(move |req: &Req| {
+            let port = port_seen.get().copied().unwrap_or(0);
+            let ok = |ty: &str, body: &[u8]| {
+                vec![Step::Write(response(200, &[("content-type", ty)], body))]
+            };
+            match req.path.as_str() {
+                "/" => ok(
+                    "text/html",
+                    b"<title>Home</title><main><p>The report: <a href='/r.pdf'>PDF</a></p></main>",
+                ),
+                "/r.pdf" => ok("application/pdf", &linking(port)),
+                "/from-pdf" => {
+                    hits.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    ok("text/html", b"<title>Canary</title>")
+                }
+                _ => vec![Step::Write(response(404, &[], b""))],
+            }
+        }),
+    )
+    .await;
+    port.set(server.port()).unwrap();
+    let resolver = Arc::new(StaticResolver::new().with("site.test", [PERMITTED]));
+    let fetcher = fetcher_with(permit_127_0_0_2(), resolver, quick_options());
+    let robots = RobotsCache::new(&fetcher);
+    let start = CheckedUrl::parse(&format!("http://site.test:{}/", server.port())).unwrap();
+    let options = CrawlOptions {
+        depth: 3,
+        max_pages: 20,
+        crawl_delay: std::time::Duration::ZERO,
+        respect_robots: false,
+        concurrency: 1,
+    };
+    let call = Call::new(std::time::Duration::from_secs(20), CancellationToken::new());
+    let mut listed = Vec::new();
+    crawl(&fetcher, &robots, &start, &options, &call, &mut |visit| {
+        if let Outcome::Fetched { page, text } = &visit.outcome {
+            listed.push((
+                visit.url.to_string(),
+                page.bytes,
+                text.title().map(str::to_owned),
+                text.links().len(),
+            ));
+        }
+        Flow::Continue
+    })
+    .await
+    .unwrap();
+    let base = format!("http://site.test:{}", server.port());
+    assert_eq!(
+        listed,
+        [
+            (format!("{base}/"), listed[0].1, Some("Home".to_owned()), 1),
+            (
+                format!("{base}/r.pdf"),
+                linking(server.port()).len(),
+                Some("Linked Report".to_owned()),
+                0
+            ),
+        ]
+    );
+    assert_eq!(canary.load(std::sync::atomic::Ordering::SeqCst), 0);
+}

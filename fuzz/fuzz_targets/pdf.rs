@@ -1,0 +1,26 @@
+//! Fuzzes the PDF reader: `extract::pdf::read` never panics and never overflows the stack
+//! on any bytes, whether they start as a PDF or not; what it reads opens with the
+//! `[page 1]` marker, numbers its pages in order, and the same file always reads the same.
+//! Each input is read as it is and behind a `%PDF-1.7` header, so the reader's own parser
+//! (past the header check) sees arbitrary bytes too. Run with `cargo fuzz run pdf` from the
+//! repository root.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use mcp_web_core::extract::pdf::{Limits, page_marker, read};
+
+fuzz_target!(|data: &[u8]| {
+    let limits = Limits::new(1 << 20, None);
+    let mut headed = b"%PDF-1.7\n".to_vec();
+    headed.extend_from_slice(data);
+    headed.extend_from_slice(b"\n%%EOF\n");
+    for file in [data, headed.as_slice()] {
+        let first = read(file, &limits);
+        if let Ok(text) = &first {
+            assert!(text.text.starts_with(&page_marker(1)), "{:?}", text.text);
+            let markers = text.text.lines().filter(|l| l.starts_with("[page ")).count();
+            assert!(markers >= text.pages, "{} markers for {} pages", markers, text.pages);
+        }
+        assert_eq!(first, read(file, &limits));
+    }
+});
