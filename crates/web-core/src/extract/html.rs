@@ -30,12 +30,16 @@ const NAMED_CHROME_MAX_PARAGRAPH: usize = 400;
 /// Layout chrome by name is removed when at least a quarter of its text is links, or when
 /// it has no more visible characters than this.
 const LAYOUT_SHORT: usize = 200;
-/// Selection keeping less than this share of the body's text falls back to the whole body…
-const SELECTION_MIN_SHARE: f64 = 0.3;
+/// Selection keeping less than this share of the body's text falls back to the whole body
+/// (a higher share brings chrome back on pages whose selection was right)…
+const SELECTION_MIN_SHARE: f64 = 0.1;
 /// …when the body has at least this many more characters than the selection.
 const SELECTION_MIN_LOSS: usize = 600;
 /// …and the whole body has at least this many characters of prose the selection lacks.
 const FALLBACK_MIN_PROSE: usize = 200;
+/// The fallback uses the page's main container when it holds at least this share of the
+/// body's text, else the region that holds its prose.
+const CONTAINER_MIN_SHARE: f64 = 0.3;
 /// The whole-body fallback narrows to the smallest element holding this share of the
 /// body's prose.
 const REGION_MIN_PROSE: f64 = 0.95;
@@ -58,9 +62,14 @@ const SHELL_MIN_BYTES: usize = 512;
 pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let flat = flatten_deep(body, FLATTEN_DEPTH);
     let flattened = matches!(flat, std::borrow::Cow::Owned(_));
-    let doc = parse(&flat);
-
-    let title = title(&doc);
+    let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
+    let (doc, readable) = readable_title(parse(&flat), url);
+    let raw_title = title(&doc);
+    let site = readable
+        .site
+        .clone()
+        .or_else(|| site_from_title(raw_title.as_deref(), readable.title.as_deref()));
+    let title = readable.title.or(raw_title);
     let lang = lang(&doc);
     let links = links(&doc, base);
 
@@ -99,7 +108,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
                 .map(|n| prune_render(n, base))
                 .filter(|lines| {
                     let chars = visible_chars(lines);
-                    chars > kept && chars >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
+                    chars > kept && chars >= (body_chars as f64 * CONTAINER_MIN_SHARE) as usize
                 });
             let whole = whole
                 .or_else(|| prose_region(&doc).map(|n| prune_render(n, base)))
@@ -121,6 +130,8 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     {
         lines.splice(0..0, [format!("# {h1}"), String::new()]);
     }
+
+    drop_repeated_headings(&mut lines, title.as_deref(), site.as_deref());
 
     if cleaned.scripts > 0
         && body.len() >= SHELL_MIN_BYTES
@@ -400,7 +411,91 @@ fn visible_chars(lines: &[String]) -> usize {
     lines.iter().map(|l| visible_len(l)).sum()
 }
 
-/// The title: `<title>`, else `og:title`, else the first `h1`.
+/// What Readability's metadata says of a page.
+struct Readable {
+    /// The article's title: JSON-LD `headline`/`name`, else `og:title` and its kin, else the
+    /// `<title>` without the site name its separators mark off.
+    title: Option<String>,
+    /// The site's name (JSON-LD publisher, `og:site_name`).
+    site: Option<String>,
+}
+
+/// The page's title as Readability defines it, read from the document (which is given back).
+fn readable_title(doc: Document, url: Option<&str>) -> (Document, Readable) {
+    let r = Readability {
+        doc,
+        doc_url: url.map(str::to_owned),
+        config: Config::default(),
+    };
+    let meta = r.get_article_metadata(r.parse_json_ld());
+    let clean = |t: &str| Some(collapse(t)).filter(|t| !t.is_empty());
+    let readable = Readable {
+        title: clean(&meta.title),
+        site: meta.site_name.as_deref().and_then(clean),
+    };
+    (r.doc, readable)
+}
+
+/// The site's name as the `<title>` gives it beside the article's title
+/// (`Headline | Site Name`): what is left of `raw` once `title` and the separators are cut.
+fn site_from_title(raw: Option<&str>, title: Option<&str>) -> Option<String> {
+    let (raw, title) = (raw?, title?);
+    let rest = raw
+        .strip_prefix(title)
+        .or_else(|| raw.strip_suffix(title))?;
+    let rest = rest.trim_matches(|c: char| c.is_whitespace() || TITLE_SEPARATORS.contains(&c));
+    (!rest.is_empty() && rest.len() < raw.len()).then(|| rest.to_owned())
+}
+
+/// Characters that separate an article's title from the site's name in a `<title>`.
+const TITLE_SEPARATORS: &[char] = &['|', '-', '–', '—', '\\', '/', '>', '»', '·', ':'];
+
+/// The words of a text, lowercased, for comparing headings with titles.
+fn heading_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Drops the body headings that a `# Title` line above the text already says: the first
+/// heading that repeats the title, and every heading that is only the site's name. The
+/// blank line after a dropped heading goes with it.
+fn drop_repeated_headings(lines: &mut Vec<String>, title: Option<&str>, site: Option<&str>) {
+    // Text made only of headings keeps them all.
+    if lines.iter().all(|l| l.is_empty() || l.starts_with('#')) {
+        return;
+    }
+    let title = title.map(heading_words).filter(|w| !w.is_empty());
+    let site = site.map(heading_words).filter(|w| !w.is_empty());
+    let mut title_seen = false;
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    let mut skip_blank = false;
+    for line in lines.drain(..) {
+        if skip_blank && line.is_empty() {
+            skip_blank = false;
+            continue;
+        }
+        skip_blank = false;
+        let hashes = line.bytes().take_while(|&b| b == b'#').count();
+        if (1..=6).contains(&hashes) && line.as_bytes().get(hashes) == Some(&b' ') {
+            let words = heading_words(&line[hashes..]);
+            let is_title = !title_seen && title.as_ref() == Some(&words);
+            if is_title || site.as_ref() == Some(&words) {
+                title_seen |= is_title;
+                skip_blank = true;
+                continue;
+            }
+        }
+        out.push(line);
+    }
+    while out.first().is_some_and(String::is_empty) {
+        out.remove(0);
+    }
+    *lines = out;
+}
+
+/// The title when Readability finds none: `<title>`, else `og:title`, else the first `h1`.
 fn title(doc: &Document) -> Option<String> {
     let first_text = |selector: &str| {
         doc.select_single(selector)
@@ -499,6 +594,9 @@ enum Verdict {
     /// `noscript`: removed, unless it holds much of the page's text and more than a short
     /// message (broken markup can leave a page's content inside it).
     Noscript,
+    /// Reader comments by class name or id: removed however much of the page's text they
+    /// hold, unless they hold the main content.
+    Comments,
     /// Marks main content (`article`, `main`, `role=main`, `itemprop=articleBody`).
     Main,
     /// Anything else.
@@ -520,6 +618,14 @@ fn verdict(node: &NodeRef<'_>, in_main: bool) -> Verdict {
         if name == "noscript" {
             return Verdict::Noscript;
         }
+        let mut names = Names::default();
+        for value in [attr(e, "class"), attr(e, "id")].into_iter().flatten() {
+            classify_names(value, &mut names);
+        }
+        // A reader's comment is often an `article` of its own; it is still a comment.
+        if names.comments && !names.content && !matches!(name, "html" | "body" | "main") {
+            return Verdict::Comments;
+        }
         let role = attr(e, "role").map(str::to_ascii_lowercase);
         if matches!(name, "article" | "main")
             || role.as_deref() == Some("main")
@@ -535,10 +641,6 @@ fn verdict(node: &NodeRef<'_>, in_main: bool) -> Verdict {
         }
         if matches!(name, "html" | "body") {
             return Verdict::Other;
-        }
-        let mut names = Names::default();
-        for value in [attr(e, "class"), attr(e, "id")].into_iter().flatten() {
-            classify_names(value, &mut names);
         }
         if names.always {
             Verdict::Chrome
@@ -573,8 +675,8 @@ struct Frame {
 /// main content or a large share of the text.
 fn clean(doc: &Document) -> Cleaned {
     let mut remove: Vec<NodeId> = Vec::new();
-    // Chrome candidates: the element, its visible characters, and whether a short one is
-    // removed even above the share cap.
+    // Chrome candidates: the element, its visible characters, and whether it is removed
+    // even above the share cap (a short `noscript`, reader comments).
     let mut candidates: Vec<(NodeId, usize, bool)> = Vec::new();
     let mut frames: Vec<Frame> = Vec::new();
     let mut in_main = 0usize;
@@ -650,7 +752,7 @@ fn clean(doc: &Document) -> Cleaned {
                     frame.longest_paragraph
                 };
                 let chrome = match frame.verdict {
-                    Verdict::Chrome | Verdict::Noscript => true,
+                    Verdict::Chrome | Verdict::Noscript | Verdict::Comments => true,
                     Verdict::NamedChrome => longest < NAMED_CHROME_MAX_PARAGRAPH,
                     Verdict::Layout => {
                         frame.link_chars * 4 >= frame.chars || frame.chars <= LAYOUT_SHORT
@@ -658,9 +760,10 @@ fn clean(doc: &Document) -> Cleaned {
                     _ => false,
                 };
                 if chrome && !frame.has_main {
-                    let short =
-                        matches!(frame.verdict, Verdict::Noscript) && frame.chars <= LAYOUT_SHORT;
-                    candidates.push((frame.id, frame.chars, short));
+                    let forced = (matches!(frame.verdict, Verdict::Noscript)
+                        && frame.chars <= LAYOUT_SHORT)
+                        || matches!(frame.verdict, Verdict::Comments);
+                    candidates.push((frame.id, frame.chars, forced));
                 }
                 if let Some(parent) = frames.last_mut() {
                     parent.chars += frame.chars;
@@ -676,8 +779,8 @@ fn clean(doc: &Document) -> Cleaned {
     let mut removed_chars = 0usize;
     // Candidates arrive innermost first; an outer removal covers inner ones.
     let mut removed: HashSet<NodeId> = HashSet::new();
-    for (id, chars, short) in candidates.iter().rev() {
-        if *chars <= cap || *short {
+    for (id, chars, forced) in candidates.iter().rev() {
+        if *chars <= cap || *forced {
             let node = NodeRef::new(*id, &doc.tree);
             if node.ancestors_it(None).any(|a| removed.contains(&a.id)) {
                 continue;
@@ -702,6 +805,59 @@ mod tests {
 
     fn lines(text: &str) -> Vec<String> {
         text.split('\n').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn headings_the_title_line_says_are_dropped_once() {
+        let mut l = lines(
+            "# Coast Herald\n\n# Storm closes the harbour\n\nThe port is shut.\n\n\
+             ## Storm closes the harbour\n\nIt was the second storm.",
+        );
+        drop_repeated_headings(
+            &mut l,
+            Some("Storm closes the  harbour"),
+            Some("coast herald"),
+        );
+        assert_eq!(
+            l,
+            lines("The port is shut.\n\n## Storm closes the harbour\n\nIt was the second storm.")
+        );
+        // A heading that only contains the title or the site name is the text's own.
+        let mut l = lines("# Storm closes the harbour again\n\nText\n\n## Coast Herald archive");
+        let before = l.clone();
+        drop_repeated_headings(
+            &mut l,
+            Some("Storm closes the harbour"),
+            Some("Coast Herald"),
+        );
+        assert_eq!(l, before);
+        // Text made of the title heading alone keeps it.
+        let mut l = lines("# Storm");
+        drop_repeated_headings(&mut l, Some("Storm"), None);
+        assert_eq!(l, lines("# Storm"));
+    }
+
+    #[test]
+    fn the_site_name_is_what_the_title_leaves_beside_the_headline() {
+        let site = |raw, title| site_from_title(Some(raw), Some(title));
+        assert_eq!(
+            site(
+                "Storm closes the harbour | Coast Herald",
+                "Storm closes the harbour"
+            )
+            .as_deref(),
+            Some("Coast Herald")
+        );
+        assert_eq!(
+            site(
+                "Coast Herald - Storm closes the harbour",
+                "Storm closes the harbour"
+            )
+            .as_deref(),
+            Some("Coast Herald")
+        );
+        assert_eq!(site("Storm", "Storm"), None);
+        assert_eq!(site("Other words", "Storm"), None);
     }
 
     #[test]

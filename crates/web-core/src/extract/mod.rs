@@ -13,8 +13,8 @@
 //! `itemprop=articleBody`) and the selection kept only part of it, the container's other prose
 //! joins the selection (a lead beside the body, an abstract beside the references). What
 //! survives is pruned once more of boilerplate inside the content: link lists, teasers,
-//! "read also" promotions, bylines, dates, captions and author boxes. When selection keeps too
-//! little of a page with much text, the whole body minus chrome is used instead, so content is
+//! "read also" promotions, bylines, dates, captions and author boxes. When selection keeps under a
+//! tenth of a page with much text, the whole body minus chrome is used instead, so content is
 //! never silently lost. Plain text,
 //! Markdown and CSV pass through as they are; minified JSON is pretty-printed; XML, RSS and
 //! Atom become their text, with feed items as `##` title lines. A PDF is read by the fetch
@@ -22,7 +22,10 @@
 //! marker lines, which is what this module gets as its body.
 //!
 //! Headings keep the page's own levels (`h1` is `#`, `h2` is `##`, …), whether the text came
-//! from content selection or from the whole-body fallback.
+//! from content selection or from the whole-body fallback. The title is the article's own
+//! (Readability's), and the text does not repeat it: a body heading equal to the title, and
+//! one that is only the site's name, are dropped, since an answer prints the title above
+//! the text. Reader comments (a thread, a comment, its form) are never content.
 
 mod html;
 mod parse;
@@ -41,7 +44,10 @@ use crate::media;
 /// What [`extract`] found in a body.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Extracted {
-    /// The title: `<title>`, else `og:title`, else the first `h1` (feeds: the feed title).
+    /// The article's title as Readability defines it: JSON-LD `headline`, else `og:title` and
+    /// its kin, else the `<title>` without the site name its separators mark off (the one
+    /// `h1` when the `<title>` is too short or too long to be the article's); the raw
+    /// `<title>`, `og:title` or first `h1` when that finds none (feeds: the feed title).
     pub title: Option<String>,
     /// The text, one entry per line, without line terminators; the same body always gives
     /// the same lines (grep line numbers rely on it).
@@ -99,10 +105,12 @@ RSS feed, or another source.]";
 /// ```
 /// use mcp_web_core::extract::extract;
 /// let base = url::Url::parse("https://example.com/a/").unwrap();
-/// let page = "<title>T</title><h1>Hello</h1><p>World <a href='b'>link</a></p>";
+/// let page = "<title>Notes on growing tomatoes indoors | Example</title>\
+///             <h1>Notes on growing tomatoes indoors</h1><p>World <a href='b'>link</a></p>";
 /// let out = extract(page, "text/html; charset=utf-8", &base);
-/// assert_eq!(out.title.as_deref(), Some("T"));
-/// assert_eq!(out.text(), "# Hello\n\nWorld link");
+/// // The heading that repeats the title is not printed again below a `# Title` line.
+/// assert_eq!(out.title.as_deref(), Some("Notes on growing tomatoes indoors"));
+/// assert_eq!(out.text(), "World link");
 /// assert_eq!(out.links[0].as_str(), "https://example.com/a/b");
 /// ```
 #[must_use]

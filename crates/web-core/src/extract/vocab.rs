@@ -115,6 +115,38 @@ const CHROME_WORDS: &[&str] = &[
     "cta",
 ];
 
+/// Words in class names and ids that mark reader comments: a thread, a comment, its form.
+/// Comments are never the page's content, however much of the page they fill.
+const COMMENT_WORDS: &[&str] = &[
+    "comment",
+    "comments",
+    "commentlist",
+    "commentlisting",
+    "commentthread",
+    "commentbody",
+    "commentform",
+    "respond",
+    "disqus",
+    "discussion",
+];
+
+/// Words beside a comment word that make a name a post's state (`comments-open`), not a
+/// comment.
+const COMMENT_STATES: &[&str] = &["open", "closed", "enabled", "disabled", "allowed", "count"];
+
+/// Phrases that mark reader comments when a class name or id contains them with its
+/// separators removed (`comment_list`, `dsq-comments`, `CommentRating`).
+const COMMENT_PHRASES: &[&str] = &[
+    "commentlist",
+    "commentthread",
+    "commentbody",
+    "commentform",
+    "commentcontent",
+    "commententry",
+    "commentrating",
+    "dsqcomment",
+];
+
 /// Words in class names and ids that mark a consent banner: removed however long its text.
 const CONSENT_WORDS: &[&str] = &[
     "cookie",
@@ -197,6 +229,8 @@ pub(crate) struct Names {
     pub(crate) layout: bool,
     /// A name that says content and nothing else.
     pub(crate) content: bool,
+    /// Reader comments (a thread, a comment, the comment form): removed however long.
+    pub(crate) comments: bool,
 }
 
 /// Adds what the tokens of a class or id value say about an element to `names`.
@@ -212,13 +246,19 @@ pub(crate) fn classify_names(value: &str, names: &mut Names) {
         }
         let joined: String = lower.chars().filter(char::is_ascii_alphanumeric).collect();
         let (mut strong, mut layout, mut content) = (false, false, false);
+        let (mut comments, mut state) = (false, false);
         for part in words(token) {
             let part = part.to_ascii_lowercase();
             strong |= CHROME_WORDS.contains(&part.as_str());
             names.always |= CONSENT_WORDS.contains(&part.as_str());
             layout |= LAYOUT_WORDS.contains(&part.as_str());
             content |= CONTENT_WORDS.contains(&part.as_str());
+            comments |= COMMENT_WORDS.contains(&part.as_str());
+            // `comments-open` says what the post allows, not what the element is.
+            state |= COMMENT_STATES.contains(&part.as_str());
         }
+        comments |= COMMENT_PHRASES.iter().any(|p| joined.contains(p));
+        names.comments |= comments && !state;
         // A phrase names chrome unless the same name also says content
         // (`entry-content-read-more` is the content, folded).
         strong |= !content && CHROME_PHRASES.iter().any(|p| joined.contains(p));

@@ -153,15 +153,19 @@ fn story_page(h1: &str) -> String {
 }
 
 #[test]
-fn a_headline_dropped_by_selection_is_restored_but_not_a_site_name() {
+fn a_headline_dropped_by_selection_is_the_title_line_and_a_site_name_is_dropped() {
     let out = extract(
         &story_page("Storm closes the harbour for a week"),
         "text/html",
         &base(),
     );
+    // The headline is the title (the site name cut off), printed once, above the text.
+    assert_eq!(
+        out.title.as_deref(),
+        Some("Storm closes the harbour for a week")
+    );
     assert!(
-        out.text()
-            .starts_with("# Storm closes the harbour for a week\n\nThe harbour master"),
+        out.text().starts_with("The harbour master"),
         "{}",
         out.text()
     );
@@ -280,10 +284,8 @@ fn html_metadata_title_language_and_links() {
     let body = std::fs::read_to_string(data("article.html")).expect("fixture readable");
     let out = extract(&body, "text/html", &base());
     assert_eq!(out.kind, BodyKind::Html);
-    assert_eq!(
-        out.title.as_deref(),
-        Some("Growing tomatoes on a balcony | The Garden Journal")
-    );
+    // Readability's title: `og:title` before the `<title>` with its site name.
+    assert_eq!(out.title.as_deref(), Some("Growing tomatoes (og)"));
     assert_eq!(out.lang.as_deref(), Some("en-GB"));
     let links: Vec<&str> = out.links.iter().map(Url::as_str).collect();
     assert_eq!(
@@ -321,13 +323,17 @@ fn links_honour_base_href_and_drop_fragments_duplicates_and_other_schemes() {
 }
 
 #[test]
-fn title_rules_title_then_og_title_then_h1() {
+fn title_rules_og_title_then_title_then_h1() {
     let b = base();
     let t = |html: &str| extract(html, "text/html", &b).title;
     assert_eq!(
         t("<title> A \n title </title><meta property='og:title' content='OG'><h1>H</h1>")
             .as_deref(),
-        Some("A title")
+        Some("OG")
+    );
+    assert_eq!(
+        t("<title> A longer \n title of a page </title><h1>H</h1><h1>I</h1>").as_deref(),
+        Some("A longer title of a page")
     );
     assert_eq!(
         t("<title> </title><meta property='og:title' content=' OG  title '><h1>H</h1>").as_deref(),
@@ -620,7 +626,7 @@ fn headings_keep_the_page_levels_in_selection_and_fallback() {
                 when the pots are deep enough and the compost is rich. ";
     let section = format!("<p>{}</p>", para.repeat(4));
     let selected_page = format!(
-        "<title>Site name</title><body><article><h1>Balcony tomatoes</h1>{section}\
+        "<title>Growing food in small spaces</title><body><article><h1>Balcony tomatoes</h1>{section}\
          <h2>Pots</h2>{section}<h3>Drainage</h3>{section}</article></body>"
     );
     let out = extract(&selected_page, "text/html", &base());
@@ -637,7 +643,7 @@ fn headings_keep_the_page_levels_in_selection_and_fallback() {
     // Too deep for content selection: the whole-body fallback gives the same levels.
     let deep = "<div>".repeat(200);
     let fallback_page = format!(
-        "<title>Site name</title><body>{deep}<h1>Balcony tomatoes</h1>{section}\
+        "<title>Growing food in small spaces</title><body>{deep}<h1>Balcony tomatoes</h1>{section}\
          <h2>Pots</h2>{section}<h3>Drainage</h3>{section}</body>"
     );
     let out = extract(&fallback_page, "text/html", &base());
@@ -704,4 +710,64 @@ fn memory_is_bounded_on_pages_of_parse_errors() {
         let limit = (8 * PAGE as u64 + 32 * 1024 * 1024) / 1024;
         assert!(peak <= limit, "{which}: peak {peak} KiB > {limit} KiB");
     }
+}
+
+#[test]
+fn a_comment_thread_is_never_content_however_long() {
+    let para = "The council voted to keep the night bus running through the winter, after \
+                a petition signed by four thousand riders reached the transport committee. ";
+    let comment = "I ride the night bus home from my shift every day and this decision means \
+                   I can keep my job, thank you to everyone who signed the petition for us. ";
+    // The thread holds far more text than the story, in long paragraphs.
+    let thread: String = (0..30)
+        .map(|i| format!("<li class='comment even depth-1' id='comment-{i}'><p>{comment}</p></li>"))
+        .collect();
+    let articles: String = (0..30)
+        .map(|i| format!("<article class='comment' id='c{i}'><p>{comment}</p></article>"))
+        .collect();
+    for thread in [
+        format!(
+            "<div id='comments'><h2>30 responses</h2><ol class='commentlist'>{thread}</ol></div>"
+        ),
+        format!("<section class='comment-list'>{articles}</section>"),
+    ] {
+        let page = format!(
+            "<title>Night bus stays</title><body><article class='post comments-open'>\
+             <h1>Night bus stays</h1><p>{para}{para}</p><blockquote>We listened to the \
+             riders.</blockquote><ul><li>Route N1 every 30 minutes</li><li>Route N2 every hour\
+             </li></ul><p>{para}</p></article>{thread}</body>"
+        );
+        let text = extract(&page, "text/html", &base()).text();
+        assert!(text.contains("The council voted"), "{text}");
+        assert!(text.contains("We listened to the riders."), "{text}");
+        assert!(text.contains("Route N2 every hour"), "{text}");
+        assert!(!text.contains("I ride the night bus"), "{text}");
+        assert!(!text.contains("30 responses"), "{text}");
+    }
+}
+
+#[test]
+fn the_title_is_the_articles_title_and_is_not_repeated_in_the_text() {
+    let para = "The harbour master closed the port after waves tore away part of the eastern \
+        breakwater, and engineers worked through the week to lay new concrete blocks. ";
+    let page = format!(
+        "<title>Storm closes the harbour for a week | Coast Herald</title>\
+         <body><header><h1>Coast Herald</h1></header><article><h1>Storm closes the harbour for \
+         a week</h1><p>{para}{para}</p><p>{para}{para}</p></article></body>"
+    );
+    let out = extract(&page, "text/html", &base());
+    assert_eq!(
+        out.title.as_deref(),
+        Some("Storm closes the harbour for a week")
+    );
+    let text = out.text();
+    assert!(text.starts_with("The harbour master"), "{text}");
+    assert!(!text.contains("Coast Herald"), "{text}");
+    // og:title says where the title ends when the <title> has no separator to cut at.
+    let page = format!(
+        "<title>Coast Herald: all the news of the coast</title>\
+         <meta property='og:title' content='Storm closes the harbour'><p>{para}{para}</p>"
+    );
+    let out = extract(&page, "text/html", &base());
+    assert_eq!(out.title.as_deref(), Some("Storm closes the harbour"));
 }
