@@ -1,5 +1,6 @@
 //! Integration tests of the mcp-web binary and its Web pack, one binary for the crate.
 
+mod battery;
 mod check;
 mod conformance;
 mod crawl;
