@@ -4,6 +4,7 @@ mod battery;
 mod check;
 mod conformance;
 mod crawl;
+mod examples;
 mod fetch;
 mod grep;
 mod hostile;
