@@ -3,20 +3,33 @@
 //! on every request (401 without it) — before anything but loopback may be bound.
 //! A body that is not a usable JSON-RPC message is answered 400 with the JSON-RPC
 //! error object (a parse error, or an invalid request), never a bare 415.
+//!
+//! In a legacy (initialize-era) session a request reusing the id of one still in
+//! flight is refused here, naming the id, because the SDK underneath keeps one
+//! answer route and one cancellation per id and would let the second call take over
+//! the first. A request's id stays in flight until its response stream ends; a
+//! client that hangs up first has its call cancelled, so the id is free for real.
 
+use std::collections::HashSet;
 use std::convert::Infallible;
 use std::fmt;
 use std::io;
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::Arc;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited, combinators::BoxBody};
-use hyper::body::Incoming;
+use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper_util::rt::TokioIo;
+use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::transport::streamable_http_server::{
+    SessionId, SessionManager as _, StreamableHttpServerConfig, StreamableHttpService,
+};
+use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tower_service::Service as _;
@@ -208,11 +221,10 @@ impl HttpListener {
             .with_max_request_body_bytes(MAX_BODY_BYTES)
             .with_cancellation_token(shutdown.child_token());
         let handler = server.handler("http");
-        let service = StreamableHttpService::new(
-            move || Ok(handler.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+        let sessions = Arc::new(LocalSessionManager::default());
+        let service =
+            StreamableHttpService::new(move || Ok(handler.clone()), Arc::clone(&sessions), config);
+        let flights = Arc::new(Flights::default());
         let token = self.options.auth_token.clone().map(Arc::new);
 
         loop {
@@ -228,11 +240,15 @@ impl HttpListener {
             };
             let service = service.clone();
             let token = token.clone();
+            let sessions = Arc::clone(&sessions);
+            let flights = Arc::clone(&flights);
             let connection_shutdown = shutdown.clone();
             tokio::spawn(async move {
                 let handle = hyper::service::service_fn(move |request: http::Request<Incoming>| {
                     let mut service = service.clone();
                     let token = token.clone();
+                    let sessions = Arc::clone(&sessions);
+                    let flights = Arc::clone(&flights);
                     async move {
                         if request.uri().path() != ENDPOINT {
                             return Ok::<_, Infallible>(plain(
@@ -276,8 +292,23 @@ impl HttpListener {
                             }
                         };
                         let is_json = is_json_body(&parts.headers);
+                        let claim = match Flights::claim(&flights, &sessions, &parts.headers, &body)
+                        {
+                            Ok(claim) => claim,
+                            Err(refusal) => return Ok(json_answer(http::StatusCode::OK, &refusal)),
+                        };
                         let request = http::Request::from_parts(parts, Full::new(body.clone()));
                         let response = service.call(request).await?;
+                        let response = match claim {
+                            Some(claim) => response.map(|inner| {
+                                Tracked {
+                                    inner,
+                                    claim: Some(claim),
+                                }
+                                .boxed()
+                            }),
+                            None => response,
+                        };
                         // The SDK answers a body it cannot read as a message with 415, as
                         // if its type were wrong; JSON-RPC's answer is a 400 carrying the
                         // error object.
@@ -285,7 +316,7 @@ impl HttpListener {
                             && is_json
                             && let Verdict::Answer(answer) = jsonrpc::read_message(&body)
                         {
-                            return Ok(json_error(answer));
+                            return Ok(json_answer(http::StatusCode::BAD_REQUEST, &answer));
                         }
                         Ok(response)
                     }
@@ -336,15 +367,141 @@ fn is_json_body(headers: &http::HeaderMap) -> bool {
         })
 }
 
-/// A 400 response carrying a JSON-RPC error object.
-fn json_error(answer: serde_json::Value) -> http::Response<BoxBody<Bytes, Infallible>> {
+/// A response with `status` carrying one JSON-RPC message.
+fn json_answer(
+    status: http::StatusCode,
+    answer: &serde_json::Value,
+) -> http::Response<BoxBody<Bytes, Infallible>> {
     let mut response = http::Response::new(Full::new(Bytes::from(answer.to_string())).boxed());
-    *response.status_mut() = http::StatusCode::BAD_REQUEST;
+    *response.status_mut() = status;
     response.headers_mut().insert(
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static("application/json"),
     );
     response
+}
+
+/// The requests in flight in the legacy sessions, as (session id, request id as JSON
+/// text).
+#[derive(Debug, Default)]
+struct Flights(Mutex<HashSet<(String, String)>>);
+
+impl Flights {
+    /// The set, whatever panicked while holding it.
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<(String, String)>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Takes the place in flight of the request `body` holds when it belongs to a
+    /// session; refuses it (the JSON-RPC answer) when its id is already in flight
+    /// there. Nothing is claimed for a body that is not a request of a session.
+    fn claim(
+        flights: &Arc<Self>,
+        sessions: &Arc<LocalSessionManager>,
+        headers: &http::HeaderMap,
+        body: &[u8],
+    ) -> Result<Option<Claim>, Value> {
+        let Some(session) = headers
+            .get(SESSION_HEADER)
+            .and_then(|value| value.to_str().ok())
+        else {
+            return Ok(None);
+        };
+        let Verdict::Deliver(message) = jsonrpc::read_message(body) else {
+            return Ok(None);
+        };
+        let ClientJsonRpcMessage::Request(request) = *message else {
+            return Ok(None);
+        };
+        let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+        let key = (session.to_owned(), id.to_string());
+        if !flights.lock().insert(key.clone()) {
+            return Err(jsonrpc::duplicate_id(&id));
+        }
+        Ok(Some(Claim {
+            flights: Arc::clone(flights),
+            sessions: Arc::clone(sessions),
+            key,
+            id,
+            finished: false,
+        }))
+    }
+}
+
+/// The header naming a legacy session.
+const SESSION_HEADER: &str = "Mcp-Session-Id";
+
+/// A request's place in flight in its session, given up when its response ends.
+/// Given up before that (the client hung up), it cancels the call, which then sends
+/// no answer that a later request with the same id could receive.
+#[derive(Debug)]
+struct Claim {
+    flights: Arc<Flights>,
+    sessions: Arc<LocalSessionManager>,
+    key: (String, String),
+    id: Value,
+    finished: bool,
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        if !self.finished
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+            && let Ok(cancel) = serde_json::from_value::<ClientJsonRpcMessage>(json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": self.id, "reason": "the client closed the response stream"},
+            }))
+        {
+            let sessions = Arc::clone(&self.sessions);
+            let flights = Arc::clone(&self.flights);
+            let key = self.key.clone();
+            let session: SessionId = Arc::from(key.0.as_str());
+            runtime.spawn(async move {
+                if let Err(error) = sessions.accept_message(&session, cancel).await {
+                    tracing::debug!(%error, "the session of a closed stream is gone");
+                }
+                flights.lock().remove(&key);
+            });
+            return;
+        }
+        self.flights.lock().remove(&self.key);
+    }
+}
+
+/// A response body holding its request's place in flight until it ends.
+struct Tracked {
+    inner: BoxBody<Bytes, Infallible>,
+    claim: Option<Claim>,
+}
+
+impl Body for Tracked {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.inner).poll_frame(cx);
+        if let Poll::Ready(None) = polled
+            && let Some(mut claim) = this.claim.take()
+        {
+            claim.finished = true;
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 /// A plain-text response.

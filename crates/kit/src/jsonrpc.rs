@@ -43,6 +43,20 @@ pub(crate) fn error_response(id: Option<&Value>, code: i64, message: &str) -> Va
     })
 }
 
+/// The answer to a request reusing the id of one still in flight: an invalid request
+/// naming the id, so the first call keeps its id, its answer and its cancellation.
+pub(crate) fn duplicate_id(id: &impl serde::Serialize) -> Value {
+    let key = serde_json::to_string(id).unwrap_or_default();
+    error_response(
+        serde_json::to_value(id).ok().as_ref(),
+        INVALID_REQUEST,
+        &format!(
+            "Invalid request: the id {key} is already used by a request still in flight; each \
+             request needs an id of its own"
+        ),
+    )
+}
+
 /// Whether `id` is an id MCP accepts: a string or an integer.
 fn is_valid_id(id: &Value) -> bool {
     id.is_string() || id.is_i64() || id.is_u64()

@@ -275,14 +275,7 @@ fn admit(message: &ClientJsonRpcMessage, session: &State, supported: &[ProtocolV
         ClientJsonRpcMessage::Request(request) => {
             let key = id_key(&request.id);
             if session.in_flight.contains(&key) {
-                return Admit::Refuse(jsonrpc::error_response(
-                    serde_json::to_value(&request.id).ok().as_ref(),
-                    INVALID_REQUEST,
-                    &format!(
-                        "Invalid request: the id {key} is already used by a request still in \
-                         flight; each request needs an id of its own"
-                    ),
-                ));
+                return Admit::Refuse(jsonrpc::duplicate_id(&request.id));
             }
             if !session.began && begins_session(&request.request, supported) {
                 session.began = true;

@@ -1,6 +1,8 @@
 //! The Streamable HTTP transport on loopback: both eras answer at `/mcp`, foreign
 //! `Host` and `Origin` get 403, a configured token is demanded (401), other paths 404,
-//! and a client hanging up cancels its call.
+//! a client hanging up cancels its call, a duplicate id in flight in a legacy session
+//! is refused without touching the first call, stray notifications never break a
+//! session, and a malformed body is a 400 parse error in both eras.
 
 use std::net::SocketAddr;
 
@@ -245,4 +247,432 @@ async fn a_client_disconnect_cancels_the_call() {
         1,
         "the handler saw its cancellation after the client hung up"
     );
+}
+
+/// One HTTP/1.1 exchange over its own connection, read in two steps: the head as
+/// soon as the server sends it, the body to its end.
+struct Exchange {
+    stream: tokio::net::TcpStream,
+    read: Vec<u8>,
+    head: Option<(u16, Vec<(String, String)>)>,
+}
+
+impl Exchange {
+    /// Sends a POST of `body` to `/mcp` with the JSON and event-stream types and
+    /// `headers`.
+    async fn send(addr: SocketAddr, headers: &[(&str, String)], body: &str) -> Self {
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "a test client of a loopback server the test started"
+        )]
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let mut request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nConnection: close\r\n"
+        );
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+        stream.write_all(request.as_bytes()).await.unwrap();
+        Self {
+            stream,
+            read: Vec::new(),
+            head: None,
+        }
+    }
+
+    /// Waits for the response's head; returns its status and its headers (names in
+    /// lower case).
+    async fn head(&mut self) -> (u16, Vec<(String, String)>) {
+        if let Some(head) = &self.head {
+            return head.clone();
+        }
+        let mut buffer = [0u8; 4096];
+        let end = loop {
+            if let Some(at) = self.read.windows(4).position(|w| w == b"\r\n\r\n") {
+                break at;
+            }
+            let read = tokio::time::timeout(HANG_GUARD, self.stream.read(&mut buffer))
+                .await
+                .expect("the server sent its head")
+                .unwrap();
+            assert!(read > 0, "the server closed before its head");
+            self.read.extend_from_slice(&buffer[..read]);
+        };
+        let head = String::from_utf8_lossy(&self.read[..end]).into_owned();
+        self.read.drain(..end + 4);
+        let mut lines = head.split("\r\n");
+        let status = lines
+            .next()
+            .and_then(|line| line.split(' ').nth(1))
+            .and_then(|code| code.parse().ok())
+            .unwrap_or_else(|| panic!("not an HTTP response: {head:?}"));
+        let headers = lines
+            .filter_map(|line| line.split_once(':'))
+            .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+            .collect::<Vec<_>>();
+        self.head = Some((status, headers.clone()));
+        (status, headers)
+    }
+
+    /// Reads the rest of the response: its status, headers and body (de-chunked).
+    async fn finish(mut self) -> Response {
+        let (status, headers) = self.head().await;
+        let mut rest = std::mem::take(&mut self.read);
+        tokio::time::timeout(HANG_GUARD, self.stream.read_to_end(&mut rest))
+            .await
+            .expect("the server finished its answer")
+            .unwrap();
+        let chunked = headers
+            .iter()
+            .any(|(name, value)| name == "transfer-encoding" && value.contains("chunked"));
+        let body = if chunked { dechunk(&rest) } else { rest };
+        Response {
+            status,
+            headers,
+            body: String::from_utf8_lossy(&body).into_owned(),
+        }
+    }
+}
+
+/// A whole HTTP response.
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Response {
+    /// The value of the header `name` (lower case).
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// The JSON-RPC messages of the body: the body itself when it is JSON, else the
+    /// `data:` lines of its event stream.
+    fn messages(&self) -> Vec<Value> {
+        if let Ok(value) = serde_json::from_str::<Value>(&self.body) {
+            return vec![value];
+        }
+        self.body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str(data.trim()).ok())
+            .collect()
+    }
+
+    /// The one message answering the request `id`.
+    fn answer(&self, id: &Value) -> Value {
+        let answers: Vec<Value> = self
+            .messages()
+            .into_iter()
+            .filter(|message| message.get("method").is_none() && message.get("id") == Some(id))
+            .collect();
+        assert_eq!(answers.len(), 1, "one answer to {id}: {}", self.body);
+        answers.into_iter().next().unwrap()
+    }
+}
+
+/// The body of a chunked transfer, its chunks joined.
+fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut body = Vec::new();
+    while let Some(at) = raw.windows(2).position(|w| w == b"\r\n") {
+        let size = std::str::from_utf8(&raw[..at])
+            .ok()
+            .and_then(|line| usize::from_str_radix(line.split(';').next()?.trim(), 16).ok())
+            .unwrap_or_else(|| panic!("a chunk size: {:?}", String::from_utf8_lossy(raw)));
+        raw = &raw[at + 2..];
+        if size == 0 {
+            break;
+        }
+        body.extend_from_slice(&raw[..size]);
+        raw = &raw[(size + 2).min(raw.len())..];
+    }
+    body
+}
+
+/// Posts `body` and reads the whole response.
+async fn exchange(addr: SocketAddr, headers: &[(&str, String)], body: &Value) -> Response {
+    Exchange::send(addr, headers, &body.to_string())
+        .await
+        .finish()
+        .await
+}
+
+/// Starts the test server with the second pack too.
+async fn start_with_extra() -> Running {
+    let listener = HttpListener::bind("127.0.0.1:0".parse().unwrap(), HttpOptions::default())
+        .await
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let server = server(TestKit::default()).plug(crate::harness::ExtraKit::default());
+    tokio::spawn(listener.serve(server, stop.clone()));
+    Running { addr, stop }
+}
+
+/// Opens a legacy session: `initialize` then `notifications/initialized`; returns
+/// the headers every later request of the session carries.
+async fn legacy_session(addr: SocketAddr) -> Vec<(&'static str, String)> {
+    let init = exchange(addr, &[], &initialize()).await;
+    assert_eq!(init.status, 200, "{}", init.body);
+    let session = init
+        .header("mcp-session-id")
+        .expect("a legacy session has an id")
+        .to_owned();
+    let headers = vec![
+        ("Mcp-Session-Id", session),
+        ("MCP-Protocol-Version", "2025-11-25".to_owned()),
+    ];
+    let initialized = exchange(
+        addr,
+        &headers,
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(initialized.status, 202, "{}", initialized.body);
+    headers
+}
+
+/// A legacy `tools/call` of `tool` with `id`.
+fn legacy_call(id: i64, tool: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
+}
+
+/// Calls `echo` in a legacy session and asserts its answer.
+async fn legacy_echo(addr: SocketAddr, headers: &[(&str, String)], id: i64, text: &str) {
+    let response = exchange(
+        addr,
+        headers,
+        &legacy_call(id, "echo", json!({"text": text})),
+    )
+    .await;
+    assert_eq!(response.status, 200, "{}", response.body);
+    let answer = response.answer(&json!(id));
+    assert_eq!(answer["result"]["content"][0]["text"], text, "{answer}");
+}
+
+#[tokio::test]
+async fn a_duplicate_id_in_flight_in_a_legacy_session_is_refused_and_the_first_call_completes() {
+    let running = start_with_extra().await;
+    let headers = legacy_session(running.addr).await;
+    // `meet` answers only once a second call of it runs, so the first is in flight
+    // until the third request; its head arriving means the server took it.
+    let mut first = Exchange::send(
+        running.addr,
+        &headers,
+        &legacy_call(1, "meet", json!({})).to_string(),
+    )
+    .await;
+    let (status, _) = first.head().await;
+    assert_eq!(status, 200);
+
+    let refused = exchange(
+        running.addr,
+        &headers,
+        &legacy_call(1, "echo", json!({"text": "dup"})),
+    )
+    .await;
+    let answer = refused.answer(&json!(1));
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("the id 1 is already used by a request still in flight"),
+        "{message}"
+    );
+
+    let second = exchange(running.addr, &headers, &legacy_call(2, "meet", json!({}))).await;
+    assert_eq!(
+        second.answer(&json!(2))["result"]["content"][0]["text"],
+        "met",
+        "{}",
+        second.body
+    );
+    let first = first.finish().await;
+    assert_eq!(
+        first.answer(&json!(1))["result"]["content"][0]["text"],
+        "met",
+        "the first call was not cancelled: {}",
+        first.body
+    );
+    // Once answered, the id is free again.
+    legacy_echo(running.addr, &headers, 1, "reused").await;
+}
+
+#[tokio::test]
+async fn the_same_id_in_two_legacy_sessions_is_no_duplicate() {
+    let running = start_with_extra().await;
+    let one = legacy_session(running.addr).await;
+    let two = legacy_session(running.addr).await;
+    let mut first = Exchange::send(
+        running.addr,
+        &one,
+        &legacy_call(1, "meet", json!({})).to_string(),
+    )
+    .await;
+    assert_eq!(first.head().await.0, 200);
+    let second = exchange(running.addr, &two, &legacy_call(1, "meet", json!({}))).await;
+    assert_eq!(
+        second.answer(&json!(1))["result"]["content"][0]["text"],
+        "met",
+        "{}",
+        second.body
+    );
+    let first = first.finish().await;
+    assert_eq!(
+        first.answer(&json!(1))["result"]["content"][0]["text"],
+        "met"
+    );
+}
+
+/// Notifications of every kind a client may send, known and not.
+fn stray_notifications() -> Vec<Value> {
+    vec![
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/whatever", "params": {"x": [1, 2]}}),
+        json!({"jsonrpc": "2.0", "id": 99, "result": {}}),
+        json!({"method": "notifications/progress"}),
+    ]
+}
+
+#[tokio::test]
+async fn stray_notifications_never_end_or_break_a_legacy_session() {
+    let running = start(HttpOptions::default()).await;
+    // Before any session: answered, and no session is harmed.
+    for note in stray_notifications() {
+        let response = exchange(running.addr, &[], &note).await;
+        assert!(
+            response.status < 500,
+            "{note}: {} {}",
+            response.status,
+            response.body
+        );
+    }
+    // Inside a session, before and after `notifications/initialized`, in any order.
+    let init = exchange(running.addr, &[], &initialize()).await;
+    let session = init.header("mcp-session-id").unwrap().to_owned();
+    let headers = vec![
+        ("Mcp-Session-Id", session),
+        ("MCP-Protocol-Version", "2025-11-25".to_owned()),
+    ];
+    for round in 0..2 {
+        for note in stray_notifications().into_iter().rev() {
+            let response = exchange(running.addr, &headers, &note).await;
+            assert!(
+                response.status < 500,
+                "{note}: {} {}",
+                response.status,
+                response.body
+            );
+        }
+        legacy_echo(running.addr, &headers, 10 + round, "alive").await;
+    }
+    // A notification naming another session does not touch this one.
+    let foreign = [("Mcp-Session-Id", "no-such-session".to_owned())];
+    let response = exchange(running.addr, &foreign, &stray_notifications()[0]).await;
+    assert_eq!(response.status, 404, "{}", response.body);
+    legacy_echo(running.addr, &headers, 20, "still").await;
+}
+
+#[tokio::test]
+async fn stray_notifications_never_break_the_stateless_era() {
+    let running = start(HttpOptions::default()).await;
+    let headers = [("MCP-Protocol-Version", "2026-07-28".to_owned())];
+    for note in stray_notifications() {
+        let response = exchange(running.addr, &headers, &note).await;
+        assert!(
+            response.status < 500,
+            "{note}: {} {}",
+            response.status,
+            response.body
+        );
+    }
+    let (headers, list) = modern_list();
+    let response = exchange(running.addr, &headers, &list).await;
+    assert_eq!(response.status, 200, "{}", response.body);
+    assert!(response.body.contains("\"echo\""), "{}", response.body);
+}
+
+#[tokio::test]
+async fn a_malformed_body_is_a_400_parse_error_in_both_eras() {
+    let running = start(HttpOptions::default()).await;
+    let legacy = legacy_session(running.addr).await;
+    let modern = vec![
+        ("MCP-Protocol-Version", "2026-07-28".to_owned()),
+        ("Mcp-Method", "tools/list".to_owned()),
+    ];
+    for headers in [&legacy, &modern] {
+        for body in ["{\"jsonrpc\": \"2.0\", ", "not json", "\u{feff}{"] {
+            let response = Exchange::send(running.addr, headers, body)
+                .await
+                .finish()
+                .await;
+            assert_eq!(response.status, 400, "{body}: {}", response.body);
+            assert_eq!(
+                response.header("content-type"),
+                Some("application/json"),
+                "{body}"
+            );
+            let answer: Value = serde_json::from_str(&response.body).expect("a JSON body");
+            assert_eq!(answer["error"]["code"], -32700, "{answer}");
+            assert_eq!(answer.get("id"), Some(&Value::Null), "{answer}");
+        }
+    }
+    // The session is alive afterwards.
+    legacy_echo(running.addr, &legacy, 3, "alive").await;
+}
+
+#[tokio::test]
+async fn a_legacy_client_hanging_up_cancels_its_call_and_frees_its_id() {
+    let kit = TestKit::default();
+    let cancelled = std::sync::Arc::clone(&kit.cancelled);
+    let cancel_seen = std::sync::Arc::clone(&kit.cancel_seen);
+    let running = start_kit(HttpOptions::default(), kit).await;
+    let headers = legacy_session(running.addr).await;
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"n": 100}, "_meta": {"progressToken": "p"}}});
+    let mut slow = Exchange::send(running.addr, &headers, &call.to_string()).await;
+    assert_eq!(slow.head().await.0, 200);
+    let mut buffer = [0u8; 4096];
+    while !String::from_utf8_lossy(&slow.read).contains("notifications/progress") {
+        let read = tokio::time::timeout(HANG_GUARD, slow.stream.read(&mut buffer))
+            .await
+            .expect("the call streams")
+            .unwrap();
+        assert!(read > 0, "the server closed early");
+        slow.read.extend_from_slice(&buffer[..read]);
+    }
+    drop(slow);
+    TestKit::wait_cancelled(&cancel_seen).await;
+    assert_eq!(cancelled.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // The id is free once the call is cancelled; the claim gives it up right after.
+    let mut answered = None;
+    for attempt in 0..100 {
+        let response = exchange(
+            running.addr,
+            &headers,
+            &legacy_call(5, "echo", json!({"text": "again"})),
+        )
+        .await;
+        let answer = response.answer(&json!(5));
+        if answer.get("error").is_none() {
+            answered = Some(answer);
+            break;
+        }
+        assert_eq!(
+            answer["error"]["code"], -32600,
+            "attempt {attempt}: {answer}"
+        );
+        tokio::task::yield_now().await;
+    }
+    let answer = answered.expect("the id was freed");
+    assert_eq!(answer["result"]["content"][0]["text"], "again", "{answer}");
 }

@@ -1,9 +1,11 @@
 //! Integration tests of the mcp-web binary and its Web pack, one binary for the crate.
 
 mod batch;
+mod battery;
 mod check;
 mod conformance;
 mod crawl;
+mod examples;
 mod fetch;
 mod grep;
 mod hostile;
