@@ -8,6 +8,7 @@ mod fetch;
 mod grep;
 mod hostile;
 mod inprocess;
+mod permission;
 mod protocol;
 mod robots;
 mod search;

@@ -148,6 +148,9 @@ pub struct RobotsCache {
     prune_above: usize,
     fresh_for: Duration,
     retry_after: Duration,
+    /// True for a cache of one call with a one-time grant, which keeps what that call
+    /// reads and is dropped with it.
+    granted: bool,
 }
 
 impl std::fmt::Debug for RobotsCache {
@@ -178,6 +181,17 @@ impl RobotsCache {
             prune_above: PRUNE_ABOVE,
             fresh_for: FRESH_FOR,
             retry_after: RETRY_AFTER,
+            granted: false,
+        }
+    }
+
+    /// A cache of one call with a one-time grant, fetching through `fetcher`: it keeps
+    /// what that call reads, so each origin's robots.txt is requested once per call,
+    /// and shares it with no other call (drop it with the call).
+    pub fn for_granted_call(fetcher: &Fetcher) -> RobotsCache {
+        RobotsCache {
+            granted: true,
+            ..RobotsCache::new(fetcher)
         }
     }
 
@@ -222,9 +236,10 @@ impl RobotsCache {
 
     /// The rules of `url`'s origin, fetched once per origin at a time.
     pub async fn rules(&self, url: &CheckedUrl, call: &Call) -> Result<Arc<Rules>, Error> {
-        if call.grant().is_some() {
+        if call.grant().is_some() && !self.granted {
             // A call with a one-time grant may reach what the policy's calls cannot:
-            // what it reads is its own, neither taken from the cache nor kept in it.
+            // what it reads is its own, neither taken from the shared cache nor kept
+            // in it (a cache of its own keeps it).
             let (rules, _) = self.fetch_rules(url, call).await?;
             return Ok(Arc::new(rules));
         }
