@@ -3,7 +3,9 @@
 //! the test): the form names the tool, the host, the address, the class, its RFC and
 //! the key; `allow once` walks the site exactly as `allow-loopback` would, and the next
 //! call is asked again and reaches nothing; `deny`, a declined or a cancelled form give
-//! the original refusal, and the site, a canary, sees no connection.
+//! the original refusal, and the site, a canary, sees no connection. Over Streamable
+//! HTTP on protocol 2026-07-28, `web_fetch` answers an `InputRequiredResult` whose
+//! retry with `inputResponses` and the `requestState` fetches the page, once.
 
 use mcp_kit::{Ask, Call, FromConfig, NeedsInput, Outcome, Server, ToolResult};
 use mcp_web::tools::Web;
@@ -212,4 +214,116 @@ async fn web_grep_denied_declined_or_cancelled_is_the_original_refusal() {
         |url| json!({"url": url, "pattern": "needle", "depth": 1}),
     )
     .await;
+}
+
+/// One HTTP/1.1 POST of a modern-era `tools/call` of `web_fetch` to `addr`'s `/mcp`,
+/// over a fresh connection: the JSON-RPC response, whether it came as JSON or as the
+/// last `data:` event of a stream.
+async fn post_call(addr: std::net::SocketAddr, body: &Value) -> Value {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "a test client of a loopback server the test started"
+    )]
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let body = body.to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: web_fetch\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.expect("receive");
+    let response = String::from_utf8_lossy(&response).into_owned();
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    let (_, payload) = response.split_once("\r\n\r\n").expect("a body");
+    payload
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .chain(payload.lines().filter(|line| line.starts_with('{')))
+        .filter_map(|json| serde_json::from_str::<Value>(json.trim()).ok())
+        .rfind(|message| message.get("id").is_some())
+        .unwrap_or_else(|| panic!("no JSON-RPC response in {payload:?}"))
+}
+
+/// A modern-era `tools/call` of `web_fetch` for `url` from a client that declares form
+/// elicitation, with `extra` params (`inputResponses`, `requestState`).
+fn modern_fetch(id: i64, url: &str, extra: Value) -> Value {
+    let mut params = json!({
+        "name": "web_fetch",
+        "arguments": {"url": url},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "it", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        },
+    });
+    if let (Some(params), Some(extra)) = (params.as_object_mut(), extra.as_object()) {
+        params.extend(extra.clone());
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+}
+
+#[tokio::test]
+async fn over_streamable_http_an_input_required_result_retried_with_allow_once_fetches() {
+    let site = support::Server::start(site);
+    let url = site.url("/a");
+    let listener = mcp_kit::HttpListener::bind(
+        "127.0.0.1:0".parse().expect("an address"),
+        mcp_kit::HttpOptions::default(),
+    )
+    .await
+    .expect("bind loopback");
+    let addr = listener.local_addr().expect("bound");
+    let stop = tokio_util::sync::CancellationToken::new();
+    let served =
+        tokio::spawn(listener.serve(server(json!({"ask-permission": true})), stop.clone()));
+
+    let asked = post_call(addr, &modern_fetch(1, &url, json!({}))).await;
+    let result = &asked["result"];
+    assert_eq!(result["resultType"], "input_required", "{asked}");
+    let request = &result["inputRequests"]["permission"];
+    assert_eq!(request["method"], "elicitation/create", "{asked}");
+    let message = request["params"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("web_fetch asks to reach 127.0.0.1 (port ")
+            && message.contains("\"allow-loopback\": true"),
+        "{message}"
+    );
+    assert_eq!(
+        request["params"]["requestedSchema"]["properties"]["decision"]["enum"],
+        json!(["allow once", "deny"])
+    );
+    let state = result["requestState"]
+        .as_str()
+        .expect("a requestState")
+        .to_owned();
+    assert_eq!(site.connections(), 0, "nothing fetched before the answer");
+
+    let retry = modern_fetch(
+        2,
+        &url,
+        json!({
+            "inputResponses": {"permission": {"action": "accept", "content": {"decision": "allow once"}}},
+            "requestState": state,
+        }),
+    );
+    let fetched = post_call(addr, &retry).await;
+    let result = &fetched["result"];
+    assert_ne!(result["isError"], json!(true), "{fetched}");
+    assert_eq!(
+        result["content"][0]["text"], "# First\n\nAnother needle here.",
+        "{fetched}"
+    );
+    assert_eq!(site.requests("/a"), 1);
+
+    // The same state again is refused as a JSON-RPC error, and fetches nothing.
+    let replayed = post_call(addr, &retry).await;
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
+    assert_eq!(site.requests("/a"), 1);
+    stop.cancel();
+    served.await.expect("joined").expect("served");
 }
