@@ -118,7 +118,7 @@ impl Context {
     /// read is never shared).
     pub fn for_granted_call(&self) -> Context {
         Context {
-            robots: Arc::new(RobotsCache::for_granted_call(&self.fetcher)),
+            robots: Arc::new(RobotsCache::new(&self.fetcher).for_granted_call()),
             ..self.clone()
         }
     }

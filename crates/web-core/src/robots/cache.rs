@@ -185,14 +185,13 @@ impl RobotsCache {
         }
     }
 
-    /// A cache of one call with a one-time grant, fetching through `fetcher`: it keeps
-    /// what that call reads, so each origin's robots.txt is requested once per call,
-    /// and shares it with no other call (drop it with the call).
-    pub fn for_granted_call(fetcher: &Fetcher) -> RobotsCache {
-        RobotsCache {
-            granted: true,
-            ..RobotsCache::new(fetcher)
-        }
+    /// This cache as one call's with a one-time grant: it keeps what that call reads,
+    /// so each origin's robots.txt is requested once per call, and is shared with no
+    /// other call (drop it with the call).
+    #[must_use]
+    pub fn for_granted_call(mut self) -> RobotsCache {
+        self.granted = true;
+        self
     }
 
     /// Changes how long rules are kept: `fresh_for` for a parsed file or a 4xx,
