@@ -263,7 +263,12 @@ pub(crate) struct Gate {
     key: Option<hmac::Key>,
     rng: SystemRandom,
     used: Mutex<HashMap<String, u64>>,
+    clock: Clock,
 }
+
+/// Where a gate reads the time, in seconds since the epoch: the system clock, or a
+/// test's.
+type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
 impl fmt::Debug for Gate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -383,6 +388,11 @@ impl Gate {
     /// A gate with a fresh random key. Without a working random source no state can
     /// be signed: permissions that need asking are then refused as unaskable.
     pub(crate) fn new() -> Gate {
+        Gate::with_clock(Arc::new(now_secs))
+    }
+
+    /// A gate with a fresh random key reading the time from `clock`.
+    fn with_clock(clock: Clock) -> Gate {
         let rng = SystemRandom::new();
         let key = hmac::Key::generate(hmac::HMAC_SHA256, &rng).ok();
         if key.is_none() {
@@ -392,6 +402,7 @@ impl Gate {
             key,
             rng,
             used: Mutex::new(HashMap::new()),
+            clock,
         }
     }
 
@@ -453,7 +464,7 @@ impl Gate {
         if content.t != permit.tool || content.a != permit.digest {
             return Err("a state asked for another tool or other arguments".into());
         }
-        let now = now_secs();
+        let now = (self.clock)();
         if content.e < now {
             return Err("an expired state".into());
         }
@@ -487,7 +498,7 @@ impl Gate {
             t: permit.tool.clone(),
             a: permit.digest.clone(),
             n: hex(&nonce),
-            e: now_secs() + STATE_LIFETIME.as_secs(),
+            e: (self.clock)() + STATE_LIFETIME.as_secs(),
             g: permit.grants.clone(),
             p: pending,
         };
@@ -776,6 +787,45 @@ mod tests {
             permit.check(&second),
             Checked::Granted(Grant::Once)
         ));
+    }
+
+    #[test]
+    fn a_state_is_accepted_for_ten_minutes_and_refused_after() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let now = Arc::new(AtomicU64::new(1_000_000));
+        let clock = Arc::clone(&now);
+        let gate = Arc::new(Gate::with_clock(Arc::new(move || {
+            clock.load(Ordering::SeqCst)
+        })));
+        let rules = Permissions::new();
+        let call = args(json!({"url": "http://wiki/"}));
+        let open = |state: &str| {
+            gate.open(
+                &rules,
+                "fetch",
+                &call,
+                Some(state),
+                &accept(ALLOW_ONCE),
+                true,
+            )
+        };
+        // Answered on the last second of its lifetime: granted.
+        let state = asked(&gate, &rules, &call);
+        now.fetch_add(STATE_LIFETIME.as_secs(), Ordering::SeqCst);
+        let permit = open(&state).expect("still within its lifetime");
+        assert!(matches!(
+            permit.check(&loopback()),
+            Checked::Granted(Grant::Once)
+        ));
+        // Answered one second later: refused.
+        let state = asked(&gate, &rules, &call);
+        now.fetch_add(STATE_LIFETIME.as_secs() + 1, Ordering::SeqCst);
+        assert_eq!(open(&state).unwrap_err(), "an expired state");
+        // A state asked now lives ten minutes from now.
+        let state = asked(&gate, &rules, &call);
+        now.fetch_add(STATE_LIFETIME.as_secs(), Ordering::SeqCst);
+        assert!(open(&state).is_ok(), "asked at the clock's time");
+        assert_eq!(STATE_LIFETIME, Duration::from_secs(600));
     }
 
     #[test]

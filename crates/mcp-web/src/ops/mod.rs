@@ -113,6 +113,16 @@ impl Context {
         &self.robots
     }
 
+    /// This context for one call carrying a one-time grant: the same settings, fetcher
+    /// and provider, and a robots.txt cache of that call's own (what a grant lets it
+    /// read is never shared).
+    pub fn for_granted_call(&self) -> Context {
+        Context {
+            robots: Arc::new(RobotsCache::new(&self.fetcher).for_granted_call()),
+            ..self.clone()
+        }
+    }
+
     /// A new call: `total-timeout` from now for everything it fetches, stopped early
     /// when `cancel` fires. One tool call or one command makes one.
     pub fn call(&self, cancel: CancellationToken) -> Call {

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::ops::{self, Context};
 
-use super::{answer_arguments_error, answer_error};
+use super::{Attempt, answer_arguments_error, answer_error, run_asking};
 
 /// The tool's name.
 pub const NAME: &str = "web_crawl";
@@ -80,23 +80,28 @@ fn arguments(args: &Map<String, Value>) -> Result<Arguments, ArgumentError> {
 
 /// Serves one `web_crawl` call through [`ops::crawl`]: a progress notification per
 /// page; the crawl stops fetching as soon as the request is cancelled, and
-/// `total-timeout` bounds the whole call.
+/// `total-timeout` bounds the whole call. With `ask-permission` on, a start URL refused
+/// for an address `allow-private` or `allow-loopback` could permit is asked of the user
+/// first; `allow once` walks the site through a connection of the call's own.
 pub async fn call(context: &Context, request: Request) {
     let args = match arguments(&request.args) {
         Ok(args) => args,
         Err(error) => return answer_arguments_error(request, &error),
     };
-    let call = context.call(request.cancellation_token());
-    match ops::crawl::crawl(
-        context,
-        &args.url,
-        args.depth,
-        args.max_pages,
-        &call,
-        &request,
-    )
-    .await
-    {
+    let attempt: Attempt<Arguments, _> = |context, args, call, observer| {
+        Box::pin(ops::crawl::crawl(
+            context,
+            &args.url,
+            args.depth,
+            args.max_pages,
+            call,
+            observer,
+        ))
+    };
+    let Some(crawled) = run_asking(context, &request, &args.url, &args, attempt).await else {
+        return;
+    };
+    match crawled {
         Ok(crawled) => {
             let answer = ops::cap(crawled.render(), context.max_chars(), "lower max-pages");
             request.text(answer);

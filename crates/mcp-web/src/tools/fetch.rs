@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::ops::{self, Context};
 
-use super::{Asked, Onward, answer_arguments_error, answer_error, ask_permission};
+use super::{Attempt, answer_arguments_error, answer_error, run_asking};
 
 /// The tool's name.
 pub const NAME: &str = "web_fetch";
@@ -60,19 +60,11 @@ pub async fn call(context: &Context, request: Request) {
         Ok(raw) => raw,
         Err(error) => return answer_arguments_error(request, &error),
     };
-    let call = context.call(request.cancellation_token());
-    let mut fetched = ops::fetch::fetch(context, &raw, &call, &request).await;
-    if let Err(error) = &fetched {
-        match ask_permission(context.settings(), &request, &raw, error) {
-            Asked::Granted(grant) => {
-                let granted = call.clone().with_grant(grant);
-                let onward = Onward::new(&request, 0.0);
-                fetched = ops::fetch::fetch(context, &raw, &granted, &onward).await;
-            }
-            Asked::Asking => return,
-            Asked::Refused => {}
-        }
-    }
+    let attempt: Attempt<String, _> =
+        |context, raw, call, observer| Box::pin(ops::fetch::fetch(context, raw, call, observer));
+    let Some(fetched) = run_asking(context, &request, &raw, &raw, attempt).await else {
+        return;
+    };
     match fetched {
         Ok(fetched) => {
             let answer = fetched.text.render(context.max_chars());

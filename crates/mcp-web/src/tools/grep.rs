@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::ops::grep::GrepOptions;
 use crate::ops::{self, Context};
 
-use super::{answer_arguments_error, answer_error};
+use super::{Attempt, answer_arguments_error, answer_error, run_asking};
 
 /// The tool's name.
 pub const NAME: &str = "web_grep";
@@ -107,22 +107,28 @@ fn arguments(args: &Map<String, Value>) -> Result<Arguments, ArgumentError> {
 }
 
 /// Serves one `web_grep` call through [`ops::grep`]: progress per page, no fetch after
-/// cancellation, `total-timeout` over the whole call.
+/// cancellation, `total-timeout` over the whole call. With `ask-permission` on, a start
+/// URL refused for an address `allow-private` or `allow-loopback` could permit is asked
+/// of the user first; `allow once` searches through a connection of the call's own.
 pub async fn call(context: &Context, request: Request) {
     let arguments = match arguments(&request.args) {
         Ok(arguments) => arguments,
         Err(error) => return answer_arguments_error(request, &error),
     };
-    let call = context.call(request.cancellation_token());
-    let outcome = ops::grep::grep(
-        context,
-        &arguments.url,
-        &arguments.pattern,
-        &arguments.options,
-        &call,
-        &request,
-    )
-    .await;
+    let attempt: Attempt<Arguments, _> = |context, args, call, observer| {
+        Box::pin(ops::grep::grep(
+            context,
+            &args.url,
+            &args.pattern,
+            &args.options,
+            call,
+            observer,
+        ))
+    };
+    let url = &arguments.url;
+    let Some(outcome) = run_asking(context, &request, url, &arguments, attempt).await else {
+        return;
+    };
     match outcome {
         Ok(grepped) => {
             let answer = ops::cap(grepped.render(), context.max_chars(), "lower max-results");

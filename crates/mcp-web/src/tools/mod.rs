@@ -5,12 +5,14 @@
 //! arguments were refused. With `ask-permission` on, a refusal that `allow-private` or
 //! `allow-loopback` could lift is first put to the user ([`ask_permission`]).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use mcp_kit::{ArgumentError, CallFuture, FromConfig, Permission, Request, ToolSpec, Toolkit};
 use mcp_web_core::config::{Settings, parse_web_config};
 use mcp_web_core::error::{Blocked, ConfigError, Error};
-use mcp_web_core::fetch::Fetcher;
+use mcp_web_core::fetch::{Call, Fetcher};
 use mcp_web_core::guard::{Grant, Scope};
 use mcp_web_core::search::SearchProvider;
 use mcp_web_core::transport::SystemResolver;
@@ -189,6 +191,46 @@ pub fn ask_permission(
         Ok(_) => Asked::Granted(grant),
         Err(refusal) if refusal.is_asking() => Asked::Asking,
         Err(_) => Asked::Refused,
+    }
+}
+
+/// One run of a tool's operation over `args` within a call, reporting to an observer:
+/// what [`run_asking`] runs, once, or twice when the user grants a refused address.
+pub type Attempt<A, T> =
+    for<'a> fn(&'a Context, &'a A, &'a Call, &'a dyn Observer) -> Attempting<'a, T>;
+
+/// The future of one [`Attempt`].
+pub type Attempting<'a, T> = Pin<Box<dyn Future<Output = Result<T, Error>> + Send + 'a>>;
+
+/// Runs `attempt` over `args` for a call of `request` whose walk starts at `raw_url`,
+/// within a new [`Call`] (the request's cancellation, `total-timeout` from now),
+/// reporting to `request`. When the attempt is refused for an address the user may
+/// permit (see [`ask_permission`]) and the user allows it once, it runs again through a
+/// call carrying the grant, so through a connection of its own and never the shared
+/// pool, with a robots.txt cache of its own, its progress going onward from where the
+/// first attempt got. `None` while the
+/// user is being asked: the handler answers nothing, and runs again with the answer.
+pub async fn run_asking<A: Sync, T>(
+    context: &Context,
+    request: &Request,
+    raw_url: &str,
+    args: &A,
+    attempt: Attempt<A, T>,
+) -> Option<Result<T, Error>> {
+    let call = context.call(request.cancellation_token());
+    let first = attempt(context, args, &call, request).await;
+    let Err(error) = &first else {
+        return Some(first);
+    };
+    match ask_permission(context.settings(), request, raw_url, error) {
+        Asked::Granted(grant) => {
+            let granted = call.with_grant(grant);
+            let onward = Onward::new(request, 0.0);
+            let own = context.for_granted_call();
+            Some(attempt(&own, args, &granted, &onward).await)
+        }
+        Asked::Asking => None,
+        Asked::Refused => Some(first),
     }
 }
 

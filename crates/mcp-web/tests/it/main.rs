@@ -10,6 +10,7 @@ mod fetch;
 mod grep;
 mod hostile;
 mod inprocess;
+mod permission;
 mod protocol;
 mod robots;
 mod search;

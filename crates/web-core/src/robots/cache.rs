@@ -148,6 +148,9 @@ pub struct RobotsCache {
     prune_above: usize,
     fresh_for: Duration,
     retry_after: Duration,
+    /// True for a cache of one call with a one-time grant, which keeps what that call
+    /// reads and is dropped with it.
+    granted: bool,
 }
 
 impl std::fmt::Debug for RobotsCache {
@@ -178,7 +181,17 @@ impl RobotsCache {
             prune_above: PRUNE_ABOVE,
             fresh_for: FRESH_FOR,
             retry_after: RETRY_AFTER,
+            granted: false,
         }
+    }
+
+    /// This cache as one call's with a one-time grant: it keeps what that call reads,
+    /// so each origin's robots.txt is requested once per call, and is shared with no
+    /// other call (drop it with the call).
+    #[must_use]
+    pub fn for_granted_call(mut self) -> RobotsCache {
+        self.granted = true;
+        self
     }
 
     /// Changes how long rules are kept: `fresh_for` for a parsed file or a 4xx,
@@ -222,9 +235,10 @@ impl RobotsCache {
 
     /// The rules of `url`'s origin, fetched once per origin at a time.
     pub async fn rules(&self, url: &CheckedUrl, call: &Call) -> Result<Arc<Rules>, Error> {
-        if call.grant().is_some() {
+        if call.grant().is_some() && !self.granted {
             // A call with a one-time grant may reach what the policy's calls cannot:
-            // what it reads is its own, neither taken from the cache nor kept in it.
+            // what it reads is its own, neither taken from the shared cache nor kept
+            // in it (a cache of its own keeps it).
             let (rules, _) = self.fetch_rules(url, call).await?;
             return Ok(Arc::new(rules));
         }

@@ -519,3 +519,46 @@ async fn expired_origins_are_pruned() {
     cache.verdict(&origins(3), &call_of(&cancel)).await.unwrap();
     assert_eq!(source.calls(), 5);
 }
+
+/// A call with a one-time grant reads robots.txt for itself: the shared cache neither
+/// answers it nor keeps what it read; a cache of the call's own keeps it for the call.
+#[tokio::test]
+async fn a_granted_call_reads_for_itself_and_its_own_cache_keeps_it() {
+    let cancel = CancellationToken::new();
+    let grant = crate::guard::Grant::new("a.example", 80, crate::guard::Scope::Loopback);
+    let granted = call_of(&cancel).with_grant(grant);
+    let page = url("http://a.example/p");
+
+    let source = Scripted::new(
+        vec![body(DISALLOW_P), body(DISALLOW_P), body("")],
+        Duration::ZERO,
+    );
+    let shared = RobotsCache::with_source(source.clone(), "mcp-web");
+    assert!(shared.check(&page, &granted).await.is_err());
+    assert!(shared.check(&page, &granted).await.is_err());
+    assert_eq!(
+        source.calls(),
+        2,
+        "the shared cache answers no granted call"
+    );
+    // Nor did it keep what the granted calls read: a call without the grant fetches.
+    shared
+        .check(&page, &call_of(&cancel))
+        .await
+        .expect("allowed");
+    assert_eq!(source.calls(), 3);
+
+    let source = Scripted::new(vec![body(DISALLOW_P)], Duration::ZERO);
+    let own = RobotsCache::with_source(source.clone(), "mcp-web").for_granted_call();
+    assert!(own.check(&page, &granted).await.is_err());
+    assert!(
+        own.check(&url("http://a.example/q"), &granted)
+            .await
+            .is_ok()
+    );
+    assert_eq!(
+        own.crawl_delay(&page, &granted).await.expect("kept"),
+        Some(Duration::from_secs(2))
+    );
+    assert_eq!(source.calls(), 1, "read once for the call");
+}
