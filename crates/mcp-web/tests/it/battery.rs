@@ -712,12 +712,17 @@ async fn ten_megabyte_arguments_are_refused_without_being_echoed() {
         call(&server, "web_fetch", json!({"url": url})),
     )
     .await;
-    let (kind, _, _) = error_of(&answer);
+    let (kind, rule, _) = error_of(&answer);
     assert_eq!(
-        kind,
-        "bad_url",
+        (kind.as_str(), rule.as_str()),
+        ("bad_url", "url-too-long"),
         "{}",
         &answer.text()[..answer.text().len().min(300)]
+    );
+    assert!(
+        answer.text().len() < 8 << 10,
+        "the refusal quotes a bounded URL: {} bytes",
+        answer.text().len()
     );
 
     let answer = survives(
