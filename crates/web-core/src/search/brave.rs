@@ -10,7 +10,7 @@ use serde_json::Value;
 use url::Url;
 
 use super::client::{Reply, SearchClient, endpoint};
-use super::{ApiKey, SearchOptions, SearchProvider, SearchResult, Searching, strip_markup};
+use super::{ApiKey, SearchOptions, SearchProvider, SearchResult, Searching, results_from};
 use crate::error::{ConfigError, Error, KeyOrigin, Search, SearchFailure};
 use crate::transport::Resolve;
 
@@ -233,25 +233,7 @@ fn answer(reply: &Reply, url: &Url, origin: KeyOrigin) -> Result<Vec<SearchResul
             Some(_) => return Err(malformed("\"web.results\" is not a list")),
         },
     };
-    Ok(results
-        .iter()
-        .filter_map(|r| {
-            let text = |name: &str| r.get(name).and_then(Value::as_str);
-            let url = text("url")?.trim();
-            if url.is_empty() {
-                return None;
-            }
-            Some(SearchResult {
-                title: strip_markup(text("title").unwrap_or_default()),
-                url: url.to_owned(),
-                snippet: strip_markup(text("description").unwrap_or_default()),
-                age: text("age")
-                    .map(str::trim)
-                    .filter(|a| !a.is_empty())
-                    .map(str::to_owned),
-            })
-        })
-        .collect())
+    Ok(results_from(results, "description", "age").collect())
 }
 
 /// When Brave's quota resets, from `X-RateLimit-Reset` (`"1, 1419704"`: seconds until

@@ -105,6 +105,32 @@ pub fn configured(
     })
 }
 
+/// The results in a provider's JSON list `results`, in order: each entry's `url`,
+/// `title`, the snippet under `snippet_field` and the age under `age_field`, markup
+/// stripped; an entry without a URL is skipped.
+pub(crate) fn results_from(
+    results: &[serde_json::Value],
+    snippet_field: &str,
+    age_field: &str,
+) -> impl Iterator<Item = SearchResult> {
+    results.iter().filter_map(move |r| {
+        let text = |name: &str| r.get(name).and_then(serde_json::Value::as_str);
+        let url = text("url")?.trim();
+        if url.is_empty() {
+            return None;
+        }
+        Some(SearchResult {
+            title: strip_markup(text("title").unwrap_or_default()),
+            url: url.to_owned(),
+            snippet: strip_markup(text(snippet_field).unwrap_or_default()),
+            age: text(age_field)
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+                .map(str::to_owned),
+        })
+    })
+}
+
 /// An engine's snippet or title as plain text: tags removed (Brave wraps the matched
 /// words in `<strong>`), character references decoded, runs of whitespace made one
 /// space.

@@ -9,7 +9,7 @@ use url::Url;
 
 use super::brave::under;
 use super::client::{SearchClient, endpoint};
-use super::{SafeSearch, SearchOptions, SearchProvider, SearchResult, Searching, strip_markup};
+use super::{SafeSearch, SearchOptions, SearchProvider, SearchResult, Searching, results_from};
 use crate::error::{ConfigError, Error, Search, SearchFailure};
 use crate::transport::Resolve;
 
@@ -110,24 +110,7 @@ impl Searxng {
         let Some(results) = body.get("results").and_then(Value::as_array) else {
             return Err(malformed("no \"results\" list"));
         };
-        Ok(results
-            .iter()
-            .filter_map(|r| {
-                let text = |name: &str| r.get(name).and_then(Value::as_str);
-                let url = text("url")?.trim();
-                if url.is_empty() {
-                    return None;
-                }
-                Some(SearchResult {
-                    title: strip_markup(text("title").unwrap_or_default()),
-                    url: url.to_owned(),
-                    snippet: strip_markup(text("content").unwrap_or_default()),
-                    age: text("publishedDate")
-                        .map(str::trim)
-                        .filter(|a| !a.is_empty())
-                        .map(str::to_owned),
-                })
-            })
+        Ok(results_from(results, "content", "publishedDate")
             .take(count)
             .collect())
     }
