@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Extraction benchmark: quality (score.py) and single-core throughput of mcp-web's extractor
-# side by side with trafilatura, on the labelled development set.
+# side by side with dom_smoothie alone (the crate it is built on, default settings, its own
+# text) and trafilatura, on a labelled development set: the snippet set (cases.json with
+# must/must-not snippets) or the full-text set (cases.json with truth files).
 #
 #   bench/extract.sh [DEVSET_DIR] [ROUNDS]
 #
@@ -23,7 +25,20 @@ cargo build --quiet --release -p mcp-web-core --example extract_devset --manifes
 
 echo "== mcp-web extract (release build, one core, best of $rounds)"
 "${pin[@]}" "$root/target/release/examples/extract_devset" "$devset" "$out/mcp-web" "$rounds"
-python3 "$devset/score.py" "$out/mcp-web" --quiet | tail -n 4
+# The snippet set's scorer prints a summary with --quiet; the full-text set's prints its
+# summary (macro, micro, per dataset) last.
+score() {
+  if python3 "$devset/score.py" --help | grep -q -- --quiet; then
+    python3 "$devset/score.py" "$1" --quiet | tail -n 4
+  else
+    python3 "$devset/score.py" "$1" | tail -n 8
+  fi
+}
+score "$out/mcp-web"
+
+echo "== dom_smoothie alone (release build, one core, best of $rounds)"
+EXTRACT_ENGINE=dom_smoothie "${pin[@]}" "$root/target/release/examples/extract_devset" "$devset" "$out/dom_smoothie" "$rounds"
+score "$out/dom_smoothie"
 
 echo "== trafilatura (one core, best of $rounds)"
 "${pin[@]}" "$python" - "$devset" "$out/trafilatura" "$rounds" <<'PY'
@@ -45,4 +60,4 @@ for r in range(rounds):
 mb = total / 1e6
 print(f"trafilatura {__version__}: {len(pages)} pages, {mb:.2f} MB in {best:.3f} s = {mb / best:.1f} MB/s", file=sys.stderr)
 PY
-python3 "$devset/score.py" "$out/trafilatura" --quiet | tail -n 4
+score "$out/trafilatura"

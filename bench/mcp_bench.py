@@ -5,8 +5,11 @@ server offers a fetch tool; the tool and its arguments are chosen per NAME below
 
 Serves one ~100 KB HTML page on 127.0.0.1 (port 0) and, for each server:
 - cold start: spawn -> initialize -> tools/list answered, median of COLD_RUNS runs;
-- fetch latency: CALLS sequential tools/call of the page in one session, p50 and p90.
-Prints a Markdown table and the ratios of every server to the first one.
+- fetch latency: CALLS sequential tools/call of the page in one session, p50 and p90;
+- idle RSS: the server's resident set (VmRSS) once tools/list is answered, a second later;
+- peak RSS: the server's high-water mark (VmHWM) after one call fetching a 2 MiB HTML
+  page, in a fresh session; and the same for 2 MiB of NUL bytes served as HTML.
+Prints Markdown tables and the ratios of every server to the first one.
 """
 
 import json
@@ -33,6 +36,14 @@ PAGE = (
 ).encode()
 
 
+BIG_PAGE = (
+    "<!doctype html><html><head><title>Big Page</title></head><body><main>\n"
+    + "".join(PARAGRAPH.format(i=i) for i in range(12_000))
+)[: 2 * 1024 * 1024 - len("</main></body></html>\n")].encode() + b"</main></body></html>\n"
+NUL_PAGE = b"\0" * (2 * 1024 * 1024)
+PAGES = {"/page.html": PAGE, "/big.html": BIG_PAGE, "/nul.html": NUL_PAGE}
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -40,14 +51,15 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
-        if self.path == "/robots.txt":
+        body = PAGES.get(self.path)
+        if body is None:
             self.send_error(404)
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(PAGE)))
+        self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(PAGE)
+        self.wfile.write(body)
 
 
 class Session:
@@ -101,6 +113,26 @@ def tool_call(name, url):
     return "web_fetch", {"url": url}
 
 
+def status_kib(pid, field):
+    """A `kB` field of /proc/PID/status, in KiB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no {field} for {pid}")
+
+
+def peak_after_call(name, argv, url):
+    """The server's VmHWM after one call of its fetch tool on `url`, in a fresh session."""
+    session = Session(argv)
+    session.initialize()
+    tool, arguments = tool_call(name, url)
+    session.request("tools/call", {"name": tool, "arguments": arguments})
+    peak = status_kib(session.proc.pid, "VmHWM")
+    session.close()
+    return peak
+
+
 def measure(name, argv, url):
     cold = []
     for _ in range(COLD_RUNS):
@@ -125,7 +157,17 @@ def measure(name, argv, url):
         latencies.append(time.perf_counter() - start)
     session.close()
     latencies.sort()
+    session = Session(argv)
+    session.initialize()
+    session.request("tools/list")
+    time.sleep(1)
+    idle = status_kib(session.proc.pid, "VmRSS")
+    session.close()
+    base = url.rsplit("/", 1)[0]
     return {
+        "idle_kib": idle,
+        "peak_big_kib": peak_after_call(name, argv, base + "/big.html"),
+        "peak_nul_kib": peak_after_call(name, argv, base + "/nul.html"),
         "cold_ms": statistics.median(cold) * 1000,
         "p50_ms": statistics.median(latencies) * 1000,
         "p90_ms": latencies[int(len(latencies) * 0.9) - 1] * 1000,
@@ -150,12 +192,19 @@ def main():
     print("|---|---|---|---|---|")
     for name, r in results:
         print(f"| {name} | {r['cold_ms']:.1f} ms | {r['p50_ms']:.2f} ms | {r['p90_ms']:.2f} ms | {r['chars']} |")
+    print()
+    print("| server | idle RSS | peak RSS, 2 MiB HTML page | peak RSS, 2 MiB of NUL bytes |")
+    print("|---|---|---|---|")
+    for name, r in results:
+        print(f"| {name} | {r['idle_kib'] / 1024:.1f} MiB | {r['peak_big_kib'] / 1024:.1f} MiB "
+              f"| {r['peak_nul_kib'] / 1024:.1f} MiB |")
     base_name, base = results[0]
     print()
     for name, r in results[1:]:
         print(f"{base_name} / {name}: cold start {base['cold_ms'] / r['cold_ms']:.3f} "
               f"(1/{r['cold_ms'] / base['cold_ms']:.1f}), fetch p50 {base['p50_ms'] / r['p50_ms']:.3f} "
-              f"(1/{r['p50_ms'] / base['p50_ms']:.1f})")
+              f"(1/{r['p50_ms'] / base['p50_ms']:.1f}), idle RSS {base['idle_kib'] / r['idle_kib']:.3f}, "
+              f"peak RSS on the 2 MiB page {base['peak_big_kib'] / r['peak_big_kib']:.3f}")
 
 
 if __name__ == "__main__":
