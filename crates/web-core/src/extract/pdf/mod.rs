@@ -11,7 +11,8 @@
 //!   parents, form XObjects drawing each other) for circles;
 //! - the reader runs inside `catch_unwind`: a panic in it is
 //!   [`Problem::PdfUnreadable`], never a crash; a page it fails on is skipped and the
-//!   rest are read;
+//!   rest are read. While it runs, [`panic_is_contained`] says so, for a panic hook
+//!   that logs such a panic as one line rather than as a crash;
 //! - it stops at the caller's deadline.
 //!
 //! The text follows `layout`: lines in the order the page draws them, hyphenated
@@ -22,6 +23,7 @@
 mod layout;
 mod scan;
 
+use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
@@ -86,6 +88,40 @@ pub fn page_marker(n: usize) -> String {
     format!("[page {n}]")
 }
 
+thread_local! {
+    /// Whether this thread is inside the PDF reader, whose panics [`read`] contains.
+    static READING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether a panic on this thread now is one [`read`] contains: a panic inside the PDF
+/// reader, answered as [`Problem::PdfUnreadable`]. A panic hook asks it to tell such a
+/// panic (a flaw of the file, met by the reader) from a bug that must be reported.
+pub fn panic_is_contained() -> bool {
+    READING.with(Cell::get)
+}
+
+/// Marks this thread as inside the PDF reader until dropped (restoring what it was, so
+/// that a reading inside a reading stays marked).
+struct Reading {
+    /// What [`READING`] was before.
+    was: bool,
+}
+
+impl Reading {
+    /// Marks this thread as reading.
+    fn enter() -> Reading {
+        Reading {
+            was: READING.with(|r| r.replace(true)),
+        }
+    }
+}
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        READING.with(|r| r.set(self.was));
+    }
+}
+
 /// Reads the text of a whole PDF file within `limits`.
 pub fn read(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
     if !crate::media::is_pdf(bytes) {
@@ -115,7 +151,10 @@ pub fn read(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
             .into());
         }
     }
-    match catch_unwind(AssertUnwindSafe(|| read_checked(bytes, limits))) {
+    let reading = Reading::enter();
+    let outcome = catch_unwind(AssertUnwindSafe(|| read_checked(bytes, limits)));
+    drop(reading);
+    match outcome {
         Ok(result) => result,
         Err(_) => Err(Problem::PdfUnreadable.into()),
     }
@@ -157,7 +196,9 @@ fn read_checked(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
     if collector.timed_out {
         return Err(Failure::Deadline);
     }
+    let mut any_failed = false;
     if !matches!(whole, Ok(Ok(()))) {
+        any_failed = true;
         let failed_at = collector.current_page.unwrap_or(0);
         collector.end_current();
         for &(number, _) in pages.iter().filter(|(n, _)| *n > failed_at) {
@@ -180,6 +221,10 @@ fn read_checked(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
             any_text |= lines.iter().any(|l| !l.text.is_empty());
             laid_out[index] = lines;
         }
+    }
+    if !any_text && any_failed {
+        // Not a scan: the reader failed on the text it met.
+        return Err(Problem::PdfUnreadable.into());
     }
     if !any_text {
         return Err(Problem::PdfNoText {
