@@ -24,6 +24,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    log_contained_panics();
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(err) => {
@@ -34,4 +35,30 @@ where
         }
     };
     crate::cli::run(cli.command)
+}
+
+/// Installs the panic hook: a panic the PDF reader contains (a flaw of the file it met:
+/// the page it was on is left out, and a file of which no page was read is answered as
+/// unreadable) is logged on stderr as one line naming where it stopped; any other panic
+/// is a bug and is reported as Rust reports it.
+fn log_contained_panics() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if mcp_web_core::extract::pdf::panic_is_contained() {
+            let at = info
+                .location()
+                .map_or_else(String::new, |l| format!(" at {}:{}", l.file(), l.line()));
+            let payload = info.payload();
+            let what = payload
+                .downcast_ref::<&str>()
+                .copied()
+                .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+                .unwrap_or("no message");
+            crate::cli::output::problem(format_args!(
+                "the PDF reader stopped{at} ({what}): the page it was reading is left out, and a file with no page read is answered as unreadable"
+            ));
+        } else {
+            report(info);
+        }
+    }));
 }

@@ -20,6 +20,11 @@ fn site(path: &str) -> Vec<u8> {
             let body: String = (0..400).map(|i| format!("line number {i}\n")).collect();
             response(200, "content-type: text/plain\r\n", &body)
         }
+        "/broken-font.pdf" => response(
+            200,
+            "content-type: application/pdf\r\n",
+            include_str!("../data/broken-font.pdf"),
+        ),
         "/missing" => response(
             404,
             "content-type: text/html\r\n",
@@ -68,6 +73,29 @@ fn prints_what_web_fetch_answers() {
     let (code, out, err) = run(&[&server.url("/"), "--allow-loopback"], None);
     assert_eq!((code, err.as_str()), (0, ""));
     assert_eq!(out, "# Grammars\n\nGrammars are a powerful tool.\n");
+}
+
+#[test]
+fn a_panic_the_pdf_reader_contains_is_one_line_on_stderr() {
+    // Page 2 sets its text in a Type 1 font whose program the PDF crate cannot parse,
+    // and the crate panics on it: page 1 is answered, and stderr says in one line where
+    // the reader stopped, not as a crash would.
+    let server = Server::start(site);
+    let (code, out, err) = run(&[&server.url("/broken-font.pdf"), "--allow-loopback"], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("[page 1]\nA page in a font the reader knows.\n\n[page 2]\n"),
+        "{out}"
+    );
+    assert!(!out.contains("cannot parse"), "{out}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("mcp-web: the PDF reader stopped at ")
+            && err.contains("type1-encoding-parser"),
+        "{err}"
+    );
+    assert!(err.contains("the page it was reading is left out"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
 }
 
 #[test]

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use mcp_web_core::crawl::{CrawlOptions, Flow, Outcome, crawl};
 use mcp_web_core::error::{Error, ErrorKind, Problem};
+use mcp_web_core::extract::pdf::{Failure, Limits, panic_is_contained, read};
 use mcp_web_core::fetch::{Call, FetchOptions, Page};
 use mcp_web_core::grep::Pattern;
 use mcp_web_core::media::Kind;
@@ -78,20 +79,29 @@ impl Writer {
 }
 
 /// A document whose pages draw `contents` (one content stream each), Helvetica as
-/// `/F1` and, as `/F2`, Helvetica whose code 1 is the ﬁ ligature.
+/// `/F1`, as `/F2` Helvetica whose code 1 is the ﬁ ligature, and as `/F3` a Type 1 font
+/// whose embedded program cannot be parsed (the PDF reader panics on a page that sets
+/// text in it).
 fn document(contents: &[Vec<u8>], title: Option<&str>, extra_page_entries: &str) -> Writer {
     let mut w = Writer::default();
-    let pages_id = contents.len() * 2 + 5;
+    let pages_id = contents.len() * 2 + 8;
     let f1 =
         w.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>");
     let f2 = w.add(
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding /Differences [1 /fi] >> >>",
     );
+    let program = w.stream("", b"] no program");
+    let descriptor = w.add(format!(
+        "<< /Type /FontDescriptor /FontName /Broken /Flags 32 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile {program} 0 R >>"
+    ));
+    let f3 = w.add(format!(
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Broken /FontDescriptor {descriptor} 0 R >>"
+    ));
     let mut kids = Vec::new();
     for content in contents {
         let c = w.stream("", content);
         let page = w.add(format!(
-            "<< /Type /Page /Parent {pages_id} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 {f1} 0 R /F2 {f2} 0 R >> >> /Contents {c} 0 R {extra_page_entries} >>"
+            "<< /Type /Page /Parent {pages_id} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 {f1} 0 R /F2 {f2} 0 R /F3 {f3} 0 R >> >> /Contents {c} 0 R {extra_page_entries} >>"
         ));
         kids.push(format!("{page} 0 R"));
     }
@@ -394,50 +404,121 @@ async fn unreadable_pdfs_are_refused_with_what_was_wrong() {
     );
 }
 
+#[test]
+fn a_panic_inside_the_pdf_reader_costs_only_the_page_it_met() {
+    // The reader panics on page 2, which sets text in the font it cannot parse; pages 1
+    // and 3 are read all the same, and the thread is no longer marked as reading.
+    let file = document(
+        &[
+            b"BT /F1 12 Tf 72 700 Td (First page of text.) Tj ET".to_vec(),
+            b"BT /F3 12 Tf 72 700 Td (Set in a broken font.) Tj ET".to_vec(),
+            b"BT /F1 12 Tf 72 700 Td (Third and last page.) Tj ET".to_vec(),
+        ],
+        None,
+        "",
+    )
+    .finish();
+    let text = read(&file, &Limits::new(1 << 20, None)).expect("the readable pages");
+    assert_eq!(
+        text.text,
+        "[page 1]\nFirst page of text.\n\n[page 2]\n\n[page 3]\nThird and last page."
+    );
+    assert_eq!(text.pages, 3);
+    assert!(!panic_is_contained());
+
+    // That page alone: the file is unreadable (not a scan without a text layer).
+    let alone = document(
+        &[b"BT /F3 12 Tf 72 700 Td (Set in a broken font.) Tj ET".to_vec()],
+        None,
+        "",
+    )
+    .finish();
+    assert_eq!(
+        read(&alone, &Limits::new(1 << 20, None)),
+        Err(Failure::Problem(Problem::PdfUnreadable))
+    );
+    assert!(!panic_is_contained());
+}
+
 #[tokio::test]
 async fn a_stream_inflating_far_past_the_bound_is_refused_before_decoding() {
+    // 8 MiB of content (white space, then one text operator): 128 times the 64 KiB cap,
+    // 8 times the bound it sets, encoded by each filter the reader decodes, and by a chain
+    // whose first stage (ASCII85) hides that the data is compressed.
+    let mut content = vec![b' '; 8 << 20];
+    content.extend_from_slice(b"BT /F1 12 Tf 72 700 Td (bomb) Tj ET\n");
     let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
-    // 8 MiB of text operators: 128 times the 64 KiB cap, 8 times the bound it sets.
-    let chunk = b"BT /F1 12 Tf 72 700 Td (bomb) Tj ET\n".repeat(1024);
-    while z.total_in() < 8 << 20 {
-        z.write_all(&chunk).unwrap();
-    }
-    let inflating = z.finish().unwrap();
-    let mut w = Writer::default();
-    let font = w.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>");
-    let content = w.stream("/Filter /FlateDecode", &inflating);
-    let page = w.add(format!(
-        "<< /Type /Page /Parent 5 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 {font} 0 R >> >> /Contents {content} 0 R >>"
-    ));
-    let catalog = w.add("<< /Type /Catalog /Pages 5 0 R >>");
-    let pages = w.add(format!("<< /Type /Pages /Kids [{page} 0 R] /Count 1 >>"));
-    assert_eq!((catalog, pages), (4, 5));
-    w.root = catalog;
-    let file = w.finish();
-    assert!(file.len() < 64 * 1024, "{}", file.len());
+    z.write_all(&content).unwrap();
+    let flate = z.finish().unwrap();
+    let lzw = weezl::encode::Encoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8)
+        .encode(&content)
+        .unwrap();
+    let encodings = [
+        ("/FlateDecode", flate.clone()),
+        ("/LZWDecode", lzw),
+        ("[/ASCII85Decode /FlateDecode]", ascii85(&flate)),
+    ];
+    for (filter, data) in encodings {
+        let mut w = Writer::default();
+        let font = w.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>");
+        let content = w.stream(&format!("/Filter {filter}"), &data);
+        let page = w.add(format!(
+            "<< /Type /Page /Parent 5 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 {font} 0 R >> >> /Contents {content} 0 R >>"
+        ));
+        let catalog = w.add("<< /Type /Catalog /Pages 5 0 R >>");
+        let pages = w.add(format!("<< /Type /Pages /Kids [{page} 0 R] /Count 1 >>"));
+        assert_eq!((catalog, pages), (4, 5));
+        w.root = catalog;
+        let file = w.finish();
+        assert!(file.len() < 64 * 1024, "{filter}: {}", file.len());
 
-    let server = site(vec![("/bomb.pdf", "application/pdf", file)]).await;
-    let options = FetchOptions {
-        max_pdf_bytes: 64 * 1024,
-        ..quick_options()
-    };
-    let result = get(&server, "/bomb.pdf", options).await;
-    let error = result.as_ref().map(|_| ()).unwrap_err().clone();
-    assert_eq!(
-        (error.rule(), error.config_key()),
-        ("pdf-inflation", Some("max-pdf-bytes"))
-    );
-    let (p, message) = problem(result);
-    assert_eq!(
-        p,
-        Problem::PdfBomb {
-            limit: 16 * 64 * 1024
+        let server = site(vec![("/bomb.pdf", "application/pdf", file)]).await;
+        let options = FetchOptions {
+            max_pdf_bytes: 64 * 1024,
+            ..quick_options()
+        };
+        let result = get(&server, "/bomb.pdf", options).await;
+        let error = result.as_ref().map(|_| ()).unwrap_err().clone();
+        assert_eq!(
+            (error.rule(), error.config_key()),
+            ("pdf-inflation", Some("max-pdf-bytes")),
+            "{filter}"
+        );
+        let (p, message) = problem(result);
+        assert_eq!(
+            p,
+            Problem::PdfBomb {
+                limit: 16 * 64 * 1024
+            },
+            "{filter}"
+        );
+        assert!(
+            message.contains("inflate to more than 1048576 bytes"),
+            "{filter}: {message}"
+        );
+    }
+}
+
+/// `data` in ASCII85, as a PDF's `ASCII85Decode` filter reads it (with its `~>` end).
+fn ascii85(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for chunk in data.chunks(4) {
+        let mut word = [0u8; 4];
+        word[..chunk.len()].copy_from_slice(chunk);
+        let mut n = u32::from_be_bytes(word);
+        if n == 0 && chunk.len() == 4 {
+            out.push(b'z');
+            continue;
         }
-    );
-    assert!(
-        message.contains("inflate to more than 1048576 bytes"),
-        "{message}"
-    );
+        let mut digits = [0u8; 5];
+        for d in digits.iter_mut().rev() {
+            *d = b'!' + u8::try_from(n % 85).expect("below 85");
+            n /= 85;
+        }
+        out.extend_from_slice(&digits[..chunk.len() + 1]);
+    }
+    out.extend_from_slice(b"~>");
+    out
 }
 
 #[tokio::test]

@@ -11,7 +11,9 @@
 //!   parents, form XObjects drawing each other) for circles;
 //! - the reader runs inside `catch_unwind`: a panic in it is
 //!   [`Problem::PdfUnreadable`], never a crash; a page it fails on is skipped and the
-//!   rest are read;
+//!   rest are read. While the crate runs (not while our code it calls back does),
+//!   [`panic_is_contained`] says so, for a panic hook that logs such a panic as one
+//!   line rather than as a crash;
 //! - it stops at the caller's deadline.
 //!
 //! The text follows `layout`: lines in the order the page draws them, hyphenated
@@ -22,6 +24,7 @@
 mod layout;
 mod scan;
 
+use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
@@ -86,6 +89,44 @@ pub fn page_marker(n: usize) -> String {
     format!("[page {n}]")
 }
 
+thread_local! {
+    /// Whether this thread is inside the PDF reader, whose panics [`read`] contains.
+    static READING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether a panic on this thread now is one [`read`] contains: a panic inside the PDF
+/// reader, answered as [`Problem::PdfUnreadable`]. A panic hook asks it to tell such a
+/// panic (a flaw of the file, met by the reader) from a bug that must be reported.
+pub fn panic_is_contained() -> bool {
+    READING.with(Cell::get)
+}
+
+/// Runs `f` with this thread marked as inside the PDF reader (`reading`) or in our own
+/// code called back by it (`!reading`), restoring the mark after, even when `f` panics.
+fn marked<T>(reading: bool, f: impl FnOnce() -> T) -> T {
+    /// Puts the mark back as it was when dropped.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            READING.with(|r| r.set(self.0));
+        }
+    }
+    let _restore = Restore(READING.with(|r| r.replace(reading)));
+    f()
+}
+
+/// Runs `f`, a call into the PDF crate, marked as inside the reader: a panic in it is
+/// the file's flaw, which [`read`] contains.
+fn in_reader<T>(f: impl FnOnce() -> T) -> T {
+    marked(true, f)
+}
+
+/// Runs `f`, our own code called back by the PDF crate, unmarked: a panic in it is a
+/// bug, reported as one.
+fn ours<T>(f: impl FnOnce() -> T) -> T {
+    marked(false, f)
+}
+
 /// Reads the text of a whole PDF file within `limits`.
 pub fn read(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
     if !crate::media::is_pdf(bytes) {
@@ -115,6 +156,8 @@ pub fn read(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
             .into());
         }
     }
+    // The last line of defence: whatever panics in here is not a crash (a panic in our
+    // own code is still reported as the bug it is, by the panic hook).
     match catch_unwind(AssertUnwindSafe(|| read_checked(bytes, limits))) {
         Ok(result) => result,
         Err(_) => Err(Problem::PdfUnreadable.into()),
@@ -123,11 +166,11 @@ pub fn read(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
 
 /// Reads a file the raw checks passed.
 fn read_checked(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
-    let mut doc = Document::load_mem(bytes).map_err(load_problem)?;
-    if doc.is_encrypted() && doc.decrypt("").is_err() {
+    let mut doc = in_reader(|| Document::load_mem(bytes)).map_err(load_problem)?;
+    if doc.is_encrypted() && in_reader(|| doc.decrypt("")).is_err() {
         return Err(Problem::PdfEncrypted.into());
     }
-    let pages: Vec<_> = doc.get_pages().into_iter().collect();
+    let pages: Vec<_> = in_reader(|| doc.get_pages()).into_iter().collect();
     if pages.is_empty() {
         return Err(
             Problem::PdfMalformed("it has no pages (its page tree is empty or broken)").into(),
@@ -152,17 +195,19 @@ fn read_checked(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
     // The whole document in one pass; when the reader fails on a page, the pages after
     // it one by one, each on its own.
     let whole = catch_unwind(AssertUnwindSafe(|| {
-        pdf_extract::output_doc(&doc, &mut collector)
+        in_reader(|| pdf_extract::output_doc(&doc, &mut collector))
     }));
     if collector.timed_out {
         return Err(Failure::Deadline);
     }
+    let mut any_failed = false;
     if !matches!(whole, Ok(Ok(()))) {
+        any_failed = true;
         let failed_at = collector.current_page.unwrap_or(0);
         collector.end_current();
         for &(number, _) in pages.iter().filter(|(n, _)| *n > failed_at) {
             let _ = catch_unwind(AssertUnwindSafe(|| {
-                pdf_extract::output_doc_page(&doc, &mut collector, number)
+                in_reader(|| pdf_extract::output_doc_page(&doc, &mut collector, number))
             }));
             collector.end_current();
             if collector.timed_out {
@@ -180,6 +225,10 @@ fn read_checked(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
             any_text |= lines.iter().any(|l| !l.text.is_empty());
             laid_out[index] = lines;
         }
+    }
+    if !any_text && any_failed {
+        // Not a scan: the reader failed on the text it met.
+        return Err(Problem::PdfUnreadable.into());
     }
     if !any_text {
         return Err(Problem::PdfNoText {
@@ -312,11 +361,13 @@ impl OutputDev for Collector {
         media_box: &MediaBox,
         _art_box: Option<(f64, f64, f64, f64)>,
     ) -> Result<(), OutputError> {
-        self.end_current();
-        self.check_clock()?;
-        self.current_page = Some(page_num);
-        self.top = media_box.ury;
-        Ok(())
+        ours(|| {
+            self.end_current();
+            self.check_clock()?;
+            self.current_page = Some(page_num);
+            self.top = media_box.ury;
+            Ok(())
+        })
     }
 
     fn end_page(&mut self) -> Result<(), OutputError> {
@@ -332,25 +383,27 @@ impl OutputDev for Collector {
         font_size: f64,
         char: &str,
     ) -> Result<(), OutputError> {
-        self.since_clock += 1;
-        if self.since_clock >= CLOCK_EVERY {
-            self.since_clock = 0;
-            self.check_clock()?;
-        }
-        let (vx, vy) = (
-            font_size * (trm.m11 + trm.m21),
-            font_size * (trm.m12 + trm.m22),
-        );
-        let size = (vx * vy).abs().sqrt();
-        let x = trm.m31;
-        self.glyphs.push(layout::Glyph {
-            x,
-            y: self.top - trm.m32,
-            end: x + width * size,
-            size,
-            text: char.to_owned(),
-        });
-        Ok(())
+        ours(|| {
+            self.since_clock += 1;
+            if self.since_clock >= CLOCK_EVERY {
+                self.since_clock = 0;
+                self.check_clock()?;
+            }
+            let (vx, vy) = (
+                font_size * (trm.m11 + trm.m21),
+                font_size * (trm.m12 + trm.m22),
+            );
+            let size = (vx * vy).abs().sqrt();
+            let x = trm.m31;
+            self.glyphs.push(layout::Glyph {
+                x,
+                y: self.top - trm.m32,
+                end: x + width * size,
+                size,
+                text: char.to_owned(),
+            });
+            Ok(())
+        })
     }
 
     fn begin_word(&mut self) -> Result<(), OutputError> {
@@ -405,5 +458,19 @@ mod tests {
         assert_eq!(text_string(b"\xfe\xff\x00A\x00\xe9"), "Aé");
         assert_eq!(text_string(b"caf\xe9"), "café");
         assert_eq!(text_string(b"\xef\xbb\xbfx"), "x");
+    }
+
+    #[test]
+    fn only_the_crates_own_calls_are_marked_as_reading() {
+        assert!(!panic_is_contained());
+        in_reader(|| {
+            assert!(panic_is_contained());
+            ours(|| assert!(!panic_is_contained()));
+            assert!(panic_is_contained());
+        });
+        // A panic unwinding out of a marked call leaves the mark as it was.
+        let unwound = catch_unwind(|| in_reader(|| panic!("inside the crate")));
+        assert!(unwound.is_err());
+        assert!(!panic_is_contained());
     }
 }

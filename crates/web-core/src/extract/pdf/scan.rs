@@ -1,10 +1,10 @@
 //! The checks a PDF passes before the PDF reader sees it, on the raw bytes and then on
 //! the loaded object graph, so that hostile input is refused with a reason instead of
-//! exhausting memory or the stack: how far its streams inflate (counted, never kept),
+//! exhausting memory or the stack: how far its streams decode (Flate, LZW and ASCII85,
+//! the filters the reader decodes, alone or chained: counted, the last stage never kept),
 //! how deep its objects nest, and whether its page tree and its form XObjects loop.
 
 use std::collections::{HashMap, HashSet};
-use std::io::Read;
 
 use pdf_extract::{Dictionary, Document, Object, ObjectId};
 
@@ -21,18 +21,24 @@ pub const MAX_CHAIN: usize = 32;
 pub enum RawVerdict {
     /// Nothing wrong found.
     Fine,
-    /// The Flate streams inflate, all together, past the bound.
+    /// The compressed streams decode, all together, past the bound.
     Inflates,
     /// Objects nest deeper than [`MAX_NESTING`].
     TooDeep,
 }
 
 /// Walks the file's syntax once: counts the nesting of arrays and dictionaries outside
-/// strings, comments and stream data, and inflates every Flate (zlib) stream into a
-/// counter (nothing is kept), stopping once `inflate_limit` bytes came out in all.
+/// strings, comments and stream data, and decodes every stream through the filters its
+/// dictionary names into a counter, stopping once `inflate_limit` bytes came out in all
+/// (each stage of a chain counts: the reader keeps each).
 pub fn raw(bytes: &[u8], inflate_limit: u64) -> RawVerdict {
     let mut depth = 0usize;
     let mut inflated = 0u64;
+    // Where the dictionaries open (`<<`) that are not closed yet, and the last one
+    // closed, with the index of its `>>`: a stream's dictionary is the one closed just
+    // before its `stream` keyword.
+    let mut opens: Vec<usize> = Vec::new();
+    let mut last_dict: Option<(usize, usize)> = None;
     let mut i = 0;
     let n = bytes.len();
     while i < n {
@@ -55,10 +61,14 @@ pub fn raw(bytes: &[u8], inflate_limit: u64) -> RawVerdict {
                 if depth > MAX_NESTING {
                     return RawVerdict::TooDeep;
                 }
+                opens.push(i);
                 i += 1;
             }
             b'>' if bytes.get(i + 1) == Some(&b'>') => {
                 depth = depth.saturating_sub(1);
+                if let Some(open) = opens.pop() {
+                    last_dict = Some((open, i));
+                }
                 i += 1;
             }
             b'<' => {
@@ -79,14 +89,30 @@ pub fn raw(bytes: &[u8], inflate_limit: u64) -> RawVerdict {
                 }
                 // Stream data is not syntax: a stream's dictionary is closed.
                 depth = 0;
-                inflated = inflated.saturating_add(inflate_count(
-                    &bytes[start..],
-                    inflate_limit.saturating_sub(inflated),
-                ));
-                if inflated > inflate_limit {
-                    return RawVerdict::Inflates;
+                opens.clear();
+                let end = find(bytes, start, b"endstream");
+                let dict = last_dict
+                    .filter(|&(_, close)| bytes[close + 2..i].iter().all(u8::is_ascii_whitespace))
+                    .map(|(open, close)| &bytes[open..close + 2]);
+                let data = &bytes[start..end.unwrap_or(n)];
+                // A stream whose dictionary this walk did not find is counted as Flate
+                // when its data opens as zlib, as the reader may yet find it compressed.
+                let filters = match dict {
+                    Some(dict) => stream_filters(dict),
+                    None if zlib_header(data) => vec![Filter::Flate],
+                    None => Vec::new(),
+                };
+                if !filters.is_empty() {
+                    inflated = inflated.saturating_add(decoded_size(
+                        data,
+                        &filters,
+                        inflate_limit.saturating_sub(inflated),
+                    ));
+                    if inflated > inflate_limit {
+                        return RawVerdict::Inflates;
+                    }
                 }
-                i = find(bytes, start, b"endstream").map_or(n, |at| at + b"endstream".len());
+                i = end.map_or(n, |at| at + b"endstream".len());
                 continue;
             }
             _ => {}
@@ -134,24 +160,218 @@ fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
         .map(|p| p + from)
 }
 
-/// How many bytes the zlib stream at the start of `data` inflates to, counting no
-/// further than one byte past `limit`; 0 when `data` does not start a zlib stream.
-fn inflate_count(data: &[u8], limit: u64) -> u64 {
-    let zlib_header = data.len() >= 2
+/// A filter the reader decodes (the others it refuses, so they cannot inflate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Filter {
+    /// `FlateDecode`: zlib, or raw deflate when the zlib header is wrong.
+    Flate,
+    /// `LZWDecode`, with the code width switching one code early (`EarlyChange` 1) or not.
+    Lzw {
+        /// Whether the width switches one code early, as by default.
+        early_change: bool,
+    },
+    /// `ASCII85Decode`.
+    Ascii85,
+}
+
+/// The filters a stream's dictionary (`<< … >>`, whole) names at its top level, in
+/// decoding order, up to the first one the reader does not decode (it stops there). An
+/// indirect `/Filter` the reader does not follow, so it names none.
+fn stream_filters(dict: &[u8]) -> Vec<Filter> {
+    let Some(value) = top_level_value(dict, b"/Filter") else {
+        return Vec::new();
+    };
+    let early_change = top_level_value(dict, b"/DecodeParms")
+        .and_then(|parms| top_level_value(parms, b"/EarlyChange"))
+        .is_none_or(|v| !v.starts_with(b"0") || v.get(1).is_some_and(u8::is_ascii_digit));
+    let names: Vec<&[u8]> = match value.first() {
+        Some(b'/') => vec![name_at(value)],
+        Some(b'[') => {
+            let mut names = Vec::new();
+            let mut j = 1;
+            while j < value.len() && value[j] != b']' {
+                if value[j] == b'/' {
+                    let name = name_at(&value[j..]);
+                    j += name.len();
+                    names.push(name);
+                } else if value[j].is_ascii_whitespace() {
+                    j += 1;
+                } else {
+                    // Not a name: the reader refuses the whole array.
+                    return Vec::new();
+                }
+            }
+            names
+        }
+        _ => return Vec::new(),
+    };
+    names
+        .into_iter()
+        .map(|name| match name {
+            b"/FlateDecode" => Some(Filter::Flate),
+            b"/LZWDecode" => Some(Filter::Lzw { early_change }),
+            b"/ASCII85Decode" => Some(Filter::Ascii85),
+            _ => None,
+        })
+        .take_while(Option::is_some)
+        .flatten()
+        .collect()
+}
+
+/// Whether `data` opens with a zlib header.
+fn zlib_header(data: &[u8]) -> bool {
+    data.len() >= 2
         && data[0] & 0x0f == 8
-        && (u16::from(data[0]) << 8 | u16::from(data[1])) % 31 == 0;
-    if !zlib_header {
-        return 0;
+        && (u16::from(data[0]) << 8 | u16::from(data[1])) % 31 == 0
+}
+
+/// The name (`/Name`, slash included) at the start of `text`.
+fn name_at(text: &[u8]) -> &[u8] {
+    let len = 1 + text[1..]
+        .iter()
+        .take_while(|&&b| is_regular(&[b], 0))
+        .count();
+    &text[..len]
+}
+
+/// What follows `key` in the dictionary `dict` (`<< … >>`) at its own top level (not in a
+/// nested dictionary, array or string), white space skipped; for a dictionary value, the
+/// whole `<< … >>`.
+fn top_level_value<'a>(dict: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < dict.len() {
+        match dict[i] {
+            b'(' => i = skip_literal_string(dict, i),
+            b'<' if dict.get(i + 1) == Some(&b'<') => {
+                depth += 1;
+                i += 1;
+            }
+            b'>' if dict.get(i + 1) == Some(&b'>') => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            b'[' => depth += 1,
+            b']' => depth = depth.saturating_sub(1),
+            b'/' if depth == 1
+                && dict[i..].starts_with(key)
+                && !is_regular(dict, i + key.len()) =>
+            {
+                let mut at = i + key.len();
+                while at < dict.len() && dict[at].is_ascii_whitespace() {
+                    at += 1;
+                }
+                let rest = &dict[at..];
+                if rest.starts_with(b"<<") {
+                    // The nested dictionary, to its matching `>>`.
+                    let mut nest = 0usize;
+                    let mut j = 0;
+                    while j + 1 < rest.len() {
+                        if rest[j..].starts_with(b"<<") {
+                            nest += 1;
+                            j += 1;
+                        } else if rest[j..].starts_with(b">>") {
+                            nest -= 1;
+                            if nest == 0 {
+                                return Some(&rest[..j + 2]);
+                            }
+                            j += 1;
+                        }
+                        j += 1;
+                    }
+                    return None;
+                }
+                return Some(rest);
+            }
+            _ => {}
+        }
+        i += 1;
     }
-    let mut decoder = flate2::read::ZlibDecoder::new(data).take(limit.saturating_add(1));
-    let mut sink = [0u8; 16 * 1024];
+    None
+}
+
+/// A sink that counts what is written to it, keeps it only when asked, and fails once
+/// more than `cap` bytes came.
+struct Capped {
+    /// What came, when kept.
+    kept: Option<Vec<u8>>,
+    /// How many bytes came.
+    count: u64,
+    /// How many may come.
+    cap: u64,
+}
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.count = self.count.saturating_add(buf.len() as u64);
+        if self.count > self.cap {
+            return Err(std::io::Error::other("past the bound"));
+        }
+        if let Some(kept) = &mut self.kept {
+            kept.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// How many bytes `data` decodes to through `filters`, every stage counted (the reader
+/// keeps each), stopping once past `limit`; a stage the data does not
+/// decode through ends the count, as it ends the reader's decoding.
+fn decoded_size(data: &[u8], filters: &[Filter], limit: u64) -> u64 {
     let mut total = 0u64;
-    loop {
-        match decoder.read(&mut sink) {
-            Ok(0) | Err(_) => return total,
-            Ok(k) => total += k as u64,
+    let mut input = std::borrow::Cow::Borrowed(data);
+    for (k, filter) in filters.iter().enumerate() {
+        let last = k + 1 == filters.len();
+        let mut sink = Capped {
+            kept: (!last).then(Vec::new),
+            count: 0,
+            cap: limit.saturating_sub(total),
+        };
+        match filter {
+            Filter::Flate => {
+                let zlib =
+                    std::io::copy(&mut flate2::read::ZlibDecoder::new(&input[..]), &mut sink);
+                if zlib.is_err() && sink.count == 0 && input.len() > 2 {
+                    // The reader retries as raw deflate past a bad zlib header.
+                    let _ = std::io::copy(
+                        &mut flate2::read::DeflateDecoder::new(&input[2..]),
+                        &mut sink,
+                    );
+                }
+            }
+            Filter::Lzw { early_change } => {
+                let mut decoder = if *early_change {
+                    weezl::decode::Decoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8)
+                } else {
+                    weezl::decode::Decoder::new(weezl::BitOrder::Msb, 8)
+                };
+                let _ = decoder.into_stream(&mut sink).decode_all(&input[..]);
+            }
+            Filter::Ascii85 => {
+                // At most five bytes of output for each byte of input (`z`): decoded whole,
+                // by the reader's own decoder.
+                let mut dict = pdf_extract::Dictionary::new();
+                dict.set("Filter", Object::Name(b"ASCII85Decode".to_vec()));
+                let stream = pdf_extract::Stream::new(dict, input.to_vec());
+                if let Ok(out) = stream.decompressed_content() {
+                    let _ = std::io::Write::write_all(&mut sink, &out);
+                }
+            }
+        }
+        total = total.saturating_add(sink.count);
+        if total > limit {
+            return total;
+        }
+        match sink.kept {
+            Some(kept) if !kept.is_empty() => input = std::borrow::Cow::Owned(kept),
+            _ => break,
         }
     }
+    total
 }
 
 /// What the loaded object graph told.
@@ -361,6 +581,93 @@ mod tests {
         file.extend_from_slice(b"\nendstream\nendobj\n");
         assert_eq!(raw(&file, 100_000), RawVerdict::Fine);
         assert_eq!(raw(&file, 99_999), RawVerdict::Inflates);
-        assert_eq!(inflate_count(b"not zlib", 10), 0);
+        assert_eq!(decoded_size(b"not zlib", &[Filter::Flate], 10), 0);
+    }
+
+    #[test]
+    fn the_filters_are_read_from_the_stream_dictionarys_top_level() {
+        assert_eq!(
+            stream_filters(b"<< /Length 5 /Filter /FlateDecode >>"),
+            [Filter::Flate]
+        );
+        assert_eq!(
+            stream_filters(
+                b"<< /Filter [/ASCII85Decode /LZWDecode] /DecodeParms << /EarlyChange 0 >> >>"
+            ),
+            [
+                Filter::Ascii85,
+                Filter::Lzw {
+                    early_change: false
+                }
+            ]
+        );
+        assert_eq!(
+            stream_filters(b"<< /Filter /LZWDecode /DecodeParms << /EarlyChange 1 >> >>"),
+            [Filter::Lzw { early_change: true }]
+        );
+        // A nested /Filter is not the stream's; a string holding one is not either.
+        assert_eq!(
+            stream_filters(b"<< /X << /Filter /FlateDecode >> /T (/Filter /FlateDecode) >>"),
+            []
+        );
+        // The reader stops at a filter it does not decode, and follows no reference.
+        assert_eq!(
+            stream_filters(b"<< /Filter [/FlateDecode /RunLengthDecode /FlateDecode] >>"),
+            [Filter::Flate]
+        );
+        assert_eq!(stream_filters(b"<< /Filter 7 0 R >>"), []);
+        assert_eq!(stream_filters(b"<< /Filters /FlateDecode >>"), []);
+    }
+
+    #[test]
+    fn every_stage_of_a_chain_counts() {
+        use std::io::Write;
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(&[b'a'; 10_000]).unwrap();
+        let inner = z.finish().unwrap();
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(&inner).unwrap();
+        let twice = z.finish().unwrap();
+        let both = (inner.len() + 10_000) as u64;
+        assert_eq!(
+            decoded_size(&twice, &[Filter::Flate, Filter::Flate], 1 << 20),
+            both
+        );
+        assert!(decoded_size(&twice, &[Filter::Flate, Filter::Flate], 5_000) > 5_000);
+        // Raw deflate behind a damaged zlib header, as the reader retries it.
+        let mut d = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+        d.write_all(&[b'b'; 3_000]).unwrap();
+        let mut damaged = b"\0\0".to_vec();
+        damaged.extend_from_slice(&d.finish().unwrap());
+        assert_eq!(decoded_size(&damaged, &[Filter::Flate], 1 << 20), 3_000);
+        let lzw = weezl::encode::Encoder::new(weezl::BitOrder::Msb, 8)
+            .encode(&[b'c'; 7_000])
+            .unwrap();
+        let late = Filter::Lzw {
+            early_change: false,
+        };
+        assert_eq!(decoded_size(&lzw, &[late], 1 << 20), 7_000);
+    }
+
+    #[test]
+    fn a_stream_is_counted_by_its_own_dictionary() {
+        use std::io::Write;
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(&[b' '; 100_000]).unwrap();
+        let data = z.finish().unwrap();
+        let file = |dict: &str| {
+            let mut file = format!("1 0 obj {dict}\nstream\n").into_bytes();
+            file.extend_from_slice(&data);
+            file.extend_from_slice(b"\nendstream\nendobj\n");
+            file
+        };
+        assert_eq!(
+            raw(&file("<< /Filter /FlateDecode >>"), 1_000),
+            RawVerdict::Inflates
+        );
+        // Declared uncompressed: the reader keeps it as it is.
+        assert_eq!(raw(&file("<< /Length 9 >>"), 1_000), RawVerdict::Fine);
+        // No dictionary found before it: zlib data counts all the same.
+        assert_eq!(raw(&file("[ << >> ]"), 1_000), RawVerdict::Inflates);
     }
 }
