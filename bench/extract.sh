@@ -9,7 +9,8 @@
 # DEVSET_DIR defaults to ../shared/extract-devset (it holds cases.json, pages/ and score.py).
 # trafilatura is run from $TRAFILATURA_PYTHON (default: python3) and must be installed there
 # (pip install trafilatura==2.3.1 lxml_html_clean). Both extractors are pinned to one core
-# with taskset; throughput is the MB of HTML extracted per second, best of ROUNDS (default 3).
+# with taskset (core $BENCH_CORE, default 0); throughput is the MB of HTML extracted per
+# second, best of ROUNDS (default 3).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -18,7 +19,7 @@ rounds="${2:-3}"
 python="${TRAFILATURA_PYTHON:-python3}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-pin=(taskset -c 0)
+pin=(taskset -c "${BENCH_CORE:-0}")
 command -v taskset >/dev/null || pin=()
 
 cargo build --quiet --release -p mcp-web-core --example extract_devset --manifest-path "$root/Cargo.toml"
