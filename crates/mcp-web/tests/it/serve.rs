@@ -51,11 +51,17 @@ fn stdin_closing_after_requests_exits_zero_and_stdout_is_only_protocol() {
         })
         .collect();
     assert_eq!(messages.len(), 2, "{stdout}");
-    assert!(
-        messages
-            .iter()
-            .any(|m| m["id"] == 1 && m["result"]["serverInfo"]["name"] == "mcp-web")
-    );
+    let initialized = messages
+        .iter()
+        .find(|m| m["id"] == 1 && m["result"]["serverInfo"]["name"] == "mcp-web")
+        .expect("initialize answered");
+    // The default instructions name every tool the server lists.
+    let instructions = initialized["result"]["instructions"]
+        .as_str()
+        .expect("instructions");
+    for tool in ["web_search", "web_fetch", "web_crawl", "web_grep"] {
+        assert!(instructions.contains(tool), "{tool}: {instructions}");
+    }
     assert!(messages.iter().any(|m| m["error"]["code"] == -32700));
 }
 
