@@ -74,26 +74,23 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let links = links(&doc, base);
 
     let (depth, elements) = depth_and_count(doc.root());
-    let cleaned = clean(&doc);
-    if let Some(body) = doc.body() {
-        prune(body, base);
-    }
+    let cleaned = clean_and_prune(&doc, base);
     let body_chars = cleaned.text_chars;
 
     let mut flags = Flags {
         flattened,
         ..Flags::default()
     };
-    // Content selection rewrites its document; widening and the fallback read this copy.
-    let cleaned_doc = doc.clone();
-    let selected = if depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS {
-        select(doc, base)
+    // What widening and the fallback read of the cleaned page is taken before content
+    // selection rewrites the one document: its first h1 and its own containers, rendered.
+    let h1 = first_h1(&doc);
+    let containers = Containers::render(&doc, base);
+    let (selected, unselected) = if depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS {
+        (select(doc, base), None)
     } else {
-        None
+        (None, Some(doc))
     };
-    // The h1 of the cleaned page, before widening or the fallback prune parts of it again.
-    let h1 = first_h1(&cleaned_doc);
-    let selected = selected.map(|narrow| widen(narrow, &cleaned_doc, base));
+    let selected = selected.map(|narrow| widen(narrow, &containers));
     let mut lines = match selected {
         Some(lines)
             if !(visible_chars(&lines) < (body_chars as f64 * SELECTION_MIN_SHARE) as usize
@@ -102,16 +99,22 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
             lines
         }
         selected => {
-            let doc = cleaned_doc;
             let kept = selected.as_deref().map_or(0, visible_chars);
-            let whole = main_container(&doc)
-                .map(|n| prune_render(n, base))
-                .filter(|lines| {
-                    let chars = visible_chars(lines);
-                    chars > kept && chars >= (body_chars as f64 * CONTAINER_MIN_SHARE) as usize
-                });
+            let whole = containers.main().cloned().filter(|lines| {
+                let chars = visible_chars(lines);
+                chars > kept && chars >= (body_chars as f64 * CONTAINER_MIN_SHARE) as usize
+            });
             let whole = whole
-                .or_else(|| prose_region(&doc).map(|n| prune_render(n, base)))
+                .or_else(|| {
+                    // Selection consumed the document: the rare page that falls back to its
+                    // prose region is parsed and cleaned again.
+                    let doc = unselected.unwrap_or_else(|| {
+                        let doc = parse(&flat);
+                        clean_and_prune(&doc, base);
+                        doc
+                    });
+                    prose_region(&doc).map(|n| prune_render(n, base))
+                })
                 .unwrap_or_default();
             match selected {
                 // The body's extra text is labels, menus and teasers, not prose: the
@@ -198,19 +201,6 @@ fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
     Some(prune_render(node, base))
 }
 
-/// The element the page itself marks as its main content, if exactly one does: an article
-/// body, else the main region, else the article.
-fn main_container(doc: &Document) -> Option<NodeRef<'_>> {
-    [
-        r#"[itemprop="articleBody"]"#,
-        "main",
-        r#"[role="main"]"#,
-        "article",
-    ]
-    .into_iter()
-    .find_map(|selector| unique(doc, selector))
-}
-
 /// The one element matching `selector`, if exactly one does.
 fn unique<'a>(doc: &'a Document, selector: &str) -> Option<NodeRef<'a>> {
     match doc.select(selector).nodes() {
@@ -219,26 +209,48 @@ fn unique<'a>(doc: &'a Document, selector: &str) -> Option<NodeRef<'a>> {
     }
 }
 
+/// The page's own main containers, each rendered (pruned) when exactly one element matches
+/// its selector, taken from the cleaned document before content selection rewrites it.
+struct Containers {
+    /// Renders by selector, the most specific container first: an article body, an
+    /// article, the main role, the main element.
+    renders: [Option<Vec<String>>; 4],
+}
+
+/// The selectors of the page's own containers, the most specific first.
+const CONTAINERS: [&str; 4] = [
+    r#"[itemprop="articleBody"]"#,
+    "article",
+    r#"[role="main"]"#,
+    "main",
+];
+
+impl Containers {
+    /// Renders the page's unique containers.
+    fn render(doc: &Document, base: &Url) -> Self {
+        Self {
+            renders: CONTAINERS
+                .map(|selector| unique(doc, selector).map(|n| prune_render(n, base))),
+        }
+    }
+
+    /// The container the page itself marks as its main content: an article body, else the
+    /// main region, else the article.
+    fn main(&self) -> Option<&Vec<String>> {
+        [0, 3, 2, 1]
+            .into_iter()
+            .find_map(|i| self.renders[i].as_ref())
+    }
+}
+
 /// Widens a selection to the page's own main container when the selection lies within it
 /// and kept only part of it (an abstract beside the references, a lead beside the body, the
 /// several blocks of a recipe): the container's prose and the headings over it join the
 /// selected lines, in the page's order. Returns the selection unchanged otherwise.
-///
-/// `doc` is the cleaned document before selection; `base` the page's URL.
-fn widen(narrow: Vec<String>, doc: &Document, base: &Url) -> Vec<String> {
+fn widen(narrow: Vec<String>, containers: &Containers) -> Vec<String> {
     let n = visible_chars(&narrow);
-    // The most specific container first: an article body, an article, then the main region.
-    let containers = [
-        r#"[itemprop="articleBody"]"#,
-        "article",
-        r#"[role="main"]"#,
-        "main",
-    ]
-    .into_iter()
-    .filter_map(|selector| unique(doc, selector));
-    for node in containers {
-        let wide = prune_render(node, base);
-        let w = visible_chars(&wide);
+    for wide in containers.renders.iter().flatten() {
+        let w = visible_chars(wide);
         let lines: HashSet<&str> = wide.iter().map(String::as_str).collect();
         let covered: usize = narrow
             .iter()
@@ -247,7 +259,7 @@ fn widen(narrow: Vec<String>, doc: &Document, base: &Url) -> Vec<String> {
             .sum();
         if covered as f64 >= n as f64 * WIDEN_MIN_COVER {
             if w > n && w as f64 <= n as f64 * WIDEN_MAX_GROWTH {
-                return merge(&narrow, wide);
+                return merge(&narrow, wide.clone());
             }
             // A larger container holding this one would only grow more.
             return narrow;
@@ -797,6 +809,15 @@ fn clean(doc: &Document) -> Cleaned {
         all_chars: total,
         scripts,
     }
+}
+
+/// Removes chrome from the document, then prunes boilerplate from its body.
+fn clean_and_prune(doc: &Document, base: &Url) -> Cleaned {
+    let cleaned = clean(doc);
+    if let Some(body) = doc.body() {
+        prune(body, base);
+    }
+    cleaned
 }
 
 #[cfg(test)]
