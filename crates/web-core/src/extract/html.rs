@@ -51,6 +51,12 @@ const WIDEN_MAX_GROWTH: f64 = 3.0;
 /// When widening, a container line the selection did not keep joins it if it has at least
 /// this many visible characters (prose, not a label or a teaser title).
 const PROSE_MIN_CHARS: usize = 80;
+/// The post under the headline is looked for only when it has at most this many visible
+/// characters.
+const POST_MAX_CHARS: usize = 3000;
+/// A selection away from the headline's post gives way to the post when it has at most this
+/// many times the post's visible characters.
+const POST_MAX_GROWTH: f64 = 2.0;
 /// An `h1` restored as the headline has at least this many words.
 const HEADLINE_MIN_WORDS: usize = 3;
 /// A page with scripts and less visible text than this looks like a JavaScript shell.
@@ -85,6 +91,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     // selection rewrites the one document: its first h1 and its own containers, rendered.
     let h1 = first_h1(&doc);
     let containers = Containers::render(&doc, base);
+    let post = headline_post(&doc, title.as_deref(), base);
     let (selected, unselected) = if depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS {
         (select(doc, base), None)
     } else {
@@ -129,6 +136,16 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     };
 
     if !flags.whole_body
+        && let Some(post) = post
+        && anchored_elsewhere(&lines, &post)
+        && visible_chars(&lines) as f64 <= visible_chars(&post) as f64 * POST_MAX_GROWTH
+    {
+        // A short selection away from the headline's post is a sidebar block that outscored
+        // a short post: the post is the page's text.
+        lines = post;
+    }
+
+    if !flags.whole_body
         && let Some(h1) = headline(h1, title.as_deref(), &lines)
     {
         lines.splice(0..0, [format!("# {h1}"), String::new()]);
@@ -166,6 +183,47 @@ fn headline(h1: Option<String>, title: Option<&str>, lines: &[String]) -> Option
     let related = title.contains(h1.as_str()) || h1.contains(title);
     let present = lines.iter().any(|l| l.contains(h1.as_str()));
     (h1.split_whitespace().count() >= HEADLINE_MIN_WORDS && related && !present).then_some(h1)
+}
+
+/// The post under the page's headline: the smallest element around the first heading
+/// (`h1` to `h3`) whose words are the title's that holds more text than the heading,
+/// rendered, when it has at most [`POST_MAX_CHARS`] visible characters.
+fn headline_post(doc: &Document, title: Option<&str>, base: &Url) -> Option<Vec<String>> {
+    let words = heading_words(title?);
+    if words.is_empty() {
+        return None;
+    }
+    let heading = doc
+        .select("h1, h2, h3")
+        .nodes()
+        .iter()
+        .find(|n| heading_words(&n.text()) == words)
+        .copied()?;
+    let own = visible_len(&heading.text());
+    let mut node = heading;
+    loop {
+        node = node
+            .parent()
+            .filter(|p| p.is_element() && !p.has_name("body") && !p.has_name("html"))?;
+        let n = visible_len(&node.text());
+        if n > POST_MAX_CHARS {
+            return None;
+        }
+        if n > own {
+            return Some(prune_render(node, base));
+        }
+    }
+}
+
+/// Whether the selection lies away from the headline's post: no text line of the post
+/// (headings aside) is among the selected lines.
+fn anchored_elsewhere(selected: &[String], post: &[String]) -> bool {
+    let kept: HashSet<&str> = selected.iter().map(String::as_str).collect();
+    let mut text = post
+        .iter()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .peekable();
+    text.peek().is_some() && text.all(|l| !kept.contains(l.as_str()))
 }
 
 /// The text of the document's first `h1`.
@@ -856,6 +914,31 @@ mod tests {
         let mut l = lines("# Storm");
         drop_repeated_headings(&mut l, Some("Storm"), None);
         assert_eq!(l, lines("# Storm"));
+    }
+
+    #[test]
+    fn the_post_under_the_headline_is_found_and_a_selection_elsewhere_seen() {
+        let base = Url::parse("https://example.com/post").unwrap();
+        let doc = parse(
+            "<html><body><div><div class=x><h3>Fall Leaf Bunting</h3><div><p>Simple shares \
+             this easy fall leaf bunting.</p></div></div><div><p>Tip jar: thank you for \
+             every coin you give.</p></div></div></body></html>",
+        );
+        let post = headline_post(&doc, Some("Fall Leaf Bunting"), &base).unwrap();
+        assert_eq!(
+            post,
+            lines("### Fall Leaf Bunting\n\nSimple shares this easy fall leaf bunting.")
+        );
+        assert!(anchored_elsewhere(
+            &lines("Tip jar: thank you for every coin you give."),
+            &post
+        ));
+        assert!(!anchored_elsewhere(
+            &lines("Simple shares this easy fall leaf bunting.\n\nMore."),
+            &post
+        ));
+        // No heading says the title: no post.
+        assert!(headline_post(&doc, Some("Winter"), &base).is_none());
     }
 
     #[test]
