@@ -76,6 +76,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         .clone()
         .or_else(|| site_from_title(raw_title.as_deref(), readable.title.as_deref()));
     let title = readable.title.or(raw_title);
+    let title = title.map(|t| headline_of_title(&doc, t, site.as_deref()));
     let lang = lang(&doc);
     let links = links(&doc, base);
 
@@ -517,6 +518,86 @@ fn site_from_title(raw: Option<&str>, title: Option<&str>) -> Option<String> {
     (!rest.is_empty() && rest.len() < raw.len()).then(|| rest.to_owned())
 }
 
+/// The part of a title that a heading of the page says, when the title holds more: the
+/// title cut at its separators (`Headline | Site Name`, `Site - Section - Headline`) to the
+/// longest run of its parts whose words are a heading's (`h1` to `h6`, or an element named
+/// for a headline or a title) and not the site's name. The title itself when no heading says a part of it.
+fn headline_of_title(doc: &Document, title: String, site: Option<&str>) -> String {
+    let parts = title_parts(&title);
+    if parts.len() < 2 {
+        return title;
+    }
+    let headings: HashSet<Vec<String>> = doc
+        .select(HEADLINE_SELECTOR)
+        .nodes()
+        .iter()
+        .map(|n| heading_words(&n.text()))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let whole = heading_words(&title);
+    if headings.contains(&whole) {
+        return title;
+    }
+    let site = site.map(heading_words);
+    let mut best: Option<(usize, &str)> = None;
+    for i in 0..parts.len() {
+        for j in i..parts.len() {
+            if i == 0 && j == parts.len() - 1 {
+                continue;
+            }
+            let run = title[parts[i].0..parts[j].1].trim();
+            let words = heading_words(run);
+            if words.is_empty() || site.as_ref() == Some(&words) || !headings.contains(&words) {
+                continue;
+            }
+            if best.is_none_or(|(n, _)| words.len() > n) {
+                best = Some((words.len(), run));
+            }
+        }
+    }
+    best.map_or(title.clone(), |(_, run)| run.to_owned())
+}
+
+/// The elements that may say a page's headline: headings, and elements named for a
+/// headline or a title.
+const HEADLINE_SELECTOR: &str = "h1, h2, h3, h4, h5, h6, [class*=headline i], [class*=title i], \
+     [id*=headline i], [id*=title i]";
+
+/// The byte ranges of a title's parts: the text between separators that have whitespace on
+/// at least one side (`A | B`, `A: B`, `A » B`), so a hyphen inside a word does not split.
+fn title_parts(title: &str) -> Vec<(usize, usize)> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let chars: Vec<(usize, char)> = title.char_indices().collect();
+    let mut k = 0;
+    while k < chars.len() {
+        let (at, c) = chars[k];
+        if TITLE_SEPARATORS.contains(&c) || c == '«' {
+            let mut end = k;
+            while end + 1 < chars.len()
+                && (TITLE_SEPARATORS.contains(&chars[end + 1].1) || chars[end + 1].1 == '«')
+            {
+                end += 1;
+            }
+            let before = k == 0 || chars[k - 1].1.is_whitespace();
+            let after = end + 1 == chars.len() || chars[end + 1].1.is_whitespace();
+            if before || after {
+                if title[start..at].trim().chars().any(char::is_alphanumeric) {
+                    parts.push((start, at));
+                }
+                start = chars.get(end + 1).map_or(title.len(), |&(i, _)| i);
+            }
+            k = end + 1;
+        } else {
+            k += 1;
+        }
+    }
+    if title[start..].trim().chars().any(char::is_alphanumeric) {
+        parts.push((start, title.len()));
+    }
+    parts
+}
+
 /// Characters that separate an article's title from the site's name in a `<title>`.
 const TITLE_SEPARATORS: &[char] = &['|', '-', '–', '—', '\\', '/', '>', '»', '·', ':'];
 
@@ -914,6 +995,80 @@ mod tests {
         let mut l = lines("# Storm");
         drop_repeated_headings(&mut l, Some("Storm"), None);
         assert_eq!(l, lines("# Storm"));
+    }
+
+    #[test]
+    fn the_title_is_cut_to_the_part_a_heading_of_the_page_says() {
+        let page = |title: &str, body: &str| {
+            parse(&format!(
+                "<html><head><title>{title}</title></head><body>{body}</body></html>"
+            ))
+        };
+        let cut =
+            |doc: &Document, title: &str, site| headline_of_title(doc, title.to_owned(), site);
+        let doc = page(
+            "Just Keep Going « Rand's Blog",
+            "<h1>Rand's Blog</h1><h2>Just Keep Going</h2><p>Text.</p>",
+        );
+        assert_eq!(
+            cut(&doc, "Just Keep Going « Rand's Blog", Some("Rand's Blog")),
+            "Just Keep Going"
+        );
+        // The site's name is never the title, however long.
+        let doc = page(
+            "A B | Coast Herald Daily News",
+            "<h1>Coast Herald Daily News</h1><h2>A B</h2>",
+        );
+        assert_eq!(
+            cut(
+                &doc,
+                "A B | Coast Herald Daily News",
+                Some("Coast Herald Daily News")
+            ),
+            "A B"
+        );
+        // Several parts joined: the run of parts the heading says.
+        let doc = page("", "<h1>Lassen: There's much to learn</h1>");
+        assert_eq!(
+            cut(
+                &doc,
+                "Lassen: There's much to learn : Columnists : County Star",
+                None
+            ),
+            "Lassen: There's much to learn"
+        );
+        // A hyphen inside a word does not split; no heading, no cut.
+        let doc = page("", "<h1>Apple unveils fastest</h1>");
+        assert_eq!(
+            cut(
+                &doc,
+                "Pre-Macworld move: Apple unveils fastest-ever Macs",
+                None
+            ),
+            "Pre-Macworld move: Apple unveils fastest-ever Macs"
+        );
+        let doc = page("", "<h1>fastest-ever Macs</h1>");
+        assert_eq!(
+            cut(&doc, "Pre-Macworld move: fastest-ever Macs", None),
+            "fastest-ever Macs"
+        );
+        // An element named for the headline says it as well as a heading.
+        let doc = page("", "<div class=StoryHeadline>Kerry endorses Obama</div>");
+        assert_eq!(
+            cut(&doc, "Eagle Online - Kerry endorses Obama", None),
+            "Kerry endorses Obama"
+        );
+        let doc = page("", "<p>No heading.</p>");
+        assert_eq!(
+            cut(&doc, "Storm | Coast Herald", None),
+            "Storm | Coast Herald"
+        );
+        // A heading that says the whole title keeps it whole.
+        let doc = page("", "<h1>Storm | Coast Herald</h1><h2>Storm</h2>");
+        assert_eq!(
+            cut(&doc, "Storm | Coast Herald", None),
+            "Storm | Coast Herald"
+        );
     }
 
     #[test]
