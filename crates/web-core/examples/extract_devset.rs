@@ -12,7 +12,8 @@
 //! When the cases carry a `truth` file (the full-text set), the title is also scored: a truth
 //! has a title when its first line's words are among the words of the page's `<title>` or
 //! `og:title`, and the title is exact when its words are that line's words. The share of
-//! exact titles is printed on stderr.
+//! exact titles is printed on stderr; with `EXTRACT_TITLES` set, each miss is too (ours and the
+//! truth's words).
 
 use std::time::{Duration, Instant};
 
@@ -120,6 +121,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         pages.push((id, bytes, base, want));
     }
     let flags = std::env::var_os("EXTRACT_FLAGS").is_some();
+    let titles = std::env::var_os("EXTRACT_TITLES").is_some();
     let answer = std::env::var_os("EXTRACT_ANSWER").is_some();
     let alone = std::env::var("EXTRACT_ENGINE").is_ok_and(|e| e == "dom_smoothie");
     let (mut titled, mut exact) = (0usize, 0usize);
@@ -154,7 +156,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
                 if let Some(want) = want {
                     titled += 1;
-                    exact += usize::from(title.as_deref().is_some_and(|t| words(t) == *want));
+                    let hit = title.as_deref().is_some_and(|t| words(t) == *want);
+                    exact += usize::from(hit);
+                    if titles && !hit {
+                        #[expect(clippy::print_stderr, reason = "the benchmark's report")]
+                        {
+                            eprintln!(
+                                "title miss {id}: ours {:?} truth {:?}",
+                                title.as_deref().unwrap_or(""),
+                                want.join(" ")
+                            );
+                        }
+                    }
                 }
             }
         }

@@ -51,6 +51,12 @@ const WIDEN_MAX_GROWTH: f64 = 3.0;
 /// When widening, a container line the selection did not keep joins it if it has at least
 /// this many visible characters (prose, not a label or a teaser title).
 const PROSE_MIN_CHARS: usize = 80;
+/// The post under the headline is looked for only when it has at most this many visible
+/// characters.
+const POST_MAX_CHARS: usize = 3000;
+/// A selection away from the headline's post gives way to the post when it has at most this
+/// many times the post's visible characters.
+const POST_MAX_GROWTH: f64 = 2.0;
 /// An `h1` restored as the headline has at least this many words.
 const HEADLINE_MIN_WORDS: usize = 3;
 /// A page with scripts and less visible text than this looks like a JavaScript shell.
@@ -70,30 +76,29 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         .clone()
         .or_else(|| site_from_title(raw_title.as_deref(), readable.title.as_deref()));
     let title = readable.title.or(raw_title);
+    let title = title.map(|t| headline_of_title(&doc, t, site.as_deref()));
     let lang = lang(&doc);
     let links = links(&doc, base);
 
     let (depth, elements) = depth_and_count(doc.root());
-    let cleaned = clean(&doc);
-    if let Some(body) = doc.body() {
-        prune(body, base);
-    }
+    let cleaned = clean_and_prune(&doc, base);
     let body_chars = cleaned.text_chars;
 
     let mut flags = Flags {
         flattened,
         ..Flags::default()
     };
-    // Content selection rewrites its document; widening and the fallback read this copy.
-    let cleaned_doc = doc.clone();
-    let selected = if depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS {
-        select(doc, base)
+    // What widening and the fallback read of the cleaned page is taken before content
+    // selection rewrites the one document: its first h1 and its own containers, rendered.
+    let h1 = first_h1(&doc);
+    let containers = Containers::render(&doc, base);
+    let post = headline_post(&doc, title.as_deref(), base);
+    let (selected, unselected) = if depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS {
+        (select(doc, base), None)
     } else {
-        None
+        (None, Some(doc))
     };
-    // The h1 of the cleaned page, before widening or the fallback prune parts of it again.
-    let h1 = first_h1(&cleaned_doc);
-    let selected = selected.map(|narrow| widen(narrow, &cleaned_doc, base));
+    let selected = selected.map(|narrow| widen(narrow, &containers));
     let mut lines = match selected {
         Some(lines)
             if !(visible_chars(&lines) < (body_chars as f64 * SELECTION_MIN_SHARE) as usize
@@ -102,16 +107,22 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
             lines
         }
         selected => {
-            let doc = cleaned_doc;
             let kept = selected.as_deref().map_or(0, visible_chars);
-            let whole = main_container(&doc)
-                .map(|n| prune_render(n, base))
-                .filter(|lines| {
-                    let chars = visible_chars(lines);
-                    chars > kept && chars >= (body_chars as f64 * CONTAINER_MIN_SHARE) as usize
-                });
+            let whole = containers.main().cloned().filter(|lines| {
+                let chars = visible_chars(lines);
+                chars > kept && chars >= (body_chars as f64 * CONTAINER_MIN_SHARE) as usize
+            });
             let whole = whole
-                .or_else(|| prose_region(&doc).map(|n| prune_render(n, base)))
+                .or_else(|| {
+                    // Selection consumed the document: the rare page that falls back to its
+                    // prose region is parsed and cleaned again.
+                    let doc = unselected.unwrap_or_else(|| {
+                        let doc = parse(&flat);
+                        clean_and_prune(&doc, base);
+                        doc
+                    });
+                    prose_region(&doc).map(|n| prune_render(n, base))
+                })
                 .unwrap_or_default();
             match selected {
                 // The body's extra text is labels, menus and teasers, not prose: the
@@ -124,6 +135,16 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
             }
         }
     };
+
+    if !flags.whole_body
+        && let Some(post) = post
+        && anchored_elsewhere(&lines, &post)
+        && visible_chars(&lines) as f64 <= visible_chars(&post) as f64 * POST_MAX_GROWTH
+    {
+        // A short selection away from the headline's post is a sidebar block that outscored
+        // a short post: the post is the page's text.
+        lines = post;
+    }
 
     if !flags.whole_body
         && let Some(h1) = headline(h1, title.as_deref(), &lines)
@@ -165,6 +186,47 @@ fn headline(h1: Option<String>, title: Option<&str>, lines: &[String]) -> Option
     (h1.split_whitespace().count() >= HEADLINE_MIN_WORDS && related && !present).then_some(h1)
 }
 
+/// The post under the page's headline: the smallest element around the first heading
+/// (`h1` to `h3`) whose words are the title's that holds more text than the heading,
+/// rendered, when it has at most [`POST_MAX_CHARS`] visible characters.
+fn headline_post(doc: &Document, title: Option<&str>, base: &Url) -> Option<Vec<String>> {
+    let words = heading_words(title?);
+    if words.is_empty() {
+        return None;
+    }
+    let heading = doc
+        .select("h1, h2, h3")
+        .nodes()
+        .iter()
+        .find(|n| heading_words(&n.text()) == words)
+        .copied()?;
+    let own = visible_len(&heading.text());
+    let mut node = heading;
+    loop {
+        node = node
+            .parent()
+            .filter(|p| p.is_element() && !p.has_name("body") && !p.has_name("html"))?;
+        let n = visible_len(&node.text());
+        if n > POST_MAX_CHARS {
+            return None;
+        }
+        if n > own {
+            return Some(prune_render(node, base));
+        }
+    }
+}
+
+/// Whether the selection lies away from the headline's post: no text line of the post
+/// (headings aside) is among the selected lines.
+fn anchored_elsewhere(selected: &[String], post: &[String]) -> bool {
+    let kept: HashSet<&str> = selected.iter().map(String::as_str).collect();
+    let mut text = post
+        .iter()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .peekable();
+    text.peek().is_some() && text.all(|l| !kept.contains(l.as_str()))
+}
+
 /// The text of the document's first `h1`.
 fn first_h1(doc: &Document) -> Option<String> {
     doc.select_single("h1")
@@ -198,19 +260,6 @@ fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
     Some(prune_render(node, base))
 }
 
-/// The element the page itself marks as its main content, if exactly one does: an article
-/// body, else the main region, else the article.
-fn main_container(doc: &Document) -> Option<NodeRef<'_>> {
-    [
-        r#"[itemprop="articleBody"]"#,
-        "main",
-        r#"[role="main"]"#,
-        "article",
-    ]
-    .into_iter()
-    .find_map(|selector| unique(doc, selector))
-}
-
 /// The one element matching `selector`, if exactly one does.
 fn unique<'a>(doc: &'a Document, selector: &str) -> Option<NodeRef<'a>> {
     match doc.select(selector).nodes() {
@@ -219,26 +268,48 @@ fn unique<'a>(doc: &'a Document, selector: &str) -> Option<NodeRef<'a>> {
     }
 }
 
+/// The page's own main containers, each rendered (pruned) when exactly one element matches
+/// its selector, taken from the cleaned document before content selection rewrites it.
+struct Containers {
+    /// Renders by selector, the most specific container first: an article body, an
+    /// article, the main role, the main element.
+    renders: [Option<Vec<String>>; 4],
+}
+
+/// The selectors of the page's own containers, the most specific first.
+const CONTAINERS: [&str; 4] = [
+    r#"[itemprop="articleBody"]"#,
+    "article",
+    r#"[role="main"]"#,
+    "main",
+];
+
+impl Containers {
+    /// Renders the page's unique containers.
+    fn render(doc: &Document, base: &Url) -> Self {
+        Self {
+            renders: CONTAINERS
+                .map(|selector| unique(doc, selector).map(|n| prune_render(n, base))),
+        }
+    }
+
+    /// The container the page itself marks as its main content: an article body, else the
+    /// main region, else the article.
+    fn main(&self) -> Option<&Vec<String>> {
+        [0, 3, 2, 1]
+            .into_iter()
+            .find_map(|i| self.renders[i].as_ref())
+    }
+}
+
 /// Widens a selection to the page's own main container when the selection lies within it
 /// and kept only part of it (an abstract beside the references, a lead beside the body, the
 /// several blocks of a recipe): the container's prose and the headings over it join the
 /// selected lines, in the page's order. Returns the selection unchanged otherwise.
-///
-/// `doc` is the cleaned document before selection; `base` the page's URL.
-fn widen(narrow: Vec<String>, doc: &Document, base: &Url) -> Vec<String> {
+fn widen(narrow: Vec<String>, containers: &Containers) -> Vec<String> {
     let n = visible_chars(&narrow);
-    // The most specific container first: an article body, an article, then the main region.
-    let containers = [
-        r#"[itemprop="articleBody"]"#,
-        "article",
-        r#"[role="main"]"#,
-        "main",
-    ]
-    .into_iter()
-    .filter_map(|selector| unique(doc, selector));
-    for node in containers {
-        let wide = prune_render(node, base);
-        let w = visible_chars(&wide);
+    for wide in containers.renders.iter().flatten() {
+        let w = visible_chars(wide);
         let lines: HashSet<&str> = wide.iter().map(String::as_str).collect();
         let covered: usize = narrow
             .iter()
@@ -247,7 +318,7 @@ fn widen(narrow: Vec<String>, doc: &Document, base: &Url) -> Vec<String> {
             .sum();
         if covered as f64 >= n as f64 * WIDEN_MIN_COVER {
             if w > n && w as f64 <= n as f64 * WIDEN_MAX_GROWTH {
-                return merge(&narrow, wide);
+                return merge(&narrow, wide.clone());
             }
             // A larger container holding this one would only grow more.
             return narrow;
@@ -445,6 +516,86 @@ fn site_from_title(raw: Option<&str>, title: Option<&str>) -> Option<String> {
         .or_else(|| raw.strip_suffix(title))?;
     let rest = rest.trim_matches(|c: char| c.is_whitespace() || TITLE_SEPARATORS.contains(&c));
     (!rest.is_empty() && rest.len() < raw.len()).then(|| rest.to_owned())
+}
+
+/// The part of a title that a heading of the page says, when the title holds more: the
+/// title cut at its separators (`Headline | Site Name`, `Site - Section - Headline`) to the
+/// longest run of its parts whose words are a heading's (`h1` to `h6`, or an element named
+/// for a headline or a title) and not the site's name. The title itself when no heading says a part of it.
+fn headline_of_title(doc: &Document, title: String, site: Option<&str>) -> String {
+    let parts = title_parts(&title);
+    if parts.len() < 2 {
+        return title;
+    }
+    let headings: HashSet<Vec<String>> = doc
+        .select(HEADLINE_SELECTOR)
+        .nodes()
+        .iter()
+        .map(|n| heading_words(&n.text()))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let whole = heading_words(&title);
+    if headings.contains(&whole) {
+        return title;
+    }
+    let site = site.map(heading_words);
+    let mut best: Option<(usize, &str)> = None;
+    for i in 0..parts.len() {
+        for j in i..parts.len() {
+            if i == 0 && j == parts.len() - 1 {
+                continue;
+            }
+            let run = title[parts[i].0..parts[j].1].trim();
+            let words = heading_words(run);
+            if words.is_empty() || site.as_ref() == Some(&words) || !headings.contains(&words) {
+                continue;
+            }
+            if best.is_none_or(|(n, _)| words.len() > n) {
+                best = Some((words.len(), run));
+            }
+        }
+    }
+    best.map_or(title.clone(), |(_, run)| run.to_owned())
+}
+
+/// The elements that may say a page's headline: headings, and elements named for a
+/// headline or a title.
+const HEADLINE_SELECTOR: &str = "h1, h2, h3, h4, h5, h6, [class*=headline i], [class*=title i], \
+     [id*=headline i], [id*=title i]";
+
+/// The byte ranges of a title's parts: the text between separators that have whitespace on
+/// at least one side (`A | B`, `A: B`, `A » B`), so a hyphen inside a word does not split.
+fn title_parts(title: &str) -> Vec<(usize, usize)> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let chars: Vec<(usize, char)> = title.char_indices().collect();
+    let mut k = 0;
+    while k < chars.len() {
+        let (at, c) = chars[k];
+        if TITLE_SEPARATORS.contains(&c) || c == '«' {
+            let mut end = k;
+            while end + 1 < chars.len()
+                && (TITLE_SEPARATORS.contains(&chars[end + 1].1) || chars[end + 1].1 == '«')
+            {
+                end += 1;
+            }
+            let before = k == 0 || chars[k - 1].1.is_whitespace();
+            let after = end + 1 == chars.len() || chars[end + 1].1.is_whitespace();
+            if before || after {
+                if title[start..at].trim().chars().any(char::is_alphanumeric) {
+                    parts.push((start, at));
+                }
+                start = chars.get(end + 1).map_or(title.len(), |&(i, _)| i);
+            }
+            k = end + 1;
+        } else {
+            k += 1;
+        }
+    }
+    if title[start..].trim().chars().any(char::is_alphanumeric) {
+        parts.push((start, title.len()));
+    }
+    parts
 }
 
 /// Characters that separate an article's title from the site's name in a `<title>`.
@@ -799,6 +950,15 @@ fn clean(doc: &Document) -> Cleaned {
     }
 }
 
+/// Removes chrome from the document, then prunes boilerplate from its body.
+fn clean_and_prune(doc: &Document, base: &Url) -> Cleaned {
+    let cleaned = clean(doc);
+    if let Some(body) = doc.body() {
+        prune(body, base);
+    }
+    cleaned
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -835,6 +995,105 @@ mod tests {
         let mut l = lines("# Storm");
         drop_repeated_headings(&mut l, Some("Storm"), None);
         assert_eq!(l, lines("# Storm"));
+    }
+
+    #[test]
+    fn the_title_is_cut_to_the_part_a_heading_of_the_page_says() {
+        let page = |title: &str, body: &str| {
+            parse(&format!(
+                "<html><head><title>{title}</title></head><body>{body}</body></html>"
+            ))
+        };
+        let cut =
+            |doc: &Document, title: &str, site| headline_of_title(doc, title.to_owned(), site);
+        let doc = page(
+            "Just Keep Going « Rand's Blog",
+            "<h1>Rand's Blog</h1><h2>Just Keep Going</h2><p>Text.</p>",
+        );
+        assert_eq!(
+            cut(&doc, "Just Keep Going « Rand's Blog", Some("Rand's Blog")),
+            "Just Keep Going"
+        );
+        // The site's name is never the title, however long.
+        let doc = page(
+            "A B | Coast Herald Daily News",
+            "<h1>Coast Herald Daily News</h1><h2>A B</h2>",
+        );
+        assert_eq!(
+            cut(
+                &doc,
+                "A B | Coast Herald Daily News",
+                Some("Coast Herald Daily News")
+            ),
+            "A B"
+        );
+        // Several parts joined: the run of parts the heading says.
+        let doc = page("", "<h1>Lassen: There's much to learn</h1>");
+        assert_eq!(
+            cut(
+                &doc,
+                "Lassen: There's much to learn : Columnists : County Star",
+                None
+            ),
+            "Lassen: There's much to learn"
+        );
+        // A hyphen inside a word does not split; no heading, no cut.
+        let doc = page("", "<h1>Apple unveils fastest</h1>");
+        assert_eq!(
+            cut(
+                &doc,
+                "Pre-Macworld move: Apple unveils fastest-ever Macs",
+                None
+            ),
+            "Pre-Macworld move: Apple unveils fastest-ever Macs"
+        );
+        let doc = page("", "<h1>fastest-ever Macs</h1>");
+        assert_eq!(
+            cut(&doc, "Pre-Macworld move: fastest-ever Macs", None),
+            "fastest-ever Macs"
+        );
+        // An element named for the headline says it as well as a heading.
+        let doc = page("", "<div class=StoryHeadline>Kerry endorses Obama</div>");
+        assert_eq!(
+            cut(&doc, "Eagle Online - Kerry endorses Obama", None),
+            "Kerry endorses Obama"
+        );
+        let doc = page("", "<p>No heading.</p>");
+        assert_eq!(
+            cut(&doc, "Storm | Coast Herald", None),
+            "Storm | Coast Herald"
+        );
+        // A heading that says the whole title keeps it whole.
+        let doc = page("", "<h1>Storm | Coast Herald</h1><h2>Storm</h2>");
+        assert_eq!(
+            cut(&doc, "Storm | Coast Herald", None),
+            "Storm | Coast Herald"
+        );
+    }
+
+    #[test]
+    fn the_post_under_the_headline_is_found_and_a_selection_elsewhere_seen() {
+        let base = Url::parse("https://example.com/post").unwrap();
+        let doc = parse(
+            "<html><body><div><div class=x><h3>Fall Leaf Bunting</h3><div><p>Simple shares \
+             this easy fall leaf bunting.</p></div></div><div><p>Tip jar: thank you for \
+             every coin you give.</p></div></div></body></html>",
+        );
+        let post = headline_post(&doc, Some("Fall Leaf Bunting"), &base).unwrap();
+        assert_eq!(
+            post,
+            lines("### Fall Leaf Bunting\n\nSimple shares this easy fall leaf bunting.")
+        );
+        assert!(anchored_elsewhere(
+            &lines("Tip jar: thank you for every coin you give."),
+            &post
+        ));
+        assert!(!anchored_elsewhere(
+            &lines("Simple shares this easy fall leaf bunting.\n\nMore."),
+            &post
+        ));
+        // No heading says the title: no post.
+        assert!(headline_post(&doc, Some("Winter"), &base).is_none());
     }
 
     #[test]

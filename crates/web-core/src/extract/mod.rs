@@ -23,7 +23,8 @@
 //!
 //! Headings keep the page's own levels (`h1` is `#`, `h2` is `##`, …), whether the text came
 //! from content selection or from the whole-body fallback. The title is the article's own
-//! (Readability's), and the text does not repeat it: a body heading equal to the title, and
+//! (Readability's, cut to the part of it a heading of the page says), and the text does
+//! not repeat it: a body heading equal to the title, and
 //! one that is only the site's name, are dropped, since an answer prints the title above
 //! the text. Reader comments (a thread, a comment, its form) are never content.
 
