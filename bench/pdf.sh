@@ -16,6 +16,10 @@
 # neither. Tokens are runs of non-space characters; our `[page N]` marker lines are not
 # counted; F1 is over the multiset of tokens (reading order does not count), per file and
 # over all files pooled.
+#
+# OTHER_PDF_READER="NAME=COMMAND" scores a third reader the same way, side by side (COMMAND
+# takes the PDF's path as its last argument and prints the text on stdout), as when
+# comparing PDF crates: an extra column per file and its own pooled line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -126,11 +130,13 @@ for f in "${FILES[@]}"; do
 done
 echo "$n files ($missing listed files missing)"
 
-python3 - "$work" target/release/examples/pdf_pages <<'PY'
-import os, resource, subprocess, sys
+python3 - "$work" target/release/examples/pdf_pages "${OTHER_PDF_READER:-}" <<'PY'
+import os, resource, shlex, subprocess, sys
 from collections import Counter
 
 work, ours = sys.argv[1], sys.argv[2]
+other_name, _, other_cmd = sys.argv[3].partition("=")
+other = shlex.split(other_cmd) if other_cmd else None
 pin = ["taskset", "-c", "0"] if subprocess.run(["which", "taskset"], capture_output=True).returncode == 0 else []
 
 def cpu(cmd):
@@ -149,7 +155,15 @@ def tokens(path, strip_markers):
         lines = [l for l in lines if not (l.startswith("[page ") and l.endswith("]"))]
     return Counter(" ".join(lines).split())
 
+def f1_of(a, b):
+    common = sum((a & b).values())
+    na, nb = sum(a.values()), sum(b.values())
+    p = common / na if na else 0.0
+    r = common / nb if nb else 0.0
+    return (2 * p * r / (p + r) if p + r else 0.0), common, na, nb
+
 rows, pages_total, ours_s, ref_s, tp, n_ours, n_ref, failed = [], 0, 0.0, 0.0, 0, 0, 0, []
+other_s, other_tp, n_other, other_f1s = 0.0, 0, 0, []
 for name in sorted(os.listdir(f"{work}/pdf")):
     pdf = f"{work}/pdf/{name}"
     info = subprocess.run(["pdfinfo", pdf], capture_output=True, text=True).stdout
@@ -166,13 +180,21 @@ for name in sorted(os.listdir(f"{work}/pdf")):
     r = common / nb if nb else 0.0
     f1 = 2 * p * r / (p + r) if p + r else 0.0
     rows.append((name, pages, f1, o_s, r_s))
+    if other:
+        x_s, x = cpu(other + [pdf])
+        with open(f"{work}/ref/{name}.other", "wb") as out:
+            out.write(x.stdout)
+        xf1, xc, xn, _ = f1_of(tokens(f"{work}/ref/{name}.other", False), b)
+        other_s += x_s; other_tp += xc; n_other += xn; other_f1s.append(xf1)
     pages_total += pages; ours_s += o_s; ref_s += r_s
     tp += common; n_ours += na; n_ref += nb
 
-print("| file | pages | token F1 | ours s | pdftotext s |")
-print("|---|---|---|---|---|")
-for name, pages, f1, o_s, r_s in rows:
-    print(f"| {name} | {pages} | {f1:.3f} | {o_s:.2f} | {r_s:.2f} |")
+extra = f" {other_name} F1 |" if other else ""
+print(f"| file | pages | token F1 | ours s | pdftotext s |{extra}")
+print("|---|---|---|---|---|" + ("---|" if other else ""))
+for i, (name, pages, f1, o_s, r_s) in enumerate(rows):
+    cell = f" {other_f1s[i]:.3f} |" if other else ""
+    print(f"| {name} | {pages} | {f1:.3f} | {o_s:.2f} | {r_s:.2f} |{cell}")
 P = tp / n_ours if n_ours else 0.0
 R = tp / n_ref if n_ref else 0.0
 pooled = 2 * P * R / (P + R) if P + R else 0.0
@@ -184,4 +206,10 @@ for name, status in failed:
     print(f"  not read: {name}: {status}")
 print(f"token F1 pooled: {pooled:.3f} (precision {P:.3f}, recall {R:.3f}); per-file median {median:.3f}, files >= 0.95: {sum(f >= 0.95 for f in f1s)}")
 print(f"pages per CPU second, one core: ours {pages_total / ours_s:.0f}, pdftotext -layout {pages_total / ref_s:.0f}; ours / pdftotext {ref_s / ours_s:.2f}")
+if other:
+    XP = other_tp / n_other if n_other else 0.0
+    R_x = other_tp / n_ref if n_ref else 0.0
+    pooled_x = 2 * XP * R_x / (XP + R_x) if XP + R_x else 0.0
+    xs = sorted(other_f1s)
+    print(f"{other_name}: token F1 pooled {pooled_x:.3f} (precision {XP:.3f}, recall {R_x:.3f}); per-file median {xs[len(xs) // 2]:.3f}, files >= 0.95: {sum(f >= 0.95 for f in xs)}; pages per CPU second {pages_total / other_s:.0f}")
 PY
