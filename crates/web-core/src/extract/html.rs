@@ -9,7 +9,7 @@ use dom_query::{Document, NodeId, NodeRef};
 use dom_smoothie::{Config, Readability};
 
 use super::parse::parse;
-use super::prune::{drop_orphan_headings, prune};
+use super::prune::{drop_orphan_headings, drop_tail_chrome, is_list_line, prune};
 use super::render::{collapse, render};
 use super::tree::{
     Step, attr, depth_and_count, flatten_deep, visible_len, walk, with_element, with_text,
@@ -153,6 +153,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     }
 
     drop_repeated_headings(&mut lines, title.as_deref(), site.as_deref());
+    drop_tail_chrome(&mut lines);
 
     if cleaned.scripts > 0
         && body.len() >= SHELL_MIN_BYTES
@@ -391,17 +392,6 @@ fn is_prose_block(name: &str) -> bool {
         name,
         "p" | "li" | "dd" | "td" | "th" | "blockquote" | "pre" | "div" | "section" | "article"
     )
-}
-
-/// Whether a rendered line belongs to a list or a table: an item (`- `, `1. `), its indented
-/// continuation, or a table row.
-fn is_list_line(line: &str) -> bool {
-    let t = line.trim_start();
-    let numbered = t
-        .split_once(". ")
-        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-    !line.is_empty()
-        && (t.starts_with("- ") || numbered || line.starts_with("  ") || line.starts_with('|'))
 }
 
 /// Visible characters of the prose lines of `whole` (lines of at least

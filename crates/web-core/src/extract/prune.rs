@@ -3,13 +3,18 @@
 //! without their class names): lists and blocks made of links (related stories, archives,
 //! tag clouds, table-of-contents menus), teasers for other pages and their pictures, "read
 //! also" promotions, bylines, dates, tags, captions, credits and author boxes, and the
-//! headings such blocks leave behind. Pure and iterative, like the chrome filter.
+//! headings such blocks leave behind. Pure and iterative, like the chrome filter. On the
+//! rendered lines, it also drops what follows the content's last prose line when that is a
+//! site's footer note or a widget: short legal, contact and share lines, and a heading over
+//! a list of short items only.
 
 use ::url::Url;
 use dom_query::{NodeId, NodeRef};
 
 use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
-use super::vocab::{AUTHOR_WORDS, META_PHRASES, META_WORDS, has_phrase, has_word};
+use super::vocab::{
+    AUTHOR_WORDS, FOOTER_OPENERS, FOOTER_PHRASES, META_PHRASES, META_WORDS, has_phrase, has_word,
+};
 
 /// Boilerplate holding more than this share of the text under the filtered root is kept.
 const PRUNE_MAX_SHARE: f64 = 0.4;
@@ -19,6 +24,14 @@ const LIST_LINK_SHARE: f64 = 0.8;
 const BLOCK_LINK_SHARE: f64 = 0.7;
 /// …unless it has more visible characters than this outside links.
 const BLOCK_MAX_OWN_CHARS: usize = 80;
+/// A line with at least this many visible characters, neither a heading nor a list line, is
+/// prose: what follows the last one is the content's tail.
+const TAIL_PROSE_CHARS: usize = 80;
+/// A tail line with at most this many words may be a footer note.
+const FOOTER_MAX_WORDS: usize = 15;
+/// A heading in the tail over list items of at most this many visible characters each is a
+/// widget's title ("Links", "Recent posts").
+const WIDGET_MAX_ITEM: usize = 40;
 /// Metadata blocks (bylines, dates, tags, captions) longer than this are kept.
 const META_MAX_CHARS: usize = 160;
 /// Author boxes (a byline with a biography) longer than this are kept.
@@ -287,6 +300,97 @@ pub(crate) fn drop_orphan_headings(lines: &mut Vec<String>) {
     *lines = kept;
 }
 
+/// Removes from the lines after the last prose line (the content's tail) the site's footer
+/// notes (short lines saying "All rights reserved", "Privacy policy", "Contact us",
+/// "Share this", "Posted on …", "3 comments", …) and widgets (a heading over nothing but
+/// list items of at most [`WIDGET_MAX_ITEM`] visible characters, up to the next heading or
+/// the end). Text without a prose line is left as it is.
+pub(crate) fn drop_tail_chrome(lines: &mut Vec<String>) {
+    let Some(last) = lines.iter().rposition(|l| {
+        heading_level(l).is_none() && !is_list_line(l) && visible_len(l) >= TAIL_PROSE_CHARS
+    }) else {
+        return;
+    };
+    let tail: Vec<String> = lines.drain(last + 1..).collect();
+    let before = lines.len();
+    let mut i = 0;
+    while i < tail.len() {
+        let line = &tail[i];
+        if heading_level(line).is_some() {
+            let end = (i + 1..tail.len())
+                .find(|&j| !(tail[j].is_empty() || is_list_line(&tail[j])))
+                .unwrap_or(tail.len());
+            let items = &tail[i + 1..end];
+            let widget = items.iter().any(|l| !l.is_empty())
+                && items.iter().all(|l| visible_len(l) <= WIDGET_MAX_ITEM)
+                && tail.get(end).is_none_or(|l| heading_level(l).is_some());
+            if widget {
+                i = end;
+                continue;
+            }
+        } else if is_footer_note(line) {
+            i += 1;
+            continue;
+        }
+        if !(line.is_empty() && lines.last().is_none_or(String::is_empty)) {
+            lines.push(line.clone());
+        }
+        i += 1;
+    }
+    if lines.len() != before + tail.len() {
+        // A heading left at the end headed only what was removed.
+        while lines
+            .last()
+            .is_some_and(|l| l.is_empty() || heading_level(l).is_some())
+        {
+            lines.pop();
+        }
+    }
+}
+
+/// Whether a line is a site's footer note: at most [`FOOTER_MAX_WORDS`] words, holding a
+/// phrase of [`FOOTER_PHRASES`], a comment counter (`3 comments`) or `follow @name`, or
+/// opening with a word of [`FOOTER_OPENERS`].
+fn is_footer_note(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.is_empty() || words.len() > FOOTER_MAX_WORDS {
+        return false;
+    }
+    let phrase = FOOTER_PHRASES
+        .iter()
+        .any(|p| words.windows(p.len()).any(|w| w == *p));
+    let counter = words.windows(2).any(|w| {
+        w[0].bytes().all(|b| b.is_ascii_digit()) && matches!(w[1], "comment" | "comments")
+    });
+    let opener = lower
+        .trim_start_matches(['-', '>', ' ', '*', '|'])
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .is_some_and(|w| FOOTER_OPENERS.contains(&w));
+    phrase || counter || opener || lower.contains("follow @")
+}
+
+/// The level of a Markdown heading line (`## Title` is 2).
+fn heading_level(line: &str) -> Option<usize> {
+    let hashes = line.bytes().take_while(|&b| b == b'#').count();
+    (hashes > 0 && hashes <= 6 && line.as_bytes().get(hashes) == Some(&b' ')).then_some(hashes)
+}
+
+/// Whether a rendered line belongs to a list or a table: an item (`- `, `1. `), its indented
+/// continuation, or a table row.
+pub(crate) fn is_list_line(line: &str) -> bool {
+    let t = line.trim_start();
+    let numbered = t
+        .split_once(". ")
+        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    !line.is_empty()
+        && (t.starts_with("- ") || numbered || line.starts_with("  ") || line.starts_with('|'))
+}
+
 /// How an element is tested; the root itself is never removed.
 fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
     if is_root {
@@ -367,5 +471,34 @@ mod tests {
         let mut l = lines("# Coming soon\n\n## Stay tuned");
         drop_orphan_headings(&mut l);
         assert_eq!(l, lines("# Coming soon\n\n## Stay tuned"));
+    }
+
+    const PROSE: &str = "The committee met on Tuesday and agreed to publish the full report before the end of the month of May.";
+
+    #[test]
+    fn footer_notes_and_widgets_after_the_last_prose_line_are_dropped() {
+        let mut l = lines(&format!(
+            "# Report\n\n{PROSE}\n\nPosted on May 12, 2005\n\nCopyright 2005. All rights reserved.\n\n\
+             3 comments\n\n## Links\n\n- Home\n- Archive\n\n## Twitter feed\n\n- Follow me"
+        ));
+        drop_tail_chrome(&mut l);
+        assert_eq!(l, lines(&format!("# Report\n\n{PROSE}")));
+    }
+
+    #[test]
+    fn the_content_s_own_tail_stays() {
+        // A list with a long item, a list that runs into prose-less text, a short closing
+        // line and notes before the last prose line are the content's.
+        let text = format!(
+            "Contact us at the desk.\n\n{PROSE}\n\n## Sources\n\n- The minutes of the committee's meeting of 12 May\n- Report\n\n\
+             ## Ingredients\n\n- Salt\n- Flour\n\nThanks for reading!"
+        );
+        let mut l = lines(&text);
+        drop_tail_chrome(&mut l);
+        assert_eq!(l, lines(&text));
+        // Without a prose line there is no tail to judge.
+        let mut l = lines("## Links\n\n- Home\n\nAll rights reserved.");
+        drop_tail_chrome(&mut l);
+        assert_eq!(l, lines("## Links\n\n- Home\n\nAll rights reserved."));
     }
 }

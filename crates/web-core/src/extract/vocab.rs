@@ -329,6 +329,37 @@ pub(crate) const META_PHRASES: &[&str] = &[
     "articledate",
 ];
 
+/// Phrases (lowercase words in order) of the lines a site repeats at the end of every page:
+/// legal, contact and subscription notes, share prompts, comment counters, page dates.
+pub(crate) const FOOTER_PHRASES: &[&[&str]] = &[
+    &["all", "rights", "reserved"],
+    &["privacy", "policy"],
+    &["terms", "of", "use"],
+    &["terms", "of", "service"],
+    &["terms", "and", "conditions"],
+    &["contact", "us"],
+    &["powered", "by"],
+    &["follow", "us"],
+    &["like", "us", "on"],
+    &["leave", "a", "comment"],
+    &["leave", "a", "reply"],
+    &["last", "modified"],
+    &["last", "updated"],
+    &["share", "this"],
+    &["share", "it"],
+    &["tweet", "this"],
+    &["tweet", "it"],
+    &["print", "this"],
+    &["print", "it"],
+    &["email", "this"],
+    &["email", "it"],
+    &["e", "mail", "this"],
+    &["e", "mail", "it"],
+];
+
+/// First words of a line that dates or files a post (`Posted on …`, `Filed under …`).
+pub(crate) const FOOTER_OPENERS: &[&str] = &["posted", "published", "filed"];
+
 /// Whether a token of a class or id value, with its separators removed, contains a phrase of
 /// `list` (`entry-meta` contains `entrymeta`).
 pub(crate) fn has_phrase(value: &str, list: &[&str]) -> bool {
