@@ -101,7 +101,18 @@ fuzz_target!(|data: &[u8]| {
                 _ => {}
             }
             if let Some(secret) = &secret {
-                assert!(!message.contains(secret.as_str()), "the api-key leaked: {message}");
+                // The same input with another api-key of the same length: what its message
+                // says of the secret's text is the message's own words (a key name, say),
+                // not the key leaking.
+                let mut masked = input.clone();
+                masked["api-key"] = json!("Z".repeat(secret.chars().count()));
+                let own_words = parse_web_config(&masked)
+                    .err()
+                    .is_some_and(|e| e.to_string().contains(secret.as_str()));
+                assert!(
+                    own_words || !message.contains(secret.as_str()),
+                    "the api-key leaked: {message}"
+                );
             }
         }
     }
