@@ -24,7 +24,36 @@ pub struct Glyph {
     /// The font size as drawn (text matrix and CTM applied).
     pub size: f64,
     /// The text the glyph stands for (usually one character; a ligature may be more).
-    pub text: String,
+    pub text: GlyphText,
+}
+
+/// The text of one glyph: one character held inline, as nearly every glyph is (a page
+/// has thousands, so no allocation each), or a longer text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GlyphText {
+    /// One character.
+    Char(char),
+    /// Any other text (a ligature, a glyph mapped to several characters, or none).
+    Text(String),
+}
+
+impl GlyphText {
+    /// The glyph text `s`.
+    pub fn new(s: &str) -> GlyphText {
+        let mut chars = s.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => GlyphText::Char(c),
+            _ => GlyphText::Text(s.to_owned()),
+        }
+    }
+
+    /// Appends the text to `out`.
+    fn push_to(&self, out: &mut String) {
+        match self {
+            GlyphText::Char(c) => out.push(*c),
+            GlyphText::Text(s) => out.push_str(s),
+        }
+    }
 }
 
 /// One line of a page: its text and the size it is set in.
@@ -116,7 +145,7 @@ pub fn page_lines(glyphs: &[Glyph]) -> Vec<Line> {
             if !text.is_empty() && g.x - end > SPACE_GAP * g.size {
                 text.push(' ');
             }
-            text.push_str(&g.text);
+            g.text.push_to(&mut text);
             end = end.max(g.end);
         }
         let text = normalise(&text);
@@ -376,7 +405,7 @@ mod tests {
                     y,
                     end: at + 0.5 * size,
                     size,
-                    text: c.to_string(),
+                    text: GlyphText::Char(c),
                 });
                 at += 0.5 * size;
             }

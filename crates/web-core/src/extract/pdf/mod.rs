@@ -400,7 +400,7 @@ impl OutputDev for Collector {
                 y: self.top - trm.m32,
                 end: x + width * size,
                 size,
-                text: char.to_owned(),
+                text: layout::GlyphText::new(char),
             });
             Ok(())
         })
