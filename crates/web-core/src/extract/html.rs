@@ -54,6 +54,12 @@ const PROSE_MIN_CHARS: usize = 80;
 /// The post under the headline is looked for only when it has at most this many visible
 /// characters.
 const POST_MAX_CHARS: usize = 3000;
+/// A title of more parts than this is left whole (a real one has a few), so cutting it
+/// stays cheap however a page writes its `<title>`.
+const TITLE_MAX_PARTS: usize = 12;
+/// An element with more visible characters than this says no headline; its text is not
+/// read further, so a page of many large elements named "title" costs no more than its size.
+const HEADLINE_MAX_CHARS: usize = 400;
 /// A selection away from the headline's post gives way to the post when it has at most this
 /// many times the post's visible characters.
 const POST_MAX_GROWTH: f64 = 2.0;
@@ -199,7 +205,7 @@ fn headline_post(doc: &Document, title: Option<&str>, base: &Url) -> Option<Vec<
         .select("h1, h2, h3")
         .nodes()
         .iter()
-        .find(|n| heading_words(&n.text()) == words)
+        .find(|n| text_within(**n, HEADLINE_MAX_CHARS).is_some_and(|t| heading_words(&t) == words))
         .copied()?;
     let own = visible_len(&heading.text());
     let mut node = heading;
@@ -207,10 +213,7 @@ fn headline_post(doc: &Document, title: Option<&str>, base: &Url) -> Option<Vec<
         node = node
             .parent()
             .filter(|p| p.is_element() && !p.has_name("body") && !p.has_name("html"))?;
-        let n = visible_len(&node.text());
-        if n > POST_MAX_CHARS {
-            return None;
-        }
+        let n = visible_len(&text_within(node, POST_MAX_CHARS)?);
         if n > own {
             return Some(prune_render(node, base));
         }
@@ -514,14 +517,15 @@ fn site_from_title(raw: Option<&str>, title: Option<&str>) -> Option<String> {
 /// for a headline or a title) and not the site's name. The title itself when no heading says a part of it.
 fn headline_of_title(doc: &Document, title: String, site: Option<&str>) -> String {
     let parts = title_parts(&title);
-    if parts.len() < 2 {
+    if parts.len() < 2 || parts.len() > TITLE_MAX_PARTS {
         return title;
     }
     let headings: HashSet<Vec<String>> = doc
         .select(HEADLINE_SELECTOR)
         .nodes()
         .iter()
-        .map(|n| heading_words(&n.text()))
+        .filter_map(|n| text_within(*n, HEADLINE_MAX_CHARS))
+        .map(|t| heading_words(&t))
         .filter(|w| !w.is_empty())
         .collect();
     let whole = heading_words(&title);
@@ -552,6 +556,26 @@ fn headline_of_title(doc: &Document, title: String, site: Option<&str>) -> Strin
 /// headline or a title.
 const HEADLINE_SELECTOR: &str = "h1, h2, h3, h4, h5, h6, [class*=headline i], [class*=title i], \
      [id*=headline i], [id*=title i]";
+
+/// The text of `node` when it has at most `max` visible characters; `None`, having read
+/// no further, when it has more.
+fn text_within(node: NodeRef<'_>, max: usize) -> Option<String> {
+    let mut text = String::new();
+    let mut visible = 0;
+    walk(node, |step| {
+        if visible > max {
+            return false;
+        }
+        if let Step::Enter(n) = step {
+            with_text(&n, |t| {
+                visible += visible_len(t);
+                text.push_str(t);
+            });
+        }
+        true
+    });
+    (visible <= max).then_some(text)
+}
 
 /// The byte ranges of a title's parts: the text between separators that have whitespace on
 /// at least one side (`A | B`, `A: B`, `A » B`), so a hyphen inside a word does not split.
@@ -985,6 +1009,33 @@ mod tests {
         let mut l = lines("# Storm");
         drop_repeated_headings(&mut l, Some("Storm"), None);
         assert_eq!(l, lines("# Storm"));
+    }
+
+    #[test]
+    fn a_title_of_many_parts_or_a_long_named_element_costs_no_search() {
+        // Thousands of parts and of elements named "title", each holding the page's rest:
+        // the title is left whole, having compared nothing (cutting it part by part against
+        // every element's whole text was quadratic twice over).
+        let title: Vec<String> = (0..3000).map(|i| format!("p{i}")).collect();
+        let title = title.join(" | ");
+        let body = format!(
+            "{}<h1>p7</h1><p>Text.</p>{}",
+            "<div class=title>x ".repeat(5000),
+            "</div>".repeat(5000)
+        );
+        let doc = parse(&format!(
+            "<html><head><title>{title}</title></head><body>{body}</body></html>"
+        ));
+        assert_eq!(headline_of_title(&doc, title.clone(), None), title);
+        // Up to the bound a title is cut as before.
+        let twelve: Vec<String> = (0..TITLE_MAX_PARTS).map(|i| format!("p{i}")).collect();
+        let twelve = twelve.join(" | ");
+        assert_eq!(headline_of_title(&doc, twelve, None), "p7");
+        // An element's text is read up to the bound only.
+        let doc = parse("<html><body><div id=a>abc <b>def</b></div></body></html>");
+        let node = doc.select("#a").nodes()[0];
+        assert_eq!(text_within(node, 6).as_deref(), Some("abc def"));
+        assert_eq!(text_within(node, 5), None);
     }
 
     #[test]
