@@ -30,9 +30,16 @@ const NAMED_CHROME_MAX_PARAGRAPH: usize = 400;
 /// Layout chrome by name is removed when at least a quarter of its text is links, or when
 /// it has no more visible characters than this.
 const LAYOUT_SHORT: usize = 200;
-/// Selection keeping less than this share of the body's text falls back to the whole body
-/// (a higher share brings chrome back on pages whose selection was right)…
+/// Selection keeping less than this share of the body's text falls back to the whole body…
 const SELECTION_MIN_SHARE: f64 = 0.1;
+/// …and selection keeping less than this share does when what the whole body adds reads as
+/// the article's own text (see [`adds_article_text`]): at this share, what it adds is as
+/// often teasers and sidebars as the rest of a story.
+const SELECTION_SHORT_SHARE: f64 = 0.3;
+/// The whole body adds the article's text when it adds at least this many prose paragraphs…
+const ADDED_MIN_PARAGRAPHS: usize = 3;
+/// …of which less than this share are teasers (a paragraph under a short title line).
+const ADDED_MAX_TEASER_SHARE: f64 = 0.6;
 /// …when the body has at least this many more characters than the selection.
 const SELECTION_MIN_LOSS: usize = 600;
 /// …and the whole body has at least this many characters of prose the selection lacks.
@@ -107,7 +114,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let selected = selected.map(|narrow| widen(narrow, &containers));
     let mut lines = match selected {
         Some(lines)
-            if !(visible_chars(&lines) < (body_chars as f64 * SELECTION_MIN_SHARE) as usize
+            if !(visible_chars(&lines) < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize
                 && body_chars.saturating_sub(visible_chars(&lines)) >= SELECTION_MIN_LOSS) =>
         {
             lines
@@ -134,6 +141,15 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
                 // The body's extra text is labels, menus and teasers, not prose: the
                 // selection lost nothing worth the noise.
                 Some(lines) if lost_prose(&lines, &whole) < FALLBACK_MIN_PROSE => lines,
+                // A selection of a tenth to less than a third of the body stays unless the
+                // body adds the article's text, not teasers and sidebar blocks.
+                Some(lines)
+                    if visible_chars(&lines)
+                        >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
+                        && !adds_article_text(&lines, &whole) =>
+                {
+                    lines
+                }
                 _ => {
                     flags.whole_body = true;
                     whole
@@ -407,6 +423,37 @@ fn lost_prose(selected: &[String], whole: &[String]) -> usize {
         .map(|l| visible_len(l))
         .filter(|&n| n >= PROSE_MIN_CHARS)
         .sum()
+}
+
+/// Whether `whole` adds to `selected` the article's own text: at least
+/// [`ADDED_MIN_PARAGRAPHS`] prose paragraphs the selection lacks (lines of at least
+/// [`PROSE_MIN_CHARS`] visible characters, neither headings nor list items; table rows of that
+/// length count, as the cells of a page laid out in a table), of which less than
+/// [`ADDED_MAX_TEASER_SHARE`] are teasers: a paragraph whose line before is a short line the
+/// selection lacks too (a teaser's title over its summary, in a list of other stories).
+fn adds_article_text(selected: &[String], whole: &[String]) -> bool {
+    let kept: HashSet<&str> = selected.iter().map(String::as_str).collect();
+    let (mut paragraphs, mut teasers) = (0usize, 0usize);
+    let mut before: Option<&String> = None;
+    for line in whole.iter().filter(|l| !l.is_empty()) {
+        let added = !kept.contains(line.as_str());
+        let paragraph = !line.starts_with('#')
+            && (line.starts_with('|') || !is_list_line(line))
+            && visible_len(line) >= PROSE_MIN_CHARS;
+        if added && paragraph {
+            paragraphs += 1;
+            let under_title = before.is_some_and(|b| {
+                !kept.contains(b.as_str())
+                    && !b.starts_with('#')
+                    && !is_list_line(b)
+                    && visible_len(b) < PROSE_MIN_CHARS
+            });
+            teasers += usize::from(under_title);
+        }
+        before = Some(line);
+    }
+    paragraphs >= ADDED_MIN_PARAGRAPHS
+        && (teasers as f64) < paragraphs as f64 * ADDED_MAX_TEASER_SHARE
 }
 
 /// The lines of `wide` worth keeping beside `narrow`: those also in `narrow`, prose lines,
@@ -1158,6 +1205,49 @@ mod tests {
         );
         assert_eq!(site("Storm", "Storm"), None);
         assert_eq!(site("Other words", "Storm"), None);
+    }
+
+    #[test]
+    fn the_whole_body_adds_the_article_s_text_not_its_teasers() {
+        let para = |n: usize| {
+            format!(
+                "Paragraph {n} of the story goes on with more than eighty visible characters of \
+                 plain prose, as the paragraph of a story has."
+            )
+        };
+        let selected = lines(&format!("{}\n\n{}", para(0), para(1)));
+        // The rest of the story: three more paragraphs under one subheading.
+        let story = lines(&format!(
+            "{}\n\n{}\n\n## More\n\n{}\n\n{}\n\n{}",
+            para(0),
+            para(1),
+            para(2),
+            para(3),
+            para(4)
+        ));
+        assert!(adds_article_text(&selected, &story));
+        // Other stories: each summary under its short title line.
+        let teasers = lines(&format!(
+            "{}\n\n{}\n\n## More headlines\n\nStorm closes the harbour\n\n{}\n\n\
+             Council votes on the budget\n\n{}\n\nSchool opens a new wing\n\n{}",
+            para(0),
+            para(1),
+            para(2),
+            para(3),
+            para(4)
+        ));
+        assert!(!adds_article_text(&selected, &teasers));
+        // Two paragraphs more are not worth the body's noise; rows of prose in a table are
+        // paragraphs too.
+        let two = lines(&format!("{}\n\n{}\n\n{}", para(0), para(2), para(3)));
+        assert!(!adds_article_text(&selected, &two));
+        let table = lines(&format!(
+            "| {} |\n| {} |\n| {} |",
+            para(2),
+            para(3),
+            para(4)
+        ));
+        assert!(adds_article_text(&selected, &table));
     }
 
     #[test]
