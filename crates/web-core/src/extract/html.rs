@@ -58,6 +58,9 @@ const WIDEN_MAX_GROWTH: f64 = 3.0;
 /// When widening, a container line the selection did not keep joins it if it has at least
 /// this many visible characters (prose, not a label or a teaser title).
 const PROSE_MIN_CHARS: usize = 80;
+/// When widening, a container's table of at least this many rows joins the selection however
+/// short its cells.
+const TABLE_MIN_ROWS: usize = 3;
 /// The post under the headline is looked for only when it has at most this many visible
 /// characters.
 const POST_MAX_CHARS: usize = 3000;
@@ -469,7 +472,9 @@ fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
         })
         .collect();
     // A list or a table (consecutive item or row lines) with as much text as a prose line is
-    // kept whole: the steps of a recipe, a table of figures. Link lists were pruned already.
+    // kept whole, and so is a table of a few rows however short: the steps of a recipe, a
+    // table of figures or of ingredients. Link lists were pruned already. The label that
+    // introduces it ("For the dough:") goes with it.
     let mut i = 0;
     while i < wide.len() {
         let end = (i..wide.len())
@@ -477,8 +482,14 @@ fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
             .unwrap_or(wide.len());
         if end > i {
             let chars: usize = wide[i..end].iter().map(|l| visible_len(l)).sum();
-            if chars >= PROSE_MIN_CHARS {
+            let table = wide[i].starts_with('|') && end - i >= TABLE_MIN_ROWS;
+            if chars >= PROSE_MIN_CHARS || table {
                 keep[i..end].iter_mut().for_each(|k| *k = true);
+                if let Some(label) = (0..i).rev().find(|&j| !wide[j].is_empty())
+                    && wide[label].trim_end().ends_with(':')
+                {
+                    keep[label] = true;
+                }
             }
             i = end;
         } else {
@@ -1267,6 +1278,23 @@ mod tests {
                 "# Headline\n\nKept by selection.\n\n## Steps\n\n1. Heat the oil in the wok.\n\
                  2. Fry the garlic until it turns golden.\n3. Add the greens and toss for a minute.\n\n\
                  | Size | Weight |\n| --- | --- |\n| Small tomatoes | 120 grams |\n| Large tomatoes | 240 grams |\n| Beefsteak tomatoes | 400 grams |\n\n{long}"
+            ))
+        );
+    }
+
+    #[test]
+    fn merging_keeps_a_short_table_whole_with_its_label() {
+        let long = "A paragraph long enough to count as prose in the page's main container, \
+                    well over eighty visible characters.";
+        let narrow = lines(long);
+        let wide = lines(&format!(
+            "For the dough:\n\n| 125 g | Flour |\n| 65 g | Sugar |\n| 1 | Egg |\n\nServes:\n\n\
+             | 2 | People |\n\nTags:\n\n- a\n- b\n\n{long}"
+        ));
+        assert_eq!(
+            merge(&narrow, wide),
+            lines(&format!(
+                "For the dough:\n\n| 125 g | Flour |\n| 65 g | Sugar |\n| 1 | Egg |\n\n{long}"
             ))
         );
     }
