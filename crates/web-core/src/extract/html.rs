@@ -9,7 +9,7 @@ use dom_query::{Document, NodeId, NodeRef};
 use dom_smoothie::{Config, Readability};
 
 use super::parse::parse;
-use super::prune::{drop_orphan_headings, drop_tail_chrome, is_list_line, prune};
+use super::prune::{TITLE_MARK, drop_orphan_headings, drop_tail_chrome, is_list_line, prune};
 use super::render::{collapse, render};
 use super::tree::{
     Step, attr, depth_and_count, flatten_deep, visible_len, walk, with_element, with_text,
@@ -97,6 +97,9 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let links = links(&doc, base);
 
     let (depth, elements) = depth_and_count(doc.root());
+    if let Some(title) = title.as_deref() {
+        mark_title_headings(&doc, title);
+    }
     let cleaned = clean_and_prune(&doc, base);
     let body_chars = cleaned.text_chars;
 
@@ -248,6 +251,20 @@ fn anchored_elsewhere(selected: &[String], post: &[String]) -> bool {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .peekable();
     text.peek().is_some() && text.all(|l| !kept.contains(l.as_str()))
+}
+
+/// Marks with [`TITLE_MARK`] the headings (`h1` to `h6`) whose words are the title's, so
+/// that pruning tells the page's own post, its title a link to itself, from a teaser.
+fn mark_title_headings(doc: &Document, title: &str) {
+    let words = heading_words(title);
+    if words.is_empty() {
+        return;
+    }
+    for node in doc.select("h1, h2, h3, h4, h5, h6").nodes() {
+        if text_within(*node, HEADLINE_MAX_CHARS).is_some_and(|t| heading_words(&t) == words) {
+            node.set_attr(TITLE_MARK, "");
+        }
+    }
 }
 
 /// The text of the document's first `h1`.
@@ -1216,6 +1233,41 @@ mod tests {
         );
         assert_eq!(site("Storm", "Storm"), None);
         assert_eq!(site("Other words", "Storm"), None);
+    }
+
+    #[test]
+    fn a_post_titled_as_the_page_or_named_after_its_author_is_not_pruned() {
+        let base = Url::parse("https://example.com/").unwrap();
+        let text = |html: &str, title: &str| {
+            let doc = parse(html);
+            mark_title_headings(&doc, title);
+            let body = doc.body().unwrap();
+            prune(body, &base);
+            render(body).join("\n")
+        };
+        // The post's heading links to the post itself: its title, not another page's teaser.
+        let post = "<html><body><div class=post><h2><a href='/2012/11/bunting.html'>Fall Leaf \
+                    Bunting</a></h2><p>Simple shares this easy bunting.</p></div>\
+                    <div class=more><h2><a href='/other.html'>Corn Necklace</a></h2>\
+                    <p>Another craft.</p></div><p>Filler text so that the teasers are small.\
+                    Filler text so that the teasers are small. Filler text.</p></body></html>";
+        let out = text(post, "Fall Leaf Bunting");
+        assert!(out.contains("Simple shares this easy bunting."), "{out}");
+        assert!(!out.contains("Another craft."), "{out}");
+        // A container named after the post's author is the post; an author box is removed.
+        let entry = "<html><body><div class='entry-author-jane_doe entry'><h3>Notes</h3>\
+                     <p>The post's own text.</p></div><div class=author-box>Jane writes about \
+                     crafts.</div><p>Filler text so that both blocks are small. Filler text so \
+                     that both blocks are small. Filler text.</p></body></html>";
+        let out = text(entry, "Other");
+        assert!(out.contains("The post's own text."), "{out}");
+        assert!(!out.contains("Jane writes"), "{out}");
+        // A box named for the author that holds the page's headline is not an author box.
+        let boxed = "<html><body><div class=author><h3>Fall Leaf Bunting</h3><p>The post.</p>\
+                     </div><p>Filler text so that the box is small. Filler text so that the box \
+                     is small. Filler text.</p></body></html>";
+        let out = text(boxed, "Fall Leaf Bunting");
+        assert!(out.contains("The post."), "{out}");
     }
 
     #[test]
