@@ -102,6 +102,12 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     }
     let cleaned = clean_and_prune(&doc, base);
     let body_chars = cleaned.text_chars;
+    let selectable = depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS;
+    // Selection consumes the document. A page that marks no main container would need its
+    // prose region, should selection keep under a third of it: a copy of the cleaned page
+    // is kept for that, cheaper than parsing and cleaning the page again.
+    let spare =
+        (selectable && CONTAINERS.iter().all(|s| unique(&doc, s).is_none())).then(|| doc.clone());
 
     let mut flags = Flags {
         flattened,
@@ -112,8 +118,8 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let h1 = first_h1(&doc);
     let containers = Containers::render(&doc, base);
     let post = headline_post(&doc, title.as_deref(), base);
-    let (selected, unselected) = if depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS {
-        (select(doc, base), None)
+    let (selected, unselected) = if selectable {
+        (select(doc, base), spare)
     } else {
         (None, Some(doc))
     };
@@ -133,10 +139,14 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
             });
             let whole = whole
                 .or_else(|| {
-                    // Selection consumed the document: the rare page that falls back to its
-                    // prose region is parsed and cleaned again.
+                    // Selection consumed the document and the page marks a main container
+                    // too small to stand for it: the rare page that falls back to its prose
+                    // region is parsed and cleaned again.
                     let doc = unselected.unwrap_or_else(|| {
                         let doc = parse(&flat);
+                        if let Some(title) = title.as_deref() {
+                            mark_title_headings(&doc, title);
+                        }
                         clean_and_prune(&doc, base);
                         doc
                     });
