@@ -9,7 +9,7 @@ use dom_query::{Document, NodeId, NodeRef};
 use dom_smoothie::{Config, Readability};
 
 use super::parse::parse;
-use super::prune::{drop_orphan_headings, drop_tail_chrome, is_list_line, prune};
+use super::prune::{TITLE_MARK, drop_orphan_headings, drop_tail_chrome, is_list_line, prune};
 use super::render::{collapse, render};
 use super::tree::{
     Step, attr, depth_and_count, flatten_deep, visible_len, walk, with_element, with_text,
@@ -30,9 +30,16 @@ const NAMED_CHROME_MAX_PARAGRAPH: usize = 400;
 /// Layout chrome by name is removed when at least a quarter of its text is links, or when
 /// it has no more visible characters than this.
 const LAYOUT_SHORT: usize = 200;
-/// Selection keeping less than this share of the body's text falls back to the whole body
-/// (a higher share brings chrome back on pages whose selection was right)…
+/// Selection keeping less than this share of the body's text falls back to the whole body…
 const SELECTION_MIN_SHARE: f64 = 0.1;
+/// …and selection keeping less than this share does when what the whole body adds reads as
+/// the article's own text (see [`adds_article_text`]): at this share, what it adds is as
+/// often teasers and sidebars as the rest of a story.
+const SELECTION_SHORT_SHARE: f64 = 0.3;
+/// The whole body adds the article's text when it adds at least this many prose paragraphs…
+const ADDED_MIN_PARAGRAPHS: usize = 3;
+/// …of which less than this share are teasers (a paragraph under a short title line).
+const ADDED_MAX_TEASER_SHARE: f64 = 0.6;
 /// …when the body has at least this many more characters than the selection.
 const SELECTION_MIN_LOSS: usize = 600;
 /// …and the whole body has at least this many characters of prose the selection lacks.
@@ -51,6 +58,9 @@ const WIDEN_MAX_GROWTH: f64 = 3.0;
 /// When widening, a container line the selection did not keep joins it if it has at least
 /// this many visible characters (prose, not a label or a teaser title).
 const PROSE_MIN_CHARS: usize = 80;
+/// When widening, a container's table of at least this many rows joins the selection however
+/// short its cells.
+const TABLE_MIN_ROWS: usize = 3;
 /// The post under the headline is looked for only when it has at most this many visible
 /// characters.
 const POST_MAX_CHARS: usize = 3000;
@@ -87,8 +97,17 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let links = links(&doc, base);
 
     let (depth, elements) = depth_and_count(doc.root());
+    if let Some(title) = title.as_deref() {
+        mark_title_headings(&doc, title);
+    }
     let cleaned = clean_and_prune(&doc, base);
     let body_chars = cleaned.text_chars;
+    let selectable = depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS;
+    // Selection consumes the document. A page that marks no main container would need its
+    // prose region, should selection keep under a third of it: a copy of the cleaned page
+    // is kept for that, cheaper than parsing and cleaning the page again.
+    let spare =
+        (selectable && CONTAINERS.iter().all(|s| unique(&doc, s).is_none())).then(|| doc.clone());
 
     let mut flags = Flags {
         flattened,
@@ -99,15 +118,15 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let h1 = first_h1(&doc);
     let containers = Containers::render(&doc, base);
     let post = headline_post(&doc, title.as_deref(), base);
-    let (selected, unselected) = if depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS {
-        (select(doc, base), None)
+    let (selected, unselected) = if selectable {
+        (select(doc, base), spare)
     } else {
         (None, Some(doc))
     };
     let selected = selected.map(|narrow| widen(narrow, &containers));
     let mut lines = match selected {
         Some(lines)
-            if !(visible_chars(&lines) < (body_chars as f64 * SELECTION_MIN_SHARE) as usize
+            if !(visible_chars(&lines) < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize
                 && body_chars.saturating_sub(visible_chars(&lines)) >= SELECTION_MIN_LOSS) =>
         {
             lines
@@ -120,10 +139,14 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
             });
             let whole = whole
                 .or_else(|| {
-                    // Selection consumed the document: the rare page that falls back to its
-                    // prose region is parsed and cleaned again.
+                    // Selection consumed the document and the page marks a main container
+                    // too small to stand for it: the rare page that falls back to its prose
+                    // region is parsed and cleaned again.
                     let doc = unselected.unwrap_or_else(|| {
                         let doc = parse(&flat);
+                        if let Some(title) = title.as_deref() {
+                            mark_title_headings(&doc, title);
+                        }
                         clean_and_prune(&doc, base);
                         doc
                     });
@@ -134,6 +157,15 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
                 // The body's extra text is labels, menus and teasers, not prose: the
                 // selection lost nothing worth the noise.
                 Some(lines) if lost_prose(&lines, &whole) < FALLBACK_MIN_PROSE => lines,
+                // A selection of a tenth to less than a third of the body stays unless the
+                // body adds the article's text, not teasers and sidebar blocks.
+                Some(lines)
+                    if visible_chars(&lines)
+                        >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
+                        && !adds_article_text(&lines, &whole) =>
+                {
+                    lines
+                }
                 _ => {
                     flags.whole_body = true;
                     whole
@@ -229,6 +261,20 @@ fn anchored_elsewhere(selected: &[String], post: &[String]) -> bool {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .peekable();
     text.peek().is_some() && text.all(|l| !kept.contains(l.as_str()))
+}
+
+/// Marks with [`TITLE_MARK`] the headings (`h1` to `h6`) whose words are the title's, so
+/// that pruning tells the page's own post, its title a link to itself, from a teaser.
+fn mark_title_headings(doc: &Document, title: &str) {
+    let words = heading_words(title);
+    if words.is_empty() {
+        return;
+    }
+    for node in doc.select("h1, h2, h3, h4, h5, h6").nodes() {
+        if text_within(*node, HEADLINE_MAX_CHARS).is_some_and(|t| heading_words(&t) == words) {
+            node.set_attr(TITLE_MARK, "");
+        }
+    }
 }
 
 /// The text of the document's first `h1`.
@@ -409,6 +455,37 @@ fn lost_prose(selected: &[String], whole: &[String]) -> usize {
         .sum()
 }
 
+/// Whether `whole` adds to `selected` the article's own text: at least
+/// [`ADDED_MIN_PARAGRAPHS`] prose paragraphs the selection lacks (lines of at least
+/// [`PROSE_MIN_CHARS`] visible characters, neither headings nor list items; table rows of that
+/// length count, as the cells of a page laid out in a table), of which less than
+/// [`ADDED_MAX_TEASER_SHARE`] are teasers: a paragraph whose line before is a short line the
+/// selection lacks too (a teaser's title over its summary, in a list of other stories).
+fn adds_article_text(selected: &[String], whole: &[String]) -> bool {
+    let kept: HashSet<&str> = selected.iter().map(String::as_str).collect();
+    let (mut paragraphs, mut teasers) = (0usize, 0usize);
+    let mut before: Option<&String> = None;
+    for line in whole.iter().filter(|l| !l.is_empty()) {
+        let added = !kept.contains(line.as_str());
+        let paragraph = !line.starts_with('#')
+            && (line.starts_with('|') || !is_list_line(line))
+            && visible_len(line) >= PROSE_MIN_CHARS;
+        if added && paragraph {
+            paragraphs += 1;
+            let under_title = before.is_some_and(|b| {
+                !kept.contains(b.as_str())
+                    && !b.starts_with('#')
+                    && !is_list_line(b)
+                    && visible_len(b) < PROSE_MIN_CHARS
+            });
+            teasers += usize::from(under_title);
+        }
+        before = Some(line);
+    }
+    paragraphs >= ADDED_MIN_PARAGRAPHS
+        && (teasers as f64) < paragraphs as f64 * ADDED_MAX_TEASER_SHARE
+}
+
 /// The lines of `wide` worth keeping beside `narrow`: those also in `narrow`, prose lines,
 /// and headings over kept lines.
 fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
@@ -422,7 +499,9 @@ fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
         })
         .collect();
     // A list or a table (consecutive item or row lines) with as much text as a prose line is
-    // kept whole: the steps of a recipe, a table of figures. Link lists were pruned already.
+    // kept whole, and so is a table of a few rows however short: the steps of a recipe, a
+    // table of figures or of ingredients. Link lists were pruned already. The label that
+    // introduces it ("For the dough:") goes with it.
     let mut i = 0;
     while i < wide.len() {
         let end = (i..wide.len())
@@ -430,8 +509,14 @@ fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
             .unwrap_or(wide.len());
         if end > i {
             let chars: usize = wide[i..end].iter().map(|l| visible_len(l)).sum();
-            if chars >= PROSE_MIN_CHARS {
+            let table = wide[i].starts_with('|') && end - i >= TABLE_MIN_ROWS;
+            if chars >= PROSE_MIN_CHARS || table {
                 keep[i..end].iter_mut().for_each(|k| *k = true);
+                if let Some(label) = (0..i).rev().find(|&j| !wide[j].is_empty())
+                    && wide[label].trim_end().ends_with(':')
+                {
+                    keep[label] = true;
+                }
             }
             i = end;
         } else {
@@ -1161,6 +1246,84 @@ mod tests {
     }
 
     #[test]
+    fn a_post_titled_as_the_page_or_named_after_its_author_is_not_pruned() {
+        let base = Url::parse("https://example.com/").unwrap();
+        let text = |html: &str, title: &str| {
+            let doc = parse(html);
+            mark_title_headings(&doc, title);
+            let body = doc.body().unwrap();
+            prune(body, &base);
+            render(body).join("\n")
+        };
+        // The post's heading links to the post itself: its title, not another page's teaser.
+        let post = "<html><body><div class=post><h2><a href='/2012/11/bunting.html'>Fall Leaf \
+                    Bunting</a></h2><p>Simple shares this easy bunting.</p></div>\
+                    <div class=more><h2><a href='/other.html'>Corn Necklace</a></h2>\
+                    <p>Another craft.</p></div><p>Filler text so that the teasers are small.\
+                    Filler text so that the teasers are small. Filler text.</p></body></html>";
+        let out = text(post, "Fall Leaf Bunting");
+        assert!(out.contains("Simple shares this easy bunting."), "{out}");
+        assert!(!out.contains("Another craft."), "{out}");
+        // A container named after the post's author is the post; an author box is removed.
+        let entry = "<html><body><div class='entry-author-jane_doe entry'><h3>Notes</h3>\
+                     <p>The post's own text.</p></div><div class=author-box>Jane writes about \
+                     crafts.</div><p>Filler text so that both blocks are small. Filler text so \
+                     that both blocks are small. Filler text.</p></body></html>";
+        let out = text(entry, "Other");
+        assert!(out.contains("The post's own text."), "{out}");
+        assert!(!out.contains("Jane writes"), "{out}");
+        // A box named for the author that holds the page's headline is not an author box.
+        let boxed = "<html><body><div class=author><h3>Fall Leaf Bunting</h3><p>The post.</p>\
+                     </div><p>Filler text so that the box is small. Filler text so that the box \
+                     is small. Filler text.</p></body></html>";
+        let out = text(boxed, "Fall Leaf Bunting");
+        assert!(out.contains("The post."), "{out}");
+    }
+
+    #[test]
+    fn the_whole_body_adds_the_article_s_text_not_its_teasers() {
+        let para = |n: usize| {
+            format!(
+                "Paragraph {n} of the story goes on with more than eighty visible characters of \
+                 plain prose, as the paragraph of a story has."
+            )
+        };
+        let selected = lines(&format!("{}\n\n{}", para(0), para(1)));
+        // The rest of the story: three more paragraphs under one subheading.
+        let story = lines(&format!(
+            "{}\n\n{}\n\n## More\n\n{}\n\n{}\n\n{}",
+            para(0),
+            para(1),
+            para(2),
+            para(3),
+            para(4)
+        ));
+        assert!(adds_article_text(&selected, &story));
+        // Other stories: each summary under its short title line.
+        let teasers = lines(&format!(
+            "{}\n\n{}\n\n## More headlines\n\nStorm closes the harbour\n\n{}\n\n\
+             Council votes on the budget\n\n{}\n\nSchool opens a new wing\n\n{}",
+            para(0),
+            para(1),
+            para(2),
+            para(3),
+            para(4)
+        ));
+        assert!(!adds_article_text(&selected, &teasers));
+        // Two paragraphs more are not worth the body's noise; rows of prose in a table are
+        // paragraphs too.
+        let two = lines(&format!("{}\n\n{}\n\n{}", para(0), para(2), para(3)));
+        assert!(!adds_article_text(&selected, &two));
+        let table = lines(&format!(
+            "| {} |\n| {} |\n| {} |",
+            para(2),
+            para(3),
+            para(4)
+        ));
+        assert!(adds_article_text(&selected, &table));
+    }
+
+    #[test]
     fn merging_keeps_prose_lists_and_tables_and_drops_labels() {
         let long = "A paragraph long enough to count as prose in the page's main container, \
                     well over eighty visible characters.";
@@ -1177,6 +1340,23 @@ mod tests {
                 "# Headline\n\nKept by selection.\n\n## Steps\n\n1. Heat the oil in the wok.\n\
                  2. Fry the garlic until it turns golden.\n3. Add the greens and toss for a minute.\n\n\
                  | Size | Weight |\n| --- | --- |\n| Small tomatoes | 120 grams |\n| Large tomatoes | 240 grams |\n| Beefsteak tomatoes | 400 grams |\n\n{long}"
+            ))
+        );
+    }
+
+    #[test]
+    fn merging_keeps_a_short_table_whole_with_its_label() {
+        let long = "A paragraph long enough to count as prose in the page's main container, \
+                    well over eighty visible characters.";
+        let narrow = lines(long);
+        let wide = lines(&format!(
+            "For the dough:\n\n| 125 g | Flour |\n| 65 g | Sugar |\n| 1 | Egg |\n\nServes:\n\n\
+             | 2 | People |\n\nTags:\n\n- a\n- b\n\n{long}"
+        ));
+        assert_eq!(
+            merge(&narrow, wide),
+            lines(&format!(
+                "For the dough:\n\n| 125 g | Flour |\n| 65 g | Sugar |\n| 1 | Egg |\n\n{long}"
             ))
         );
     }

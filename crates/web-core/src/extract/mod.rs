@@ -14,8 +14,9 @@
 //! joins the selection (a lead beside the body, an abstract beside the references). What
 //! survives is pruned once more of boilerplate inside the content: link lists, teasers,
 //! "read also" promotions, bylines, dates, captions and author boxes. When selection keeps under a
-//! tenth of a page with much text, the whole body minus chrome is used instead, so content is
-//! never silently lost. Plain text,
+//! tenth of a page with much text (under a third, when what the rest adds is paragraphs of
+//! prose rather than teasers under their titles), the whole body minus chrome is used
+//! instead, so content is never silently lost. Plain text,
 //! Markdown and CSV pass through as they are; minified JSON is pretty-printed; XML, RSS and
 //! Atom become their text, with feed items as `##` title lines. A PDF is read by the fetch
 //! (whole, off the async threads: [`pdf::read`]) into its pages' text under `[page N]`

@@ -14,6 +14,7 @@ use dom_query::{NodeId, NodeRef};
 use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
 use super::vocab::{
     AUTHOR_WORDS, FOOTER_OPENERS, FOOTER_PHRASES, META_PHRASES, META_WORDS, has_phrase, has_word,
+    names_entry,
 };
 
 /// Boilerplate holding more than this share of the text under the filtered root is kept.
@@ -63,7 +64,13 @@ struct Frame {
     ends_in_link: bool,
     /// Whether the element is `pre` or `code`.
     code: bool,
+    /// Whether the element is a heading that says the page's title ([`TITLE_MARK`]).
+    own_title: bool,
 }
+
+/// The attribute marking the headings that say the page's title: one that is a link is the
+/// post's own permalink, not a teaser's title for another page.
+pub(crate) const TITLE_MARK: &str = "data-mcp-web-title";
 
 /// What the filter tests an element for.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -128,7 +135,7 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
             if !node.is_element() {
                 return node.is_document() || node.is_fragment();
             }
-            let (kind, link, away, image) = with_element(&node, |e| {
+            let (kind, link, away, image, own_title) = with_element(&node, |e| {
                 let name = &*e.name.local;
                 // Code is content to the last token: its highlighting spans (`token tag`,
                 // `hljs-date`) are not metadata.
@@ -141,9 +148,10 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
                 } else {
                     kind_of(name, e, node.id == root.id)
                 };
-                (kind, link, away, name == "img" && !code)
+                let own_title = kind == Kind::Heading && attr(e, TITLE_MARK).is_some();
+                (kind, link, away, name == "img" && !code, own_title)
             })
-            .unwrap_or((Kind::Other, false, false, false));
+            .unwrap_or((Kind::Other, false, false, false, false));
             if image && in_away > 0 {
                 // An image inside a link to another page is a teaser's picture: its
                 // alternative text names the other page, not this one.
@@ -168,6 +176,7 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
                 headline: false,
                 ends_in_link: false,
                 code,
+                own_title,
             });
             true
         }
@@ -190,9 +199,10 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
                     if frame.chars > 0 {
                         parent.ends_in_link = frame.ends_in_link;
                     }
-                    parent.headline |= frame.headline || node_is_h1(&node);
+                    parent.headline |= frame.headline || frame.own_title || node_is_h1(&node);
                     parent.linked_heading |= frame.linked_heading
                         || (frame.kind == Kind::Heading
+                            && !frame.own_title
                             && frame.chars > 0
                             && frame.away_chars == frame.chars);
                 }
@@ -403,7 +413,7 @@ fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
         _ => {}
     }
     let names = || [attr(e, "class"), attr(e, "id")].into_iter().flatten();
-    if names().any(|v| has_word(v, AUTHOR_WORDS)) {
+    if names().any(|v| has_word(v, AUTHOR_WORDS)) && !attr(e, "class").is_some_and(names_entry) {
         Kind::Author
     } else if names().any(|v| has_word(v, META_WORDS) || has_phrase(v, META_PHRASES)) {
         Kind::Meta

@@ -386,6 +386,25 @@ pub(crate) fn has_word(value: &str, list: &[&str]) -> bool {
         .any(|w| list.iter().any(|m| m.eq_ignore_ascii_case(w)))
 }
 
+/// The last words of class tokens that name a post or an article itself (`entry`, `hentry`,
+/// `serendipity_entry`, `post`).
+const ENTRY_WORDS: &[&str] = &["entry", "hentry", "post", "article", "story"];
+
+/// Whether a class value names the element as a post or an article itself: a token whose last
+/// word is one of [`ENTRY_WORDS`] and that has no word of an author box. Blog engines name a
+/// post's container after its author as well (`entry-author-jane_doe`, `author-admin`); such a
+/// container is the post, not an author box.
+pub(crate) fn names_entry(value: &str) -> bool {
+    value.split_ascii_whitespace().any(|token| {
+        let w: Vec<&str> = words(token).collect();
+        w.last()
+            .is_some_and(|last| ENTRY_WORDS.iter().any(|e| e.eq_ignore_ascii_case(last)))
+            && !w
+                .iter()
+                .any(|x| AUTHOR_WORDS.iter().any(|a| a.eq_ignore_ascii_case(x)))
+    })
+}
+
 /// The words of a class or id token: split at characters other than letters and digits, and
 /// where a lower-case letter is followed by an upper-case one (`articleMeta`).
 fn words(token: &str) -> impl Iterator<Item = &str> {
@@ -453,6 +472,14 @@ mod tests {
         assert!(!has_word("no-author has-no-date", AUTHOR_WORDS));
         assert!(!has_word("no-author has-no-date", META_WORDS));
         assert!(has_phrase("c-entry-meta__row", META_PHRASES));
+        assert!(names_entry("entry-author-jane_doe entry-type-post entry"));
+        assert!(names_entry("hentry post author-admin category-news"));
+        assert!(names_entry(
+            "serendipity_entry serendipity_entry_author_Jane-Doe"
+        ));
+        assert!(!names_entry("entry-author"));
+        assert!(!names_entry("author-box post-author"));
+        assert!(!names_entry("post-meta entry-date"));
         assert!(has_phrase("articleInfo", META_PHRASES));
         assert!(!has_phrase("recipe-meta", META_PHRASES));
     }
