@@ -123,16 +123,21 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     } else {
         (None, Some(doc))
     };
-    let selected = selected.map(|narrow| widen(narrow, &containers));
+    // The selection with its visible characters, counted once.
+    let selected = selected.map(|narrow| {
+        let lines = widen(narrow, &containers);
+        let chars = visible_chars(&lines);
+        (lines, chars)
+    });
     let mut lines = match selected {
-        Some(lines)
-            if !(visible_chars(&lines) < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize
-                && body_chars.saturating_sub(visible_chars(&lines)) >= SELECTION_MIN_LOSS) =>
+        Some((lines, chars))
+            if !(chars < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize
+                && body_chars.saturating_sub(chars) >= SELECTION_MIN_LOSS) =>
         {
             lines
         }
         selected => {
-            let kept = selected.as_deref().map_or(0, visible_chars);
+            let kept = selected.as_ref().map_or(0, |(_, chars)| *chars);
             let whole = containers.main().cloned().filter(|lines| {
                 let chars = visible_chars(lines);
                 chars > kept && chars >= (body_chars as f64 * CONTAINER_MIN_SHARE) as usize
@@ -156,12 +161,11 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
             match selected {
                 // The body's extra text is labels, menus and teasers, not prose: the
                 // selection lost nothing worth the noise.
-                Some(lines) if lost_prose(&lines, &whole) < FALLBACK_MIN_PROSE => lines,
+                Some((lines, _)) if lost_prose(&lines, &whole) < FALLBACK_MIN_PROSE => lines,
                 // A selection of a tenth to less than a third of the body stays unless the
                 // body adds the article's text, not teasers and sidebar blocks.
-                Some(lines)
-                    if visible_chars(&lines)
-                        >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
+                Some((lines, chars))
+                    if chars >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
                         && !adds_article_text(&lines, &whole) =>
                 {
                     lines
@@ -195,7 +199,8 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
 
     if cleaned.scripts > 0
         && body.len() >= SHELL_MIN_BYTES
-        && cleaned.all_chars.max(visible_chars(&lines)) < SHELL_MAX_TEXT
+        && cleaned.all_chars < SHELL_MAX_TEXT
+        && visible_chars(&lines) < SHELL_MAX_TEXT
     {
         flags.javascript_shell = true;
         if !lines.is_empty() {
