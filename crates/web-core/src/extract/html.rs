@@ -111,8 +111,8 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     // Selection consumes the document. A page that marks no main container would need its
     // prose region, should selection keep under a third of it: a copy of the cleaned page
     // is kept for that, cheaper than parsing and cleaning the page again.
-    let spare =
-        (selectable && CONTAINERS.iter().all(|s| unique(&doc, s).is_none())).then(|| doc.clone());
+    let marks_container = CONTAINERS.iter().any(|s| unique(&doc, s).is_some());
+    let spare = (selectable && !marks_container).then(|| doc.clone());
 
     let mut flags = Flags {
         flattened,
@@ -121,7 +121,15 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     // What widening and the fallback read of the cleaned page is taken before content
     // selection rewrites the one document: its first h1 and its own containers, rendered.
     let h1 = first_h1(&doc);
-    let containers = Containers::render(&doc, base);
+    // Nothing changes the document between here and the look above: a page that marks no
+    // container has none to render.
+    let containers = if marks_container {
+        Containers::render(&doc, base)
+    } else {
+        Containers {
+            renders: Default::default(),
+        }
+    };
     let post = headline_post(&doc, title.as_deref(), base);
     let (selected, unselected) = if selectable {
         (select(doc, base), spare)
