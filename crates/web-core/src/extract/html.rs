@@ -833,10 +833,11 @@ fn title(doc: &Document) -> Option<String> {
             .attr("content")
             .map(|c| collapse(&c))
     };
-    [from_title, og(), first_text("h1")]
-        .into_iter()
-        .flatten()
-        .find(|t| !t.is_empty())
+    // Each source is read only when the ones before it gave no text.
+    from_title
+        .filter(|t| !t.is_empty())
+        .or_else(|| og().filter(|t| !t.is_empty()))
+        .or_else(|| first_text("h1").filter(|t| !t.is_empty()))
 }
 
 /// The declared language: `<html lang>`, else a `Content-Language` meta.
