@@ -92,13 +92,18 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         .clone()
         .or_else(|| site_from_title(raw_title.as_deref(), readable.title.as_deref()));
     let title = readable.title.or(raw_title);
-    let title = title.map(|t| headline_of_title(&doc, t, site.as_deref()));
+    // The elements that may say the headline, found by one walk, their words read once: for
+    // cutting the title and for marking the headings that say it.
+    let headlines = title.is_some().then(|| Headlines::of(&doc));
+    let title = title
+        .zip(headlines.as_ref())
+        .map(|(t, h)| h.headline_of_title(t, site.as_deref()));
     let lang = lang(&doc);
     let links = links(&doc, base);
 
     let (depth, elements) = depth_and_count(doc.root());
-    if let Some(title) = title.as_deref() {
-        mark_title_headings(&doc, title);
+    if let (Some(title), Some(headlines)) = (title.as_deref(), headlines.as_ref()) {
+        headlines.mark_title_headings(&doc, title);
     }
     let cleaned = clean_and_prune(&doc, base);
     let body_chars = cleaned.text_chars;
@@ -106,8 +111,8 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     // Selection consumes the document. A page that marks no main container would need its
     // prose region, should selection keep under a third of it: a copy of the cleaned page
     // is kept for that, cheaper than parsing and cleaning the page again.
-    let spare =
-        (selectable && CONTAINERS.iter().all(|s| unique(&doc, s).is_none())).then(|| doc.clone());
+    let marks_container = CONTAINERS.iter().any(|s| unique(&doc, s).is_some());
+    let spare = (selectable && !marks_container).then(|| doc.clone());
 
     let mut flags = Flags {
         flattened,
@@ -116,23 +121,36 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     // What widening and the fallback read of the cleaned page is taken before content
     // selection rewrites the one document: its first h1 and its own containers, rendered.
     let h1 = first_h1(&doc);
-    let containers = Containers::render(&doc, base);
+    // Nothing changes the document between here and the look above: a page that marks no
+    // container has none to render.
+    let containers = if marks_container {
+        Containers::render(&doc, base)
+    } else {
+        Containers {
+            renders: Default::default(),
+        }
+    };
     let post = headline_post(&doc, title.as_deref(), base);
     let (selected, unselected) = if selectable {
         (select(doc, base), spare)
     } else {
         (None, Some(doc))
     };
-    let selected = selected.map(|narrow| widen(narrow, &containers));
+    // The selection with its visible characters, counted once.
+    let selected = selected.map(|narrow| {
+        let lines = widen(narrow, &containers);
+        let chars = visible_chars(&lines);
+        (lines, chars)
+    });
     let mut lines = match selected {
-        Some(lines)
-            if !(visible_chars(&lines) < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize
-                && body_chars.saturating_sub(visible_chars(&lines)) >= SELECTION_MIN_LOSS) =>
+        Some((lines, chars))
+            if !(chars < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize
+                && body_chars.saturating_sub(chars) >= SELECTION_MIN_LOSS) =>
         {
             lines
         }
         selected => {
-            let kept = selected.as_deref().map_or(0, visible_chars);
+            let kept = selected.as_ref().map_or(0, |(_, chars)| *chars);
             let whole = containers.main().cloned().filter(|lines| {
                 let chars = visible_chars(lines);
                 chars > kept && chars >= (body_chars as f64 * CONTAINER_MIN_SHARE) as usize
@@ -156,12 +174,11 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
             match selected {
                 // The body's extra text is labels, menus and teasers, not prose: the
                 // selection lost nothing worth the noise.
-                Some(lines) if lost_prose(&lines, &whole) < FALLBACK_MIN_PROSE => lines,
+                Some((lines, _)) if lost_prose(&lines, &whole) < FALLBACK_MIN_PROSE => lines,
                 // A selection of a tenth to less than a third of the body stays unless the
                 // body adds the article's text, not teasers and sidebar blocks.
-                Some(lines)
-                    if visible_chars(&lines)
-                        >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
+                Some((lines, chars))
+                    if chars >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
                         && !adds_article_text(&lines, &whole) =>
                 {
                     lines
@@ -195,7 +212,8 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
 
     if cleaned.scripts > 0
         && body.len() >= SHELL_MIN_BYTES
-        && cleaned.all_chars.max(visible_chars(&lines)) < SHELL_MAX_TEXT
+        && cleaned.all_chars < SHELL_MAX_TEXT
+        && visible_chars(&lines) < SHELL_MAX_TEXT
     {
         flags.javascript_shell = true;
         if !lines.is_empty() {
@@ -266,15 +284,7 @@ fn anchored_elsewhere(selected: &[String], post: &[String]) -> bool {
 /// Marks with [`TITLE_MARK`] the headings (`h1` to `h6`) whose words are the title's, so
 /// that pruning tells the page's own post, its title a link to itself, from a teaser.
 fn mark_title_headings(doc: &Document, title: &str) {
-    let words = heading_words(title);
-    if words.is_empty() {
-        return;
-    }
-    for node in doc.select("h1, h2, h3, h4, h5, h6").nodes() {
-        if text_within(*node, HEADLINE_MAX_CHARS).is_some_and(|t| heading_words(&t) == words) {
-            node.set_attr(TITLE_MARK, "");
-        }
-    }
+    Headlines::of(doc).mark_title_headings(doc, title);
 }
 
 /// The text of the document's first `h1`.
@@ -596,51 +606,115 @@ fn site_from_title(raw: Option<&str>, title: Option<&str>) -> Option<String> {
     (!rest.is_empty() && rest.len() < raw.len()).then(|| rest.to_owned())
 }
 
-/// The part of a title that a heading of the page says, when the title holds more: the
-/// title cut at its separators (`Headline | Site Name`, `Site - Section - Headline`) to the
-/// longest run of its parts whose words are a heading's (`h1` to `h6`, or an element named
-/// for a headline or a title) and not the site's name. The title itself when no heading says a part of it.
+/// The part of a title that a heading of the page says (see
+/// [`Headlines::headline_of_title`]).
+#[cfg(test)]
 fn headline_of_title(doc: &Document, title: String, site: Option<&str>) -> String {
-    let parts = title_parts(&title);
-    if parts.len() < 2 || parts.len() > TITLE_MAX_PARTS {
-        return title;
-    }
-    let headings: HashSet<Vec<String>> = doc
-        .select(HEADLINE_SELECTOR)
-        .nodes()
-        .iter()
-        .filter_map(|n| text_within(*n, HEADLINE_MAX_CHARS))
-        .map(|t| heading_words(&t))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let whole = heading_words(&title);
-    if headings.contains(&whole) {
-        return title;
-    }
-    let site = site.map(heading_words);
-    let mut best: Option<(usize, &str)> = None;
-    for i in 0..parts.len() {
-        for j in i..parts.len() {
-            if i == 0 && j == parts.len() - 1 {
-                continue;
+    Headlines::of(doc).headline_of_title(title, site)
+}
+
+/// The elements of a page that may say its headline (headings, and elements whose class or
+/// id names a headline or a title), in document order, each with the words of its text when
+/// that text has at most [`HEADLINE_MAX_CHARS`] visible characters.
+struct Headlines {
+    /// The element, whether it is a heading (`h1` to `h6`), and its words.
+    elements: Vec<(NodeId, bool, Option<Vec<String>>)>,
+}
+
+impl Headlines {
+    /// The page's elements that may say its headline, by one walk of the document.
+    fn of(doc: &Document) -> Self {
+        let mut elements = Vec::new();
+        walk(doc.root(), |step| {
+            if let Step::Enter(node) = step
+                && let Some((heading, named)) = with_element(&node, |e| {
+                    let heading = matches!(&*e.name.local, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+                    let named = || {
+                        [attr(e, "class"), attr(e, "id")]
+                            .into_iter()
+                            .flatten()
+                            .any(|v| {
+                                contains_ignore_ascii_case(v, "headline")
+                                    || contains_ignore_ascii_case(v, "title")
+                            })
+                    };
+                    (heading, heading || named())
+                })
+                && named
+            {
+                let words = text_within(node, HEADLINE_MAX_CHARS).map(|t| heading_words(&t));
+                elements.push((node.id, heading, words));
             }
-            let run = title[parts[i].0..parts[j].1].trim();
-            let words = heading_words(run);
-            if words.is_empty() || site.as_ref() == Some(&words) || !headings.contains(&words) {
-                continue;
+            true
+        });
+        Self { elements }
+    }
+
+    /// The part of a title that a heading of the page says, when the title holds more: the
+    /// title cut at its separators (`Headline | Site Name`, `Site - Section - Headline`) to
+    /// the longest run of its parts whose words are a heading's (`h1` to `h6`, or an element
+    /// named for a headline or a title) and not the site's name. The title itself when no
+    /// heading says a part of it.
+    fn headline_of_title(&self, title: String, site: Option<&str>) -> String {
+        let parts = title_parts(&title);
+        if parts.len() < 2 || parts.len() > TITLE_MAX_PARTS {
+            return title;
+        }
+        let headings: HashSet<&[String]> = self
+            .elements
+            .iter()
+            .filter_map(|(_, _, words)| words.as_deref())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let whole = heading_words(&title);
+        if headings.contains(whole.as_slice()) {
+            return title;
+        }
+        let site = site.map(heading_words);
+        let mut best: Option<(usize, &str)> = None;
+        for i in 0..parts.len() {
+            for j in i..parts.len() {
+                if i == 0 && j == parts.len() - 1 {
+                    continue;
+                }
+                let run = title[parts[i].0..parts[j].1].trim();
+                let words = heading_words(run);
+                if words.is_empty()
+                    || site.as_ref() == Some(&words)
+                    || !headings.contains(words.as_slice())
+                {
+                    continue;
+                }
+                if best.is_none_or(|(n, _)| words.len() > n) {
+                    best = Some((words.len(), run));
+                }
             }
-            if best.is_none_or(|(n, _)| words.len() > n) {
-                best = Some((words.len(), run));
+        }
+        best.map_or(title.clone(), |(_, run)| run.to_owned())
+    }
+
+    /// Marks with [`TITLE_MARK`] the headings (`h1` to `h6`) whose words are the title's, so
+    /// that pruning tells the page's own post, its title a link to itself, from a teaser.
+    fn mark_title_headings(&self, doc: &Document, title: &str) {
+        let words = heading_words(title);
+        if words.is_empty() {
+            return;
+        }
+        for (id, heading, w) in &self.elements {
+            if *heading && w.as_ref() == Some(&words) {
+                NodeRef::new(*id, &doc.tree).set_attr(TITLE_MARK, "");
             }
         }
     }
-    best.map_or(title.clone(), |(_, run)| run.to_owned())
 }
 
-/// The elements that may say a page's headline: headings, and elements named for a
-/// headline or a title.
-const HEADLINE_SELECTOR: &str = "h1, h2, h3, h4, h5, h6, [class*=headline i], [class*=title i], \
-     [id*=headline i], [id*=title i]";
+/// Whether `hay` contains `needle` (lowercase) ASCII case-insensitively, as the selector
+/// `[class*=needle i]` reads it.
+fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
+    hay.as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
 
 /// The text of `node` when it has at most `max` visible characters; `None`, having read
 /// no further, when it has more.
@@ -759,10 +833,11 @@ fn title(doc: &Document) -> Option<String> {
             .attr("content")
             .map(|c| collapse(&c))
     };
-    [from_title, og(), first_text("h1")]
-        .into_iter()
-        .flatten()
-        .find(|t| !t.is_empty())
+    // Each source is read only when the ones before it gave no text.
+    from_title
+        .filter(|t| !t.is_empty())
+        .or_else(|| og().filter(|t| !t.is_empty()))
+        .or_else(|| first_text("h1").filter(|t| !t.is_empty()))
 }
 
 /// The declared language: `<html lang>`, else a `Content-Language` meta.

@@ -233,12 +233,13 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
 /// full-size file).
 fn leaves_the_page(href: &str, page: &Url) -> bool {
     let href = href.trim();
-    let path = href
-        .split(['?', '#'])
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    if href.starts_with('#') || IMAGE_FILES.iter().any(|ext| path.ends_with(ext)) {
+    let path = href.split(['?', '#']).next().unwrap_or("").as_bytes();
+    // The extensions are lowercase: compared ASCII case-insensitively, without a copy.
+    let picture = IMAGE_FILES.iter().any(|ext| {
+        path.len() >= ext.len()
+            && path[path.len() - ext.len()..].eq_ignore_ascii_case(ext.as_bytes())
+    });
+    if href.starts_with('#') || picture {
         return false;
     }
     // A serialised URL has `#` only before its fragment.

@@ -146,15 +146,17 @@ impl Renderer {
             return done;
         }
         let Some((name, lang, start, alt)) = with_element(node, |e| {
-            let name = e.name.local.to_string();
-            let lang = if name == "pre" || name == "code" {
+            // The element's name as the parser interned it: no copy per element.
+            let name = e.name.local.clone();
+            let local: &str = &name;
+            let lang = if local == "pre" || local == "code" {
                 code_language(attr(e, "class").unwrap_or(""))
                     .or_else(|| attr(e, "data-lang").map(str::to_owned))
             } else {
                 None
             };
             let start = attr(e, "start").and_then(|s| s.trim().parse::<u64>().ok());
-            let alt = if name == "img" {
+            let alt = if local == "img" {
                 attr(e, "alt").and_then(image_text)
             } else {
                 None
@@ -164,6 +166,7 @@ impl Renderer {
             // Documents and fragments are walked; comments and the like are not.
             return node.is_document() || node.is_fragment();
         };
+        let name: &str = &name;
         if let Some(alt) = alt
             && self.pre_depth == 0
             && !is_hidden(node)
@@ -174,11 +177,11 @@ impl Renderer {
             self.pending_space = true;
             return false;
         }
-        if is_skipped(&name) || is_hidden(node) {
+        if is_skipped(name) || is_hidden(node) {
             return false;
         }
         if self.pre_depth > 0 {
-            match name.as_str() {
+            match name {
                 "br" => self.buf.push('\n'),
                 "code" if self.pre_lang.is_none() => self.pre_lang = lang,
                 _ => {}
@@ -186,9 +189,9 @@ impl Renderer {
             return true;
         }
         if self.in_cell > 0 {
-            return self.enter_in_cell(&name);
+            return self.enter_in_cell(name);
         }
-        match name.as_str() {
+        match name {
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                 self.flush();
                 self.heading = name[1..].parse().ok();
@@ -267,11 +270,12 @@ impl Renderer {
     }
 
     fn leave(&mut self, node: &NodeRef<'_>) {
-        let Some(name) = with_element(node, |e| e.name.local.to_string()) else {
+        let Some(name) = with_element(node, |e| e.name.local.clone()) else {
             return;
         };
+        let name: &str = &name;
         if self.pre_depth > 0 {
-            if matches!(name.as_str(), "pre" | "listing" | "xmp" | "plaintext") {
+            if matches!(name, "pre" | "listing" | "xmp" | "plaintext") {
                 self.pre_depth -= 1;
                 if self.pre_depth == 0 {
                     self.emit_code();
@@ -280,7 +284,7 @@ impl Renderer {
             return;
         }
         if self.in_cell > 0 {
-            if matches!(name.as_str(), "td" | "th") {
+            if matches!(name, "td" | "th") {
                 self.in_cell -= 1;
                 if self.in_cell == 0 {
                     let cell = collapse(&std::mem::take(&mut self.buf)).replace('|', "\\|");
@@ -294,7 +298,7 @@ impl Renderer {
             }
             return;
         }
-        match name.as_str() {
+        match name {
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => self.flush(),
             "ul" | "ol" => {
                 self.flush();

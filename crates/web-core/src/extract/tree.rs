@@ -146,7 +146,9 @@ pub(crate) fn flatten_deep(html: &str, limit: usize) -> Cow<'_, str> {
 /// is given, writes the input minus the start tags beyond the limit.
 fn scan(html: &str, limit: usize, mut out: Option<&mut String>) -> bool {
     let bytes = html.as_bytes();
-    let mut stack: Vec<String> = Vec::new();
+    // Open elements by name as the markup writes them, compared ASCII case-insensitively
+    // (no lowercased copy per tag).
+    let mut stack: Vec<&str> = Vec::new();
     let mut exceeded = false;
     let mut copied = 0usize; // bytes of `html` already written to `out`
     let mut i = 0usize;
@@ -178,17 +180,14 @@ fn scan(html: &str, limit: usize, mut out: Option<&mut String>) -> bool {
         let Some(gt) = memchr_gt(&bytes[name_end..]).map(|o| name_end + o) else {
             break;
         };
-        let name = html
-            .get(name_start..name_end)
-            .unwrap_or("")
-            .to_ascii_lowercase();
+        let name = html.get(name_start..name_end).unwrap_or("");
         let end = gt + 1;
         if closing {
             if let Some(pos) = stack
                 .iter()
                 .rev()
                 .take(END_TAG_SEARCH)
-                .position(|n| *n == name)
+                .position(|n| n.eq_ignore_ascii_case(name))
             {
                 stack.truncate(stack.len() - pos - 1);
             }
@@ -196,17 +195,20 @@ fn scan(html: &str, limit: usize, mut out: Option<&mut String>) -> bool {
             continue;
         }
         let self_closed = bytes[gt - 1] == b'/';
-        if VOID.contains(&name.as_str()) || self_closed {
+        let listed = |list: &[&str]| list.iter().any(|l| l.eq_ignore_ascii_case(name));
+        if listed(VOID) || self_closed {
             i = end;
             continue;
         }
-        if RAW_TEXT.contains(&name.as_str()) {
+        if listed(RAW_TEXT) {
             i = find_end_tag(bytes, end, name.as_bytes()).unwrap_or(bytes.len());
             continue;
         }
         if stack.len() < limit
-            && SELF_CLOSING_SIBLINGS.contains(&name.as_str())
-            && stack.last().is_some_and(|top| *top == name)
+            && listed(SELF_CLOSING_SIBLINGS)
+            && stack
+                .last()
+                .is_some_and(|top| top.eq_ignore_ascii_case(name))
         {
             stack.pop();
         }

@@ -235,37 +235,64 @@ pub(crate) struct Names {
 
 /// Adds what the tokens of a class or id value say about an element to `names`.
 pub(crate) fn classify_names(value: &str, names: &mut Names) {
+    // The word lists are lowercase (a test checks it), so an ASCII case-insensitive match
+    // against a token is a match against the token lowercased, without lowercasing it.
+    let listed = |list: &[&str], word: &str| list.iter().any(|w| w.eq_ignore_ascii_case(word));
     for token in value.split_ascii_whitespace() {
         if is_neutral(token) {
             continue;
         }
-        let lower = token.to_ascii_lowercase();
-        if HIDDEN_CLASSES.contains(&lower.as_str()) {
+        if listed(HIDDEN_CLASSES, token) {
             names.always = true;
             continue;
         }
-        let joined: String = lower.chars().filter(char::is_ascii_alphanumeric).collect();
         let (mut strong, mut layout, mut content) = (false, false, false);
         let (mut comments, mut state) = (false, false);
         for part in words(token) {
-            let part = part.to_ascii_lowercase();
-            strong |= CHROME_WORDS.contains(&part.as_str());
-            names.always |= CONSENT_WORDS.contains(&part.as_str());
-            layout |= LAYOUT_WORDS.contains(&part.as_str());
-            content |= CONTENT_WORDS.contains(&part.as_str());
-            comments |= COMMENT_WORDS.contains(&part.as_str());
+            strong |= listed(CHROME_WORDS, part);
+            names.always |= listed(CONSENT_WORDS, part);
+            layout |= listed(LAYOUT_WORDS, part);
+            content |= listed(CONTENT_WORDS, part);
+            comments |= listed(COMMENT_WORDS, part);
             // `comments-open` says what the post allows, not what the element is.
-            state |= COMMENT_STATES.contains(&part.as_str());
+            state |= listed(COMMENT_STATES, part);
         }
-        comments |= COMMENT_PHRASES.iter().any(|p| joined.contains(p));
+        let (comment_phrase, chrome_phrase) = with_joined(token, |joined| {
+            (
+                COMMENT_PHRASES.iter().any(|p| joined.contains(p)),
+                CHROME_PHRASES.iter().any(|p| joined.contains(p)),
+            )
+        });
+        comments |= comment_phrase;
         names.comments |= comments && !state;
         // A phrase names chrome unless the same name also says content
         // (`entry-content-read-more` is the content, folded).
-        strong |= !content && CHROME_PHRASES.iter().any(|p| joined.contains(p));
+        strong |= !content && chrome_phrase;
         names.strong |= strong;
         names.layout |= layout && !content;
         names.content |= content && !layout && !strong;
     }
+}
+
+/// Runs `f` on a class or id token's ASCII letters and digits, lowercased, separators
+/// removed (`entry-Meta` is `entrymeta`): on the stack for a token of usual length.
+fn with_joined<R>(token: &str, f: impl FnOnce(&str) -> R) -> R {
+    let mut buf = [0u8; 64];
+    let mut n = 0;
+    for b in token.bytes().filter(u8::is_ascii_alphanumeric) {
+        if n == buf.len() {
+            let joined: String = token
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .map(|c| c.to_ascii_lowercase())
+                .collect();
+            return f(&joined);
+        }
+        buf[n] = b.to_ascii_lowercase();
+        n += 1;
+    }
+    // ASCII bytes only: always UTF-8.
+    f(std::str::from_utf8(&buf[..n]).unwrap_or_default())
 }
 
 /// Whether a class or id token says nothing of the element's role, so that its words do not
@@ -366,14 +393,7 @@ pub(crate) fn has_phrase(value: &str, list: &[&str]) -> bool {
     value
         .split_ascii_whitespace()
         .filter(|token| !is_neutral(token))
-        .any(|token| {
-            let joined: String = token
-                .chars()
-                .filter(char::is_ascii_alphanumeric)
-                .map(|c| c.to_ascii_lowercase())
-                .collect();
-            list.iter().any(|p| joined.contains(p))
-        })
+        .any(|token| with_joined(token, |joined| list.iter().any(|p| joined.contains(p))))
 }
 
 /// Whether one of the words of a class or id value (split at punctuation and at
@@ -396,38 +416,46 @@ const ENTRY_WORDS: &[&str] = &["entry", "hentry", "post", "article", "story"];
 /// container is the post, not an author box.
 pub(crate) fn names_entry(value: &str) -> bool {
     value.split_ascii_whitespace().any(|token| {
-        let w: Vec<&str> = words(token).collect();
-        w.last()
+        words(token)
+            .last()
             .is_some_and(|last| ENTRY_WORDS.iter().any(|e| e.eq_ignore_ascii_case(last)))
-            && !w
-                .iter()
-                .any(|x| AUTHOR_WORDS.iter().any(|a| a.eq_ignore_ascii_case(x)))
+            && !words(token).any(|x| AUTHOR_WORDS.iter().any(|a| a.eq_ignore_ascii_case(x)))
     })
 }
 
 /// The words of a class or id token: split at characters other than letters and digits, and
 /// where a lower-case letter is followed by an upper-case one (`articleMeta`).
-fn words(token: &str) -> impl Iterator<Item = &str> {
-    token
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .flat_map(|part| {
-            let mut cuts = Vec::new();
-            let bytes = part.as_bytes();
-            for i in 1..bytes.len() {
-                if bytes[i - 1].is_ascii_lowercase() && bytes[i].is_ascii_uppercase() {
-                    cuts.push(i);
-                }
-            }
-            let mut start = 0;
-            let mut out = Vec::with_capacity(cuts.len() + 1);
-            for cut in cuts {
-                out.push(&part[start..cut]);
-                start = cut;
-            }
-            out.push(&part[start..]);
-            out
-        })
-        .filter(|w| !w.is_empty())
+fn words(token: &str) -> Words<'_> {
+    Words { rest: token }
+}
+
+/// The iterator of [`words`], which allocates nothing.
+struct Words<'a> {
+    /// What is left of the token to split.
+    rest: &'a str,
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let bytes = self.rest.as_bytes();
+        let Some(start) = bytes.iter().position(u8::is_ascii_alphanumeric) else {
+            self.rest = "";
+            return None;
+        };
+        let mut end = start + 1;
+        while end < bytes.len()
+            && bytes[end].is_ascii_alphanumeric()
+            && !(bytes[end - 1].is_ascii_lowercase() && bytes[end].is_ascii_uppercase())
+        {
+            end += 1;
+        }
+        // Both ends sit next to an ASCII byte, so on character boundaries.
+        let word = self.rest.get(start..end).unwrap_or_default();
+        self.rest = self.rest.get(end..).unwrap_or_default();
+        Some(word)
+    }
 }
 
 #[cfg(test)]
@@ -463,9 +491,36 @@ mod tests {
     }
 
     #[test]
+    fn word_lists_are_lowercase_as_the_matchers_assume() {
+        for list in [
+            HIDDEN_CLASSES,
+            CHROME_WORDS,
+            CONSENT_WORDS,
+            LAYOUT_WORDS,
+            CONTENT_WORDS,
+            COMMENT_WORDS,
+            COMMENT_STATES,
+            COMMENT_PHRASES,
+            CHROME_PHRASES,
+            META_PHRASES,
+        ] {
+            for w in list {
+                assert_eq!(*w, w.to_ascii_lowercase(), "{w}");
+            }
+        }
+        // Joined tokens longer than the stack buffer are read whole.
+        let long = format!("{}-read-more", "x".repeat(80));
+        let mut n = Names::default();
+        classify_names(&long, &mut n);
+        assert!(n.strong);
+    }
+
+    #[test]
     fn class_words_split_at_punctuation_and_case() {
         let w: Vec<_> = words("sidebarBlocks c-article__meta x").collect();
         assert_eq!(w, ["sidebar", "Blocks", "c", "article", "meta", "x"]);
+        let w: Vec<_> = words("éaB--cDé9").collect();
+        assert_eq!(w, ["a", "B", "c", "D", "9"]);
         assert!(has_word("post-byline", AUTHOR_WORDS));
         assert!(has_word("articleDate", META_WORDS));
         assert!(!has_word("update mandate", META_WORDS));
