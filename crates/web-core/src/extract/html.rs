@@ -14,7 +14,7 @@ use super::render::{collapse, render};
 use super::tree::{
     Step, attr, depth_and_count, flatten_deep, visible_len, walk, with_element, with_text,
 };
-use super::vocab::{CHROME_ROLES, Names, classify_names, is_hidden, is_never_content};
+use super::vocab::{CHROME_ROLES, Names, classify_names, is_hidden, is_never_content, names_entry};
 use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
 
 /// Start tags nested deeper than this (by a pre-parse estimate) are dropped before parsing.
@@ -958,7 +958,16 @@ fn verdict(node: &NodeRef<'_>, in_main: bool) -> Verdict {
         {
             return Verdict::Main;
         }
-        if matches!(name, "nav" | "aside" | "form")
+        // A page's form may wrap all of it (a site built on one server-side form): chrome
+        // only without an article's paragraph.
+        if name == "form" {
+            return Verdict::NamedChrome;
+        }
+        // An aside named as the post is the post, laid out beside the site's menus.
+        if name == "aside" && attr(e, "class").is_some_and(names_entry) {
+            return Verdict::Other;
+        }
+        if matches!(name, "nav" | "aside")
             || (matches!(name, "header" | "footer") && !in_main)
             || role.is_some_and(|r| CHROME_ROLES.contains(&r.as_str()))
         {
@@ -1318,6 +1327,50 @@ mod tests {
         );
         assert_eq!(site("Storm", "Storm"), None);
         assert_eq!(site("Other words", "Storm"), None);
+    }
+
+    #[test]
+    fn a_post_in_a_page_wide_form_an_aside_or_a_category_named_after_chrome_is_kept() {
+        let text = |html: &str| {
+            let doc = parse(html);
+            clean(&doc);
+            render(doc.body().unwrap()).join("\n")
+        };
+        let filler = "<p>Filler so that each block is a small share of the page. Filler so \
+                      that each block is a small share of the page. Filler so that each block \
+                      is a small share of the page. Filler so that each block is small.</p>"
+            .repeat(3);
+        let long = "A paragraph as long as an article's. ".repeat(12);
+        // A form around the article's paragraphs (a page built on one server-side form) is
+        // kept; a login form is not.
+        let page = format!(
+            "<html><body><form id=aspnetForm><p>{long}</p></form><form id=login><p>Sign in \
+             to comment on this story.</p></form>{filler}</body></html>"
+        );
+        let out = text(&page);
+        assert!(out.contains("as long as an article"), "{out}");
+        assert!(!out.contains("Sign in"), "{out}");
+        // An aside named as the post is the post; one named as a sidebar is chrome.
+        let page = format!(
+            "<html><body><aside class=blogPost><p>The post laid out beside the menus.</p>\
+             </aside><aside class=sidebar><p>Archives and links.</p></aside>{filler}</body>\
+             </html>"
+        );
+        let out = text(&page);
+        assert!(out.contains("The post laid out"), "{out}");
+        assert!(!out.contains("Archives"), "{out}");
+        // A post filed under a category named like chrome, and a script's hook, say nothing
+        // of the element's role; a share bar is still chrome.
+        let page = format!(
+            "<html><body><div class='entry-category-social_media entry'><p>The post about \
+             social media.</p></div><div class='module js-social-images'><p>The article's \
+             own text.</p></div><div class=social-share><p>Share this post.</p></div>\
+             {filler}</body></html>"
+        );
+        let out = text(&page);
+        assert!(out.contains("The post about social media."), "{out}");
+        assert!(out.contains("The article's own text."), "{out}");
+        assert!(!out.contains("Share this post."), "{out}");
     }
 
     #[test]

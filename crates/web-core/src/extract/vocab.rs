@@ -238,8 +238,8 @@ pub(crate) fn classify_names(value: &str, names: &mut Names) {
     // The word lists are lowercase (a test checks it), so an ASCII case-insensitive match
     // against a token is a match against the token lowercased, without lowercasing it.
     let listed = |list: &[&str], word: &str| list.iter().any(|w| w.eq_ignore_ascii_case(word));
-    for token in value.split_ascii_whitespace() {
-        if is_neutral(token) {
+    for token in value.split_ascii_whitespace().map(role_part) {
+        if token.is_empty() || is_neutral(token) {
             continue;
         }
         if listed(HIDDEN_CLASSES, token) {
@@ -296,19 +296,11 @@ fn with_joined<R>(token: &str, f: impl FnOnce(&str) -> R) -> R {
 }
 
 /// Whether a class or id token says nothing of the element's role, so that its words do not
-/// mark chrome: a negation (`no-share`, `without-sidebar`) or a taxonomy term of the content
-/// (`category-social-issues`, `tag-cookies`).
+/// mark chrome: a negation (`no-share`, `without-sidebar`) or a script's hook (`js-social`,
+/// which names what a script does with the element, not what the element is).
 fn is_neutral(token: &str) -> bool {
     [
-        "no-",
-        "no_",
-        "not-",
-        "without-",
-        "hide-",
-        "has-no-",
-        "category-",
-        "tag-",
-        "topic-",
+        "no-", "no_", "not-", "without-", "hide-", "has-no-", "js-", "js_",
     ]
     .iter()
     .any(|p| {
@@ -317,6 +309,27 @@ fn is_neutral(token: &str) -> bool {
                 .get(..p.len())
                 .is_some_and(|h| h.eq_ignore_ascii_case(p))
     })
+}
+
+/// Words that introduce a taxonomy term in a class token (`category-social-issues`,
+/// `entry-category-social_media`, `tag-cookies`): the words after them name the content's
+/// subject, not the element's role. Only the singular: a plural names a list of terms
+/// (`post-tags-content`, `categories-widget`).
+const TAXONOMY_WORDS: &[&str] = &["category", "tag", "topic"];
+
+/// The part of a class or id token that may say the element's role: the token up to a
+/// taxonomy word followed by a term (`entry-` of `entry-category-social_media`; nothing of
+/// `category-news`). A taxonomy word that ends the token (`post-tag`) is a role.
+fn role_part(token: &str) -> &str {
+    let mut parts = words(token).peekable();
+    while let Some(word) = parts.next() {
+        if parts.peek().is_some() && TAXONOMY_WORDS.iter().any(|t| t.eq_ignore_ascii_case(word)) {
+            // `word` is a subslice of `token`: its offset is where the term's part begins.
+            let at = word.as_ptr() as usize - token.as_ptr() as usize;
+            return token.get(..at).unwrap_or_default();
+        }
+    }
+    token
 }
 
 /// Words in class names and ids that mark an author box.
@@ -392,6 +405,7 @@ pub(crate) const FOOTER_OPENERS: &[&str] = &["posted", "published", "filed"];
 pub(crate) fn has_phrase(value: &str, list: &[&str]) -> bool {
     value
         .split_ascii_whitespace()
+        .map(role_part)
         .filter(|token| !is_neutral(token))
         .any(|token| with_joined(token, |joined| list.iter().any(|p| joined.contains(p))))
 }
@@ -401,6 +415,7 @@ pub(crate) fn has_phrase(value: &str, list: &[&str]) -> bool {
 pub(crate) fn has_word(value: &str, list: &[&str]) -> bool {
     value
         .split_ascii_whitespace()
+        .map(role_part)
         .filter(|token| !is_neutral(token))
         .flat_map(words)
         .any(|w| list.iter().any(|m| m.eq_ignore_ascii_case(w)))
@@ -415,7 +430,7 @@ const ENTRY_WORDS: &[&str] = &["entry", "hentry", "post", "article", "story"];
 /// post's container after its author as well (`entry-author-jane_doe`, `author-admin`); such a
 /// container is the post, not an author box.
 pub(crate) fn names_entry(value: &str) -> bool {
-    value.split_ascii_whitespace().any(|token| {
+    value.split_ascii_whitespace().map(role_part).any(|token| {
         words(token)
             .last()
             .is_some_and(|last| ENTRY_WORDS.iter().any(|e| e.eq_ignore_ascii_case(last)))
@@ -486,6 +501,18 @@ mod tests {
             classify_names(always, &mut n);
             assert!(n.always, "{always}");
         }
+        // A post filed under a category named after chrome is still the post; a script's
+        // hook is not a role; a taxonomy word that ends the token is one.
+        assert_eq!(
+            names("entry-category-social_media js-social-images"),
+            (false, false, true)
+        );
+        assert_eq!(names("post-tags social"), (true, false, false));
+        assert_eq!(role_part("entry-category-social_media"), "entry-");
+        assert_eq!(role_part("category-news"), "");
+        assert_eq!(role_part("post-tag"), "post-tag");
+        assert_eq!(role_part("post-tags-content"), "post-tags-content");
+        assert!(names_entry("entry-category-social_media entry-type-post"));
         assert!(!is_neutral("no-"));
         assert!(!is_neutral("“item“"));
     }
