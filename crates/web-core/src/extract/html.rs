@@ -9,7 +9,9 @@ use dom_query::{Document, NodeId, NodeRef};
 use dom_smoothie::{Config, Readability};
 
 use super::parse::parse;
-use super::prune::{TITLE_MARK, drop_orphan_headings, drop_tail_chrome, is_list_line, prune};
+use super::prune::{
+    TITLE_MARK, dateline, drop_orphan_headings, drop_tail_chrome, is_list_line, prune,
+};
 use super::render::{collapse, render};
 use super::tree::{
     Step, attr, depth_and_count, flatten_deep, visible_len, walk, with_element, with_text,
@@ -75,6 +77,8 @@ const HEADLINE_MAX_CHARS: usize = 400;
 const POST_MAX_GROWTH: f64 = 2.0;
 /// An `h1` restored as the headline has at least this many words.
 const HEADLINE_MIN_WORDS: usize = 3;
+/// The dateline is looked for, and put back, among this many lines at the top.
+const DATELINE_TOP_LINES: usize = 8;
 /// A page with scripts and less visible text than this looks like a JavaScript shell.
 const SHELL_MAX_TEXT: usize = 200;
 /// …provided its markup is at least this large.
@@ -121,6 +125,15 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     // What widening and the fallback read of the cleaned page is taken before content
     // selection rewrites the one document: its first h1 and its own containers, rendered.
     let h1 = first_h1(&doc);
+    let dateline = title
+        .as_ref()
+        .and_then(|_| {
+            doc.select_single(&format!("[{TITLE_MARK}]"))
+                .nodes()
+                .first()
+                .copied()
+        })
+        .and_then(dateline);
     // Nothing changes the document between here and the look above: a page that marks no
     // container has none to render.
     let containers = if marks_container {
@@ -207,6 +220,12 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         lines.splice(0..0, [format!("# {h1}"), String::new()]);
     }
 
+    if !flags.whole_body
+        && let Some(dateline) = dateline
+    {
+        put_dateline(&mut lines, dateline, title.as_deref());
+    }
+
     drop_repeated_headings(&mut lines, title.as_deref(), site.as_deref());
     drop_tail_chrome(&mut lines);
 
@@ -241,6 +260,35 @@ fn headline(h1: Option<String>, title: Option<&str>, lines: &[String]) -> Option
     let related = title.contains(h1.as_str()) || h1.contains(title);
     let present = lines.iter().any(|l| l.contains(h1.as_str()));
     (h1.split_whitespace().count() >= HEADLINE_MIN_WORDS && related && !present).then_some(h1)
+}
+
+/// Puts the headline's dateline (its date and byline) back under the heading that says the
+/// title, or first when no heading near the top does, unless the lines near the top hold its
+/// words already.
+fn put_dateline(lines: &mut Vec<String>, dateline: String, title: Option<&str>) {
+    let top = &lines[..lines.len().min(DATELINE_TOP_LINES)];
+    let words: HashSet<String> = top.iter().flat_map(|l| heading_words(l)).collect();
+    let own = heading_words(&dateline);
+    if own.is_empty() || own.iter().all(|w| words.contains(w)) {
+        return;
+    }
+    let title = title.map(heading_words);
+    let at = top
+        .iter()
+        .position(|l| {
+            l.starts_with('#')
+                && title
+                    .as_ref()
+                    .is_some_and(|t| heading_words(l.trim_start_matches('#')) == *t)
+        })
+        .map_or(0, |i| i + 1);
+    // A heading is followed by a blank line; the dateline goes after it.
+    let at = if lines.get(at).is_some_and(String::is_empty) {
+        at + 1
+    } else {
+        at
+    };
+    lines.splice(at..at, [dateline, String::new()]);
 }
 
 /// The post under the page's headline: the smallest element around the first heading
@@ -1327,6 +1375,48 @@ mod tests {
         );
         assert_eq!(site("Storm", "Storm"), None);
         assert_eq!(site("Other words", "Storm"), None);
+    }
+
+    #[test]
+    fn the_headline_s_dateline_is_put_back_under_it() {
+        let base = Url::parse("https://example.com/post").unwrap();
+        let para = "The article's own paragraph, which says a good deal about the matter at \
+                    hand, with commas, clauses, and enough words to be scored as prose. ";
+        let page = format!(
+            "<html><head><title>A Headline Of Some Length - Site</title></head><body>\
+             <div class=post><h1>A Headline Of Some Length</h1><div class=byline>November \
+             12th, 2012 by Linda Bustos | 3 Comments</div><div class=entry-content><p>{p}</p>\
+             <p>{p}</p><p>{p}</p></div></div></body></html>",
+            p = para.repeat(3)
+        );
+        let out = extract_html(&page, &base);
+        let at = out
+            .lines
+            .iter()
+            .position(|l| l == "November 12th, 2012 by Linda Bustos")
+            .unwrap_or_else(|| panic!("{:?}", out.lines));
+        // First in the text, or right under the headline when the text prints it.
+        assert!(
+            at == 0
+                || out.lines[..at]
+                    .iter()
+                    .all(|l| l.is_empty() || l.starts_with("# ")),
+            "{:?}",
+            out.lines
+        );
+        assert!(
+            !out.lines.iter().any(|l| l.contains("Comments")),
+            "{:?}",
+            out.lines
+        );
+        // Without a date, a byline is not put back.
+        let page = page.replace("November 12th, 2012 by ", "");
+        let out = extract_html(&page, &base);
+        assert!(
+            !out.lines.iter().any(|l| l.contains("Linda Bustos")),
+            "{:?}",
+            out.lines
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@
 use ::url::Url;
 use dom_query::{NodeId, NodeRef};
 
+use super::render::{collapse, render};
 use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
 use super::vocab::{
     AUTHOR_WORDS, FOOTER_OPENERS, FOOTER_PHRASES, META_PHRASES, META_WORDS, has_phrase, has_word,
@@ -188,7 +189,9 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
                 in_link -= usize::from(frame.link);
                 in_away -= usize::from(frame.away);
                 in_code -= usize::from(frame.code);
-                if is_boilerplate(&frame) {
+                if is_boilerplate(&frame)
+                    && !(matches!(frame.kind, Kind::Meta | Kind::Author) && beside_title(&node))
+                {
                     let titled = matches!(frame.kind, Kind::List | Kind::Block | Kind::Card);
                     remove.push((frame.id, frame.chars, titled));
                 } else if let Some(parent) = frames.last_mut() {
@@ -227,6 +230,180 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
         node.remove_from_parent();
     }
 }
+
+/// Whether an element is the dateline of the page's own headline: within two elements after
+/// a heading that says the page's title ([`TITLE_MARK`]), or right before it, itself or as
+/// the first child of such an element.
+fn beside_title(node: &NodeRef<'_>) -> bool {
+    let mut at = Some(*node);
+    for _ in 0..2 {
+        let Some(n) = at else { break };
+        let mut prev = n.prev_element_sibling();
+        for _ in 0..2 {
+            match prev {
+                Some(p) if is_title(&p) => return true,
+                Some(p) => prev = p.prev_element_sibling(),
+                None => break,
+            }
+        }
+        if n.next_element_sibling().is_some_and(|s| is_title(&s)) {
+            return true;
+        }
+        at = n
+            .parent()
+            .filter(|p| p.first_element_child().is_some_and(|c| c.id == n.id));
+    }
+    false
+}
+
+/// Whether an element is a heading that says the page's title.
+fn is_title(node: &NodeRef<'_>) -> bool {
+    with_element(node, |e| attr(e, TITLE_MARK).is_some()).unwrap_or(false)
+}
+
+/// The dateline of the page's headline that pruning spared: the first metadata or byline
+/// block (by name) beside `heading`, the first heading that says the title (see
+/// [`beside_title`]), with at most [`META_MAX_CHARS`] visible characters, as one line.
+/// Content selection drops such lines as bylines; the caller puts it back under the headline.
+pub(crate) fn dateline(heading: NodeRef<'_>) -> Option<String> {
+    let mut near: Vec<NodeRef<'_>> = Vec::with_capacity(6);
+    let mut next = heading.next_element_sibling();
+    for _ in 0..2 {
+        let Some(n) = next else { break };
+        near.push(n);
+        next = n.next_element_sibling();
+    }
+    near.extend(heading.prev_element_sibling());
+    let named = |n: &NodeRef<'_>| {
+        with_element(n, |e| {
+            matches!(kind_of(&e.name.local, e, false), Kind::Meta | Kind::Author)
+                || matches!(&*e.name.local, "time")
+        })
+        .unwrap_or(false)
+    };
+    near.into_iter()
+        .flat_map(|n| [Some(n), n.first_element_child()])
+        .flatten()
+        .find(|n| named(n))
+        .and_then(|n| {
+            let line = without_counts(&collapse(&render(n).join(" ")));
+            let chars = visible_len(&line);
+            (chars <= META_MAX_CHARS && !line.starts_with('#') && says_a_date(&line))
+                .then_some(line)
+        })
+}
+
+/// A dateline without what counts or links rather than dates and signs the post: counts
+/// (`21 minutes`, `4312 words`, `3 Comments`) wherever they are, and the parts (between
+/// `|`, `·`, `•`, ` - `, ` – `) that speak of comments or a permalink when another part is
+/// left. Separators left at either end go too.
+fn without_counts(line: &str) -> String {
+    const UNITS: &[&str] = &[
+        "min",
+        "mins",
+        "minute",
+        "minutes",
+        "word",
+        "words",
+        "comment",
+        "comments",
+        "response",
+        "responses",
+        "reply",
+        "replies",
+        "view",
+        "views",
+    ];
+    const SEPARATORS: &[&str] = &["|", "·", "•", "-", "–", "—"];
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let mut kept: Vec<&str> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let count = words[i].bytes().all(|b| b.is_ascii_digit() || b == b',')
+            && words
+                .get(i + 1)
+                .is_some_and(|u| UNITS.iter().any(|x| x.eq_ignore_ascii_case(u)));
+        if count {
+            i += 2;
+            // `5 min read`
+            if words.get(i).is_some_and(|w| w.eq_ignore_ascii_case("read")) {
+                i += 1;
+            }
+            continue;
+        }
+        kept.push(words[i]);
+        i += 1;
+    }
+    // Parts between separators; one that speaks of comments or a permalink goes when
+    // another part is left.
+    let mut parts: Vec<Vec<&str>> = vec![Vec::new()];
+    for w in kept {
+        if SEPARATORS.contains(&w) {
+            parts.push(Vec::new());
+        } else if let Some(last) = parts.last_mut() {
+            last.push(w);
+        }
+    }
+    parts.retain(|p| !p.is_empty());
+    let chatter = |p: &Vec<&str>| {
+        p.iter().any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            ["permalink", "comment", "comments"]
+                .iter()
+                .any(|x| x.eq_ignore_ascii_case(w))
+        })
+    };
+    if parts.iter().any(|p| !chatter(p)) {
+        parts.retain(|p| !chatter(p));
+    }
+    parts
+        .iter()
+        .map(|p| p.join(" "))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// Whether a line says a date: a year (four digits from 1900 to 2099), a month's English
+/// name or abbreviation, or a day, month and year in digits (`08-7-2012`, `17/10/12`).
+fn says_a_date(line: &str) -> bool {
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    line.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        let year = w.len() == 4
+            && w.bytes().all(|b| b.is_ascii_digit())
+            && (w.starts_with("19") || w.starts_with("20"));
+        let month = w.len() >= 3
+            && w.is_ascii()
+            && MONTHS.iter().any(|m| w[..3].eq_ignore_ascii_case(m))
+            && w.bytes().all(|b| b.is_ascii_alphabetic())
+            && (w.len() == 3 || MONTH_NAMES.iter().any(|n| n.eq_ignore_ascii_case(w)));
+        year || month
+    }) || line.split_whitespace().any(|w| {
+        let parts: Vec<&str> = w.split(['/', '-', '.']).collect();
+        parts.len() == 3
+            && parts
+                .iter()
+                .all(|p| (1..=4).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
+/// The English month names, whole and in their usual shortened forms.
+const MONTH_NAMES: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "sept",
+];
 
 /// Whether a link goes to another page: not a `#fragment` of this one, not this page's own
 /// address (a post's title linking to itself), nor a picture (a link from an image to its
@@ -457,6 +634,8 @@ fn is_boilerplate(f: &Frame) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use dom_query::Document;
+
     use super::*;
 
     fn lines(text: &str) -> Vec<String> {
@@ -485,6 +664,49 @@ mod tests {
     }
 
     const PROSE: &str = "The committee met on Tuesday and agreed to publish the full report before the end of the month of May.";
+
+    #[test]
+    fn a_dateline_keeps_its_date_and_byline_and_loses_its_counts() {
+        assert_eq!(
+            without_counts("January 10, 2020 21 minutes - 4312 words"),
+            "January 10, 2020"
+        );
+        assert_eq!(
+            without_counts("Posted by Jane on May 3, 2012 | 3 Comments | Permalink"),
+            "Posted by Jane on May 3, 2012"
+        );
+        assert_eq!(without_counts("Leave a comment"), "Leave a comment");
+        for dated in [
+            "17/10/12",
+            "October 18th, 2012 by Mirko",
+            "Posted on: 08-7-2012",
+            "Sept 3",
+        ] {
+            assert!(says_a_date(dated), "{dated}");
+        }
+        for undated in ["Iwona Kurz", "By Jane Doe", "Mayor Smith", "1-2"] {
+            assert!(!says_a_date(undated), "{undated}");
+        }
+    }
+
+    #[test]
+    fn only_the_headline_s_dateline_survives_pruning() {
+        let base = Url::parse("https://example.com/").unwrap();
+        let doc = Document::from(
+            "<html><body><div><h1 data-mcp-web-title>The Headline Here</h1><div \
+             class=entry-meta>May 3, 2012 by Jane</div><p>The article's text, long enough to \
+             be the content of the page and more than what the metadata holds, by far, so \
+             that the cap on pruning does not keep the metadata.</p><div class=entry-meta>\
+             June 4, 2013 by Joe</div></div></body></html>",
+        );
+        let body = doc.body().unwrap();
+        prune(body, &base);
+        let text = render(body).join("\n");
+        assert!(text.contains("May 3, 2012 by Jane"), "{text}");
+        assert!(!text.contains("June 4, 2013"), "{text}");
+        let heading = doc.select_single("h1").nodes()[0];
+        assert_eq!(dateline(heading).as_deref(), Some("May 3, 2012 by Jane"));
+    }
 
     #[test]
     fn footer_notes_and_widgets_after_the_last_prose_line_are_dropped() {
