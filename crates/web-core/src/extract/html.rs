@@ -77,6 +77,8 @@ const HEADLINE_MAX_CHARS: usize = 400;
 const POST_MAX_GROWTH: f64 = 2.0;
 /// An `h1` restored as the headline has at least this many words.
 const HEADLINE_MIN_WORDS: usize = 3;
+/// Images whose `alt` says the title, from this many on, are a gallery's repeated title.
+const TITLE_ALTS_MIN: usize = 3;
 /// The dateline is looked for, and put back, among this many lines at the top.
 const DATELINE_TOP_LINES: usize = 8;
 /// A page with scripts and less visible text than this looks like a JavaScript shell.
@@ -108,6 +110,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let (depth, elements) = depth_and_count(doc.root());
     if let (Some(title), Some(headlines)) = (title.as_deref(), headlines.as_ref()) {
         headlines.mark_title_headings(&doc, title);
+        drop_title_alts(&doc, title);
     }
     let cleaned = clean_and_prune(&doc, base);
     let body_chars = cleaned.text_chars;
@@ -248,6 +251,37 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         lang,
         kind: BodyKind::Html,
         flags,
+    }
+}
+
+/// Drops the `alt` text of the images that say the page's title (all its words, a title
+/// of at least [`HEADLINE_MIN_WORDS`] words) when at least [`TITLE_ALTS_MIN`] images do: the
+/// title repeated on every picture of a gallery for search engines, not a description of
+/// the pictures. One picture named after the article is its lead picture, and stays.
+fn drop_title_alts(doc: &Document, title: &str) {
+    let words = heading_words(title);
+    if words.len() < HEADLINE_MIN_WORDS {
+        return;
+    }
+    let images = doc.select("img[alt]");
+    let saying: Vec<NodeRef<'_>> = images
+        .nodes()
+        .iter()
+        .filter(|img| {
+            with_element(img, |e| {
+                attr(e, "alt").is_some_and(|alt| {
+                    let alt = heading_words(alt);
+                    alt.windows(words.len()).any(|w| w == words.as_slice())
+                })
+            })
+            .unwrap_or(false)
+        })
+        .copied()
+        .collect();
+    if saying.len() >= TITLE_ALTS_MIN {
+        for img in saying {
+            img.remove_attr("alt");
+        }
     }
 }
 
@@ -1375,6 +1409,23 @@ mod tests {
         );
         assert_eq!(site("Storm", "Storm"), None);
         assert_eq!(site("Other words", "Storm"), None);
+    }
+
+    #[test]
+    fn a_gallery_s_repeated_title_is_not_read_as_its_pictures_alt_text() {
+        let alts = |html: &str| {
+            let doc = parse(html);
+            drop_title_alts(&doc, "Modern Home In San Diego");
+            doc.select("img[alt]").length()
+        };
+        let gallery = "<html><body><img alt='Kitchen Modern Home In San Diego'>\
+                       <img alt='Modern Home in San Diego, the pool'><img alt='Night View - \
+                       Modern Home In San Diego'><img alt='A red door'></body></html>";
+        assert_eq!(alts(gallery), 1);
+        // One or two pictures named after the article are its own pictures.
+        let lead = "<html><body><img alt='Modern Home In San Diego'><img alt='Modern Home In \
+                    San Diego at night'><img alt='A red door'></body></html>";
+        assert_eq!(alts(lead), 3);
     }
 
     #[test]
