@@ -10,7 +10,8 @@ use dom_smoothie::{Config, Readability};
 
 use super::parse::parse;
 use super::prune::{
-    TITLE_MARK, dateline, drop_orphan_headings, drop_tail_chrome, is_list_line, prune,
+    TITLE_MARK, dateline, drop_comment_section, drop_orphan_headings, drop_tail_chrome,
+    is_list_line, prune,
 };
 use super::render::{collapse, render};
 use super::tree::{
@@ -230,6 +231,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     }
 
     drop_repeated_headings(&mut lines, title.as_deref(), site.as_deref());
+    drop_comment_section(&mut lines);
     drop_tail_chrome(&mut lines);
 
     if cleaned.scripts > 0

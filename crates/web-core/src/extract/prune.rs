@@ -14,8 +14,8 @@ use dom_query::{NodeId, NodeRef};
 use super::render::{collapse, render};
 use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
 use super::vocab::{
-    AUTHOR_WORDS, FOOTER_OPENERS, FOOTER_PHRASES, META_PHRASES, META_WORDS, has_phrase, has_word,
-    names_entry,
+    AUTHOR_WORDS, COMMENT_OPENERS, FOOTER_OPENERS, FOOTER_PHRASES, META_PHRASES, META_WORDS,
+    has_phrase, has_word, names_entry,
 };
 
 /// Boilerplate holding more than this share of the text under the filtered root is kept.
@@ -536,6 +536,60 @@ pub(crate) fn drop_tail_chrome(lines: &mut Vec<String>) {
     }
 }
 
+/// Drops a comment section's remains and all after it: from the first line in the second
+/// half of the text (by visible characters), not in a list, that opens a comment section ("Leave a reply",
+/// "No comments yet.", "12 Responses to …", "Kommentare") to the end. The comments were
+/// removed as chrome; what is left of their section is its heading, its form's labels and
+/// the sidebar after it.
+pub(crate) fn drop_comment_section(lines: &mut Vec<String>) {
+    let total: usize = lines.iter().map(|l| visible_len(l)).sum();
+    let mut seen = 0usize;
+    let mut cut = None;
+    for (i, line) in lines.iter().enumerate() {
+        if seen * 2 >= total && !is_list_line(line) && opens_comments(line) {
+            cut = Some(i);
+            break;
+        }
+        seen += visible_len(line);
+    }
+    if let Some(i) = cut {
+        lines.truncate(i);
+        while lines
+            .last()
+            .is_some_and(|l| l.is_empty() || heading_level(l).is_some())
+        {
+            lines.pop();
+        }
+    }
+}
+
+/// Whether a line opens a comment section: a short line (a heading's marks aside) that is,
+/// or starts with, one of [`COMMENT_OPENERS`], or counts comments or responses
+/// (`12 Responses to “…”`).
+fn opens_comments(line: &str) -> bool {
+    let lower = line.trim_start_matches(['#', '>', ' ', '*']).to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.is_empty() || words.len() > FOOTER_MAX_WORDS {
+        return false;
+    }
+    let counted = words.len() >= 2
+        && (words[0].bytes().all(|b| b.is_ascii_digit()) || matches!(words[0], "one" | "no"))
+        && matches!(
+            words[1],
+            "comment" | "comments" | "response" | "responses" | "reply" | "replies"
+        );
+    let alone = |n: usize| {
+        words.len() == n || (words.len() == n + 1 && words[n].bytes().all(|b| b.is_ascii_digit()))
+    };
+    counted
+        || COMMENT_OPENERS
+            .iter()
+            .any(|o| words.len() >= o.len() && words[..o.len()] == **o && (o.len() > 1 || alone(1)))
+}
+
 /// Whether a line is a site's footer note: at most [`FOOTER_MAX_WORDS`] words, holding a
 /// phrase of [`FOOTER_PHRASES`], a comment counter (`3 comments`) or `follow @name`, or
 /// opening with a word of [`FOOTER_OPENERS`].
@@ -706,6 +760,38 @@ mod tests {
         assert!(!text.contains("June 4, 2013"), "{text}");
         let heading = doc.select_single("h1").nodes()[0];
         assert_eq!(dateline(heading).as_deref(), Some("May 3, 2012 by Jane"));
+    }
+
+    #[test]
+    fn a_comment_section_s_remains_end_the_text() {
+        let text = format!("# Title\n\n{PROSE}\n\n{PROSE}\n\n");
+        for opener in [
+            "## 12 Responses to “Title”",
+            "No comments yet.",
+            "## Leave a Reply",
+            "Kommentare (3)",
+            "Keine Kommentare",
+        ] {
+            let mut l = lines(&format!("{text}{opener}\n\nName\n\n- Recent posts"));
+            drop_comment_section(&mut l);
+            assert_eq!(
+                l,
+                lines(&format!("# Title\n\n{PROSE}\n\n{PROSE}")),
+                "{opener}"
+            );
+        }
+        // A paper's discussion, a remark about comments, a teaser's link and an opener in the
+        // first half of the text stay.
+        for kept in [
+            format!("{text}## Discussion\n\n{PROSE}"),
+            format!("{text}Comments welcome here.\n\n{PROSE}"),
+            format!("{text}- Story\n  Post a comment\n\n{PROSE}"),
+            format!("# Title\n\nComments\n\n{PROSE}\n\n{PROSE}"),
+        ] {
+            let mut l = lines(&kept);
+            drop_comment_section(&mut l);
+            assert_eq!(l, lines(&kept));
+        }
     }
 
     #[test]

@@ -397,6 +397,38 @@ pub(crate) const FOOTER_PHRASES: &[&[&str]] = &[
     &["e", "mail", "it"],
 ];
 
+/// The first words of a line that opens a comment section, in the languages most pages are
+/// in. A one-word opener counts only alone or before a count (`Comments`, `Kommentare (3)`);
+/// `Discussion` and `Comment` are not among them, as sections of papers and reports.
+pub(crate) const COMMENT_OPENERS: &[&[&str]] = &[
+    &["comments"],
+    &["leave", "a", "comment"],
+    &["leave", "a", "reply"],
+    &["leave", "your", "comment"],
+    &["post", "a", "comment"],
+    &["add", "a", "comment"],
+    &["add", "comment"],
+    &["write", "a", "comment"],
+    &["no", "comments"],
+    &["comments", "are", "closed"],
+    &["comments", "closed"],
+    &["join", "the", "discussion"],
+    &["reader", "comments"],
+    &["kommentare"],
+    &["kommentar", "schreiben"],
+    &["kommentare", "schreiben"],
+    &["keine", "kommentare"],
+    &["comentarios"],
+    &["deja", "un", "comentario"],
+    &["dejar", "un", "comentario"],
+    &["commentaires"],
+    &["laisser", "un", "commentaire"],
+    &["komentarze"],
+    &["dodaj", "komentarz"],
+    &["commenti"],
+    &["lascia", "un", "commento"],
+];
+
 /// First words of a line that dates or files a post (`Posted on …`, `Filed under …`).
 pub(crate) const FOOTER_OPENERS: &[&str] = &["posted", "published", "filed"];
 
