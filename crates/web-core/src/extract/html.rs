@@ -856,7 +856,9 @@ fn title_parts(title: &str) -> Vec<(usize, usize)> {
 }
 
 /// Characters that separate an article's title from the site's name in a `<title>`.
-const TITLE_SEPARATORS: &[char] = &['|', '-', '–', '—', '\\', '/', '>', '»', '·', ':'];
+const TITLE_SEPARATORS: &[char] = &[
+    '|', '-', '–', '—', '\\', '/', '>', '»', '·', ':', '›', '‹', '•', '●', '~', '(', '[',
+];
 
 /// The words of a text, lowercased, for comparing headings with titles.
 fn heading_words(text: &str) -> Vec<String> {
@@ -1320,6 +1322,23 @@ mod tests {
                 Some("Coast Herald Daily News")
             ),
             "A B"
+        );
+        // A chevron, a bullet, or a bracket after a space sets the site's name apart too.
+        let doc = page(
+            "",
+            "<h2>One of those birthdays</h2><h3>The Columns of Liberty</h3>",
+        );
+        assert_eq!(
+            cut(&doc, "Free Range Librarian › One of those birthdays", None),
+            "One of those birthdays"
+        );
+        assert_eq!(
+            cut(&doc, "One of those birthdays ● As We Travel", None),
+            "One of those birthdays"
+        );
+        assert_eq!(
+            cut(&doc, "The Columns of Liberty (Harpers.org)", None),
+            "The Columns of Liberty"
         );
         // Several parts joined: the run of parts the heading says.
         let doc = page("", "<h1>Lassen: There's much to learn</h1>");
