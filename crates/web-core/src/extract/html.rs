@@ -98,13 +98,14 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         .site
         .clone()
         .or_else(|| site_from_title(raw_title.as_deref(), readable.title.as_deref()));
+    let raw = raw_title.clone();
     let title = readable.title.or(raw_title);
     // The elements that may say the headline, found by one walk, their words read once: for
     // cutting the title and for marking the headings that say it.
     let headlines = title.is_some().then(|| Headlines::of(&doc));
     let title = title
         .zip(headlines.as_ref())
-        .map(|(t, h)| h.headline_of_title(t, site.as_deref()));
+        .map(|(t, h)| h.title_of(t, raw, site.as_deref()));
     let lang = lang(&doc);
     let links = links(&doc, base);
 
@@ -732,6 +733,31 @@ impl Headlines {
             true
         });
         Self { elements }
+    }
+
+    /// The page's title: the readable title cut to the part a heading says; when no heading
+    /// says it and the raw `<title>` differs (a generic `og:title`, a readable title cut to
+    /// the site's sections), the part of the raw title a heading says, if one does and has
+    /// at least [`HEADLINE_MIN_WORDS`] words (a site's one-word logo is not a headline).
+    fn title_of(&self, readable: String, raw: Option<String>, site: Option<&str>) -> String {
+        let cut = self.headline_of_title(readable, site);
+        if self.says(&cut) {
+            return cut;
+        }
+        raw.filter(|r| *r != cut)
+            .map(|r| self.headline_of_title(r, site))
+            .filter(|r| self.says(r) && r.split_whitespace().count() >= HEADLINE_MIN_WORDS)
+            .unwrap_or(cut)
+    }
+
+    /// Whether an element that may say the headline has exactly the words of `text`.
+    fn says(&self, text: &str) -> bool {
+        let words = heading_words(text);
+        !words.is_empty()
+            && self
+                .elements
+                .iter()
+                .any(|(_, _, w)| w.as_ref() == Some(&words))
     }
 
     /// The part of a title that a heading of the page says, when the title holds more: the
@@ -1430,6 +1456,32 @@ mod tests {
         );
         assert_eq!(site("Storm", "Storm"), None);
         assert_eq!(site("Other words", "Storm"), None);
+    }
+
+    #[test]
+    fn a_generic_readable_title_gives_way_to_the_raw_title_s_headline() {
+        let doc = parse(
+            "<html><body><h1>Selectism</h1><h2>Week 9 fantasy feedback</h2><p>Text.</p>\
+             </body></html>",
+        );
+        let h = Headlines::of(&doc);
+        let raw = || Some("Week 9 fantasy feedback - NFL.com".to_owned());
+        // A generic og:title that no heading says: the raw title's part a heading says.
+        assert_eq!(
+            h.title_of("Official Blog of the League".into(), raw(), None),
+            "Week 9 fantasy feedback"
+        );
+        // A readable title a heading says stays.
+        assert_eq!(h.title_of("Selectism".into(), raw(), None), "Selectism");
+        // A site's one-word logo is not taken for the headline.
+        assert_eq!(
+            h.title_of(
+                "Some Generic Blog".into(),
+                Some("Selectism | Watch".into()),
+                None
+            ),
+            "Some Generic Blog"
+        );
     }
 
     #[test]

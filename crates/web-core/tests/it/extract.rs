@@ -284,8 +284,9 @@ fn html_metadata_title_language_and_links() {
     let body = std::fs::read_to_string(data("article.html")).expect("fixture readable");
     let out = extract(&body, "text/html", &base());
     assert_eq!(out.kind, BodyKind::Html);
-    // Readability's title: `og:title` before the `<title>` with its site name.
-    assert_eq!(out.title.as_deref(), Some("Growing tomatoes (og)"));
+    // The `og:title` says no heading of the page; the `<title>`'s part that the `h1` says
+    // is the title, without the site's name.
+    assert_eq!(out.title.as_deref(), Some("Growing tomatoes on a balcony"));
     assert_eq!(out.lang.as_deref(), Some("en-GB"));
     let links: Vec<&str> = out.links.iter().map(Url::as_str).collect();
     assert_eq!(
