@@ -112,8 +112,8 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let (depth, elements) = depth_and_count(doc.root());
     if let (Some(title), Some(headlines)) = (title.as_deref(), headlines.as_ref()) {
         headlines.mark_title_headings(&doc, title);
-        drop_title_alts(&doc, title);
     }
+    drop_repeated_alts(&doc, title.as_deref());
     let cleaned = clean_and_prune(&doc, base);
     let body_chars = cleaned.text_chars;
     let selectable = depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS;
@@ -257,32 +257,43 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     }
 }
 
-/// Drops the `alt` text of the images that say the page's title (all its words, a title
-/// of at least [`HEADLINE_MIN_WORDS`] words) when at least [`TITLE_ALTS_MIN`] images do: the
-/// title repeated on every picture of a gallery for search engines, not a description of
-/// the pictures. One picture named after the article is its lead picture, and stays.
-fn drop_title_alts(doc: &Document, title: &str) {
-    let words = heading_words(title);
-    if words.len() < HEADLINE_MIN_WORDS {
-        return;
-    }
+/// Drops the `alt` text that repeats rather than describes: on the images that say the
+/// page's title (all its words, a title of at least [`HEADLINE_MIN_WORDS`] words) when at
+/// least [`TITLE_ALTS_MIN`] images do, the title repeated on every picture of a gallery for
+/// search engines (one or two pictures named after the article are its own, and stay); and
+/// on every image but the first with the same `alt` text, a picture shown again (its
+/// thumbnail, a gallery's strip).
+fn drop_repeated_alts(doc: &Document, title: Option<&str>) {
     let images = doc.select("img[alt]");
-    let saying: Vec<NodeRef<'_>> = images
-        .nodes()
-        .iter()
-        .filter(|img| {
-            with_element(img, |e| {
-                attr(e, "alt").is_some_and(|alt| {
-                    let alt = heading_words(alt);
-                    alt.windows(words.len()).any(|w| w == words.as_slice())
+    let words = title.map(heading_words).unwrap_or_default();
+    if words.len() >= HEADLINE_MIN_WORDS {
+        let saying: Vec<NodeRef<'_>> = images
+            .nodes()
+            .iter()
+            .filter(|img| {
+                with_element(img, |e| {
+                    attr(e, "alt").is_some_and(|alt| {
+                        heading_words(alt)
+                            .windows(words.len())
+                            .any(|w| w == words.as_slice())
+                    })
                 })
+                .unwrap_or(false)
             })
-            .unwrap_or(false)
-        })
-        .copied()
-        .collect();
-    if saying.len() >= TITLE_ALTS_MIN {
-        for img in saying {
+            .copied()
+            .collect();
+        if saying.len() >= TITLE_ALTS_MIN {
+            for img in saying {
+                img.remove_attr("alt");
+            }
+        }
+    }
+    let mut seen: HashSet<String> = HashSet::new();
+    for img in images.nodes() {
+        if let Some(alt) = with_element(img, |e| attr(e, "alt").map(collapse)).flatten()
+            && !alt.is_empty()
+            && !seen.insert(alt)
+        {
             img.remove_attr("alt");
         }
     }
@@ -1488,7 +1499,7 @@ mod tests {
     fn a_gallery_s_repeated_title_is_not_read_as_its_pictures_alt_text() {
         let alts = |html: &str| {
             let doc = parse(html);
-            drop_title_alts(&doc, "Modern Home In San Diego");
+            drop_repeated_alts(&doc, Some("Modern Home In San Diego"));
             doc.select("img[alt]").length()
         };
         let gallery = "<html><body><img alt='Kitchen Modern Home In San Diego'>\
@@ -1499,6 +1510,22 @@ mod tests {
         let lead = "<html><body><img alt='Modern Home In San Diego'><img alt='Modern Home In \
                     San Diego at night'><img alt='A red door'></body></html>";
         assert_eq!(alts(lead), 3);
+        // Without a title of three words, only repeats go.
+        for title in [None, Some(""), Some("Home")] {
+            let doc = parse(gallery);
+            drop_repeated_alts(&doc, title);
+            assert_eq!(doc.select("img[alt]").length(), 4);
+        }
+        // A picture shown twice keeps its description the first time only.
+        let again = "<html><body><img alt='A red door'><p>Text.</p><img alt=' A red  door'>\
+                     </body></html>";
+        let doc = parse(again);
+        drop_repeated_alts(&doc, Some("Modern Home In San Diego"));
+        assert_eq!(doc.select("img[alt]").length(), 1);
+        assert_eq!(
+            doc.select_single("img").attr("alt").as_deref(),
+            Some("A red door")
+        );
     }
 
     #[test]
