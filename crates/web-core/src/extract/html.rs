@@ -5,16 +5,14 @@
 use std::collections::{HashMap, HashSet};
 
 use ::url::Url;
-use dom_query::{Document, LocalName, NodeId, NodeRef, local_name};
+use dom_query::{Document, Element, LocalName, NodeId, NodeRef, local_name};
 use dom_smoothie::{Config, Readability};
 use html5ever::ns;
 
 use super::parse::parse;
 use super::prune::{TITLE_MARK, drop_orphan_headings, drop_tail_chrome, is_list_line, prune};
 use super::render::{collapse, render};
-use super::tree::{
-    Step, attr, depth_and_count, flatten_deep, visible_len, walk, with_element, with_text,
-};
+use super::tree::{Step, attr, flatten_deep, visible_len, walk, with_element, with_text};
 use super::vocab::{CHROME_ROLES, Names, classify_names, is_hidden, is_never_content};
 use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
 
@@ -96,14 +94,16 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let title = readable.title.or(raw_title);
     // The elements that may say the headline, found by one walk, their words read once: for
     // cutting the title and for marking the headings that say it.
-    let headlines = title.is_some().then(|| Headlines::of(&doc));
+    let headlines = title
+        .is_some()
+        .then(|| Headlines::read(&doc, &marks.headlines));
     let title = title
         .zip(headlines.as_ref())
         .map(|(t, h)| h.headline_of_title(t, site.as_deref()));
     let lang = marks.lang(&doc);
     let links = marks.links(&doc, base);
 
-    let (depth, elements) = depth_and_count(doc.root());
+    let (depth, elements) = (marks.depth, marks.elements);
     if let (Some(title), Some(headlines)) = (title.as_deref(), headlines.as_ref()) {
         headlines.mark_title_headings(&doc, title);
     }
@@ -626,29 +626,44 @@ struct Headlines {
 impl Headlines {
     /// The page's elements that may say its headline, by one walk of the document.
     fn of(doc: &Document) -> Self {
-        let mut elements = Vec::new();
+        let mut candidates = Vec::new();
         walk(doc.root(), |step| {
             if let Step::Enter(node) = step
-                && let Some((heading, named)) = with_element(&node, |e| {
-                    let heading = matches!(&*e.name.local, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
-                    let named = || {
-                        [attr(e, "class"), attr(e, "id")]
-                            .into_iter()
-                            .flatten()
-                            .any(|v| {
-                                contains_ignore_ascii_case(v, "headline")
-                                    || contains_ignore_ascii_case(v, "title")
-                            })
-                    };
-                    (heading, heading || named())
-                })
-                && named
+                && let Some(Some(heading)) = with_element(&node, Self::candidate)
             {
-                let words = text_within(node, HEADLINE_MAX_CHARS).map(|t| heading_words(&t));
-                elements.push((node.id, heading, words));
+                candidates.push((node.id, heading));
             }
             true
         });
+        Self::read(doc, &candidates)
+    }
+
+    /// Whether an element may say the headline (`Some`) and whether it is a heading: `h1`
+    /// to `h6`, or an element whose class or id names a headline or a title.
+    fn candidate(e: &Element) -> Option<bool> {
+        let heading = matches!(&*e.name.local, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+        let named = || {
+            [attr(e, "class"), attr(e, "id")]
+                .into_iter()
+                .flatten()
+                .any(|v| {
+                    contains_ignore_ascii_case(v, "headline")
+                        || contains_ignore_ascii_case(v, "title")
+                })
+        };
+        (heading || named()).then_some(heading)
+    }
+
+    /// The words of the candidates found (element, whether it is a heading), in their order.
+    fn read(doc: &Document, candidates: &[(NodeId, bool)]) -> Self {
+        let elements = candidates
+            .iter()
+            .map(|&(id, heading)| {
+                let node = NodeRef::new(id, &doc.tree);
+                let words = text_within(node, HEADLINE_MAX_CHARS).map(|t| heading_words(&t));
+                (id, heading, words)
+            })
+            .collect();
         Self { elements }
     }
 
@@ -844,18 +859,32 @@ struct Marks {
     base: Option<NodeId>,
     /// Every match of `a[href], area[href], link[rel~=next][href]`, in document order.
     links: Vec<NodeId>,
+    /// The elements that may say the headline ([`Headlines::candidate`]) and whether each
+    /// is a heading, in document order.
+    headlines: Vec<(NodeId, bool)>,
+    /// The greatest element depth.
+    depth: usize,
+    /// The number of elements.
+    elements: usize,
 }
 
 impl Marks {
     /// The page's metadata elements, by one walk of the document.
     fn of(doc: &Document) -> Self {
         let mut marks = Self::default();
-        // Open `head` elements around the node entered.
+        // Open `head` elements around the node entered, and open elements.
         let mut in_head = 0usize;
+        let mut depth = 0usize;
         walk(doc.root(), |step| {
             match step {
                 Step::Enter(node) => {
                     with_element(&node, |e| {
+                        depth += 1;
+                        marks.elements += 1;
+                        marks.depth = marks.depth.max(depth);
+                        if let Some(heading) = Headlines::candidate(e) {
+                            marks.headlines.push((node.id, heading));
+                        }
                         let local = &e.name.local;
                         let html = e.name.ns == ns!(html);
                         // An attribute in no namespace, as an attribute selector reads it.
@@ -927,10 +956,12 @@ impl Marks {
                     });
                 }
                 Step::Leave(node, _) => {
-                    if with_element(&node, |e| e.name.local == local_name!("head")).unwrap_or(false)
-                    {
-                        in_head -= 1;
-                    }
+                    with_element(&node, |e| {
+                        depth = depth.saturating_sub(1);
+                        if e.name.local == local_name!("head") {
+                            in_head -= 1;
+                        }
+                    });
                 }
             }
             true
@@ -1315,7 +1346,7 @@ mod tests {
              href=/svg-next /></svg><math><title>M</title></math>\
              <link rel=NEXT href=/upper><link rel='next&#12;page' href=/ff><link rel=nexts \
              href=/no><a href='#top'>t</a><a name=n>anchor</a><area href=/map>\
-             <h1>  Heading   one </h1><h1>Two</h1></body></html>",
+             <h1>  Heading   one </h1><h1>Two</h1><div class=PostTitle>Named</div></body></html>",
             // A `<title>` outside `head` before the one inside it; an empty `html lang`
             // gives way to the meta, whose `http-equiv` is trimmed and read in any case.
             "<!doctype html><html lang=' '><body><p>x</p></body></html>",
@@ -1339,6 +1370,16 @@ mod tests {
                 marks.links(&doc, &base),
             );
             assert_eq!(walked, by_selectors(&doc, &base), "{page}");
+            assert_eq!(
+                (marks.depth, marks.elements),
+                crate::extract::tree::depth_and_count(doc.root()),
+                "{page}"
+            );
+            assert_eq!(
+                Headlines::read(&doc, &marks.headlines).elements,
+                Headlines::of(&doc).elements,
+                "{page}"
+            );
         }
         // The answers themselves, on the first page and the third.
         let doc = parse(pages[0]);

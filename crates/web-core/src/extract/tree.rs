@@ -79,6 +79,7 @@ pub(crate) fn attr<'e>(e: &'e Element, name: &str) -> Option<&'e str> {
 }
 
 /// The greatest element depth under `root` and the number of elements, without recursion.
+#[cfg(test)]
 pub(crate) fn depth_and_count(root: NodeRef<'_>) -> (usize, usize) {
     let (mut depth, mut max, mut count) = (0usize, 0usize, 0usize);
     walk(root, |step| match step {
