@@ -67,7 +67,27 @@ pub(crate) fn with_text<R>(node: &NodeRef<'_>, f: impl FnOnce(&str) -> R) -> Opt
 
 /// Characters other than whitespace in a text: what the extractor counts as text's size.
 pub(crate) fn visible_len(text: &str) -> usize {
-    text.chars().filter(|c| !c.is_whitespace()).count()
+    let mut n = 0;
+    let mut rest = text;
+    loop {
+        // A run of ASCII is counted byte by byte: its whitespace is the space and `\t` to
+        // `\r`, as `char::is_whitespace` has it.
+        let ascii = rest
+            .bytes()
+            .position(|b| !b.is_ascii())
+            .unwrap_or(rest.len());
+        let (run, tail) = rest.split_at(ascii);
+        n += run
+            .bytes()
+            .filter(|b| !matches!(b, b' ' | b'\t'..=b'\r'))
+            .count();
+        let mut chars = tail.chars();
+        let Some(c) = chars.next() else {
+            return n;
+        };
+        n += usize::from(!c.is_whitespace());
+        rest = chars.as_str();
+    }
 }
 
 /// An attribute's value.
@@ -279,6 +299,21 @@ mod tests {
         let html = "<div>a<div>b<div>c<div>d</div></div></div></div>";
         let flat = flatten_deep(html, 2);
         assert_eq!(flat, "<div>a<div>bcd</div></div></div></div>");
+    }
+
+    #[test]
+    fn visible_characters_are_the_characters_other_than_whitespace() {
+        // Every character, alone and between others, counts as `char::is_whitespace` says.
+        for c in (0..=char::MAX as u32).filter_map(char::from_u32) {
+            let expected = usize::from(!c.is_whitespace());
+            assert_eq!(visible_len(&c.to_string()), expected, "{c:?}");
+            assert_eq!(visible_len(&format!("a{c}\u{a0}b")), expected + 2, "{c:?}");
+        }
+        assert_eq!(visible_len(""), 0);
+        assert_eq!(
+            visible_len(" \t\n\u{b}\u{c}\r\u{85}\u{3000}x  é\u{2009}ü "),
+            3
+        );
     }
 
     #[test]
