@@ -107,12 +107,12 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
     let mut in_code = 0usize;
     walk(root, |step| match step {
         Step::Enter(node) => {
+            // Whether a text looks like an address matters only inside a link.
             if let Some((n, address)) = with_text(&node, |t| {
                 let n = visible_len(t);
-                (
-                    n,
-                    t.contains("://") || t.contains('@') || t.contains("www."),
-                )
+                let address =
+                    in_link > 0 && (t.contains("://") || t.contains('@') || t.contains("www."));
+                (n, address)
             }) {
                 total += n;
                 if let Some(top) = frames.last_mut() {
@@ -135,11 +135,12 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
             if !node.is_element() {
                 return node.is_document() || node.is_fragment();
             }
-            let (kind, link, away, image, own_title) = with_element(&node, |e| {
+            let (kind, link, away, image, own_title, code) = with_element(&node, |e| {
                 let name = &*e.name.local;
                 // Code is content to the last token: its highlighting spans (`token tag`,
                 // `hljs-date`) are not metadata.
-                let code = in_code > 0 || matches!(name, "pre" | "code");
+                let is_code = matches!(name, "pre" | "code");
+                let code = in_code > 0 || is_code;
                 // Without `href`, an `a` is an anchor (`<a name>`), not a link.
                 let link = name == "a" && attr(e, "href").is_some();
                 let away = link && attr(e, "href").is_some_and(|h| leaves_the_page(h, page));
@@ -149,17 +150,15 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
                     kind_of(name, e, node.id == root.id)
                 };
                 let own_title = kind == Kind::Heading && attr(e, TITLE_MARK).is_some();
-                (kind, link, away, name == "img" && !code, own_title)
+                (kind, link, away, name == "img" && !code, own_title, is_code)
             })
-            .unwrap_or((Kind::Other, false, false, false, false));
+            .unwrap_or((Kind::Other, false, false, false, false, false));
             if image && in_away > 0 {
                 // An image inside a link to another page is a teaser's picture: its
                 // alternative text names the other page, not this one.
                 remove.push((node.id, 0, false));
                 return false;
             }
-            let code =
-                with_element(&node, |e| matches!(&*e.name.local, "pre" | "code")).unwrap_or(false);
             in_link += usize::from(link);
             in_away += usize::from(away);
             in_code += usize::from(code);
