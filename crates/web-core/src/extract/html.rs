@@ -10,7 +10,9 @@ use dom_smoothie::{Config, Readability};
 use html5ever::ns;
 
 use super::parse::parse;
-use super::prune::{TITLE_MARK, drop_orphan_headings, drop_tail_chrome, is_list_line, prune};
+use super::prune::{
+    Hrefs, TITLE_MARK, drop_orphan_headings, drop_tail_chrome, is_list_line, prune,
+};
 use super::render::{collapse, render};
 use super::tree::{Step, attr, flatten_deep, visible_len, walk, with_element, with_text};
 use super::vocab::{CHROME_ROLES, Names, classify_names, is_hidden, is_never_content};
@@ -102,12 +104,14 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         .map(|(t, h)| h.headline_of_title(t, site.as_deref()));
     let lang = marks.lang(&doc);
     let links = marks.links(&doc, base);
+    // Each link is resolved against the page once, however many of pruning's walks read it.
+    let mut hrefs = Hrefs::new(base);
 
     let (depth, elements) = (marks.depth, marks.elements);
     if let (Some(title), Some(headlines)) = (title.as_deref(), headlines.as_ref()) {
         headlines.mark_title_headings(&doc, title);
     }
-    let cleaned = clean_and_prune(&doc, base);
+    let cleaned = clean_and_prune(&doc, &mut hrefs);
     let body_chars = cleaned.text_chars;
     let selectable = depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS;
     // Selection consumes the document. A page that marks no main container would need its
@@ -126,15 +130,15 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     // Nothing changes the document between here and the look above: a page that marks no
     // container has none to render.
     let containers = if marks_container {
-        Containers::render(&doc, base)
+        Containers::render(&doc, &mut hrefs)
     } else {
         Containers {
             renders: Default::default(),
         }
     };
-    let post = headline_post(&doc, title.as_deref(), base);
+    let post = headline_post(&doc, title.as_deref(), &mut hrefs);
     let (selected, unselected) = if selectable {
-        (select(doc, base), spare)
+        (select(doc, &mut hrefs), spare)
     } else {
         (None, Some(doc))
     };
@@ -167,10 +171,10 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
                         if let Some(title) = title.as_deref() {
                             mark_title_headings(&doc, title);
                         }
-                        clean_and_prune(&doc, base);
+                        clean_and_prune(&doc, &mut hrefs);
                         doc
                     });
-                    prose_region(&doc).map(|n| prune_render(n, base))
+                    prose_region(&doc).map(|n| prune_render(n, &mut hrefs))
                 })
                 .unwrap_or_default();
             match selected {
@@ -248,7 +252,11 @@ fn headline(h1: Option<String>, title: Option<&str>, lines: &[String]) -> Option
 /// The post under the page's headline: the smallest element around the first heading
 /// (`h1` to `h3`) whose words are the title's that holds more text than the heading,
 /// rendered, when it has at most [`POST_MAX_CHARS`] visible characters.
-fn headline_post(doc: &Document, title: Option<&str>, base: &Url) -> Option<Vec<String>> {
+fn headline_post(
+    doc: &Document,
+    title: Option<&str>,
+    hrefs: &mut Hrefs<'_>,
+) -> Option<Vec<String>> {
     let words = heading_words(title?);
     if words.is_empty() {
         return None;
@@ -267,7 +275,7 @@ fn headline_post(doc: &Document, title: Option<&str>, base: &Url) -> Option<Vec<
             .filter(|p| p.is_element() && !p.has_name("body") && !p.has_name("html"))?;
         let n = visible_len(&text_within(node, POST_MAX_CHARS)?);
         if n > own {
-            return Some(prune_render(node, base));
+            return Some(prune_render(node, hrefs));
         }
     }
 }
@@ -301,7 +309,7 @@ fn first_h1(doc: &Document) -> Option<String> {
 const H1_MARK: &str = "data-mcp-web-h1";
 
 /// Runs content selection on a cleaned document and renders what it kept.
-fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
+fn select(doc: Document, hrefs: &mut Hrefs<'_>) -> Option<Vec<String>> {
     let config = Config {
         disable_json_ld: true,
         keep_classes: true,
@@ -311,6 +319,7 @@ fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
     // The selector writes every `h1` it keeps as `h2`; marking them first lets the page's own
     // levels be restored afterwards.
     doc.select("h1").set_attr(H1_MARK, "");
+    let base = hrefs.page();
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
     let mut readability = Readability::with_document(doc, url, Some(config)).ok()?;
     readability.parse().ok()?;
@@ -319,7 +328,7 @@ fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
     marked.remove_attr(H1_MARK);
     let root = readability.doc.select_single("#readability-page-1");
     let node = root.nodes().first().copied()?;
-    Some(prune_render(node, base))
+    Some(prune_render(node, hrefs))
 }
 
 /// The one element matching `selector`, if exactly one does.
@@ -348,10 +357,10 @@ const CONTAINERS: [&str; 4] = [
 
 impl Containers {
     /// Renders the page's unique containers.
-    fn render(doc: &Document, base: &Url) -> Self {
+    fn render(doc: &Document, hrefs: &mut Hrefs<'_>) -> Self {
         Self {
             renders: CONTAINERS
-                .map(|selector| unique(doc, selector).map(|n| prune_render(n, base))),
+                .map(|selector| unique(doc, selector).map(|n| prune_render(n, hrefs))),
         }
     }
 
@@ -559,9 +568,10 @@ fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
     out
 }
 
-/// Prunes boilerplate from a subtree of the page at `page`, then renders it.
-fn prune_render(node: NodeRef<'_>, page: &Url) -> Vec<String> {
-    prune(node, page);
+/// Prunes boilerplate from a subtree of the page `hrefs` resolves links against, then
+/// renders it.
+fn prune_render(node: NodeRef<'_>, hrefs: &mut Hrefs<'_>) -> Vec<String> {
+    prune(node, hrefs);
     let mut lines = render(node);
     drop_orphan_headings(&mut lines);
     lines
@@ -1260,10 +1270,10 @@ fn clean(doc: &Document) -> Cleaned {
 }
 
 /// Removes chrome from the document, then prunes boilerplate from its body.
-fn clean_and_prune(doc: &Document, base: &Url) -> Cleaned {
+fn clean_and_prune(doc: &Document, hrefs: &mut Hrefs<'_>) -> Cleaned {
     let cleaned = clean(doc);
     if let Some(body) = doc.body() {
-        prune(body, base);
+        prune(body, hrefs);
     }
     cleaned
 }
@@ -1549,7 +1559,7 @@ mod tests {
              this easy fall leaf bunting.</p></div></div><div><p>Tip jar: thank you for \
              every coin you give.</p></div></div></body></html>",
         );
-        let post = headline_post(&doc, Some("Fall Leaf Bunting"), &base).unwrap();
+        let post = headline_post(&doc, Some("Fall Leaf Bunting"), &mut Hrefs::new(&base)).unwrap();
         assert_eq!(
             post,
             lines("### Fall Leaf Bunting\n\nSimple shares this easy fall leaf bunting.")
@@ -1563,7 +1573,7 @@ mod tests {
             &post
         ));
         // No heading says the title: no post.
-        assert!(headline_post(&doc, Some("Winter"), &base).is_none());
+        assert!(headline_post(&doc, Some("Winter"), &mut Hrefs::new(&base)).is_none());
     }
 
     #[test]
@@ -1596,7 +1606,7 @@ mod tests {
             let doc = parse(html);
             mark_title_headings(&doc, title);
             let body = doc.body().unwrap();
-            prune(body, &base);
+            prune(body, &mut Hrefs::new(&base));
             render(body).join("\n")
         };
         // The post's heading links to the post itself: its title, not another page's teaser.

@@ -8,6 +8,8 @@
 //! site's footer note or a widget: short legal, contact and share lines, and a heading over
 //! a list of short items only.
 
+use std::collections::HashMap;
+
 use ::url::Url;
 use dom_query::{NodeId, NodeRef};
 
@@ -95,8 +97,8 @@ enum Kind {
 }
 
 /// Removes link lists, link farms, teasers, promotions, short metadata and author boxes
-/// from the subtree of `root` (never `root` itself).
-pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
+/// from the subtree of `root` (never `root` itself); `hrefs` says which links leave the page.
+pub(crate) fn prune(root: NodeRef<'_>, hrefs: &mut Hrefs<'_>) {
     let mut frames: Vec<Frame> = Vec::new();
     // Boilerplate found: the element, its visible characters, and whether a heading just
     // before it is its title (a block of links or teasers, not a date or a caption).
@@ -143,7 +145,7 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
                 let code = in_code > 0 || is_code;
                 // Without `href`, an `a` is an anchor (`<a name>`), not a link.
                 let link = name == "a" && attr(e, "href").is_some();
-                let away = link && attr(e, "href").is_some_and(|h| leaves_the_page(h, page));
+                let away = link && attr(e, "href").is_some_and(|h| hrefs.leaves_the_page(h));
                 let kind = if code {
                     Kind::Other
                 } else {
@@ -227,27 +229,62 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
     }
 }
 
-/// Whether a link goes to another page: not a `#fragment` of this one, not this page's own
-/// address (a post's title linking to itself), nor a picture (a link from an image to its
-/// full-size file).
-fn leaves_the_page(href: &str, page: &Url) -> bool {
-    let href = href.trim();
+/// Which links of one page go to another page: not a `#fragment` of this one, not this
+/// page's own address (a post's title linking to itself), nor a picture (a link from an
+/// image to its full-size file). Each `href` value is resolved against the page once,
+/// however many walks of the page read it.
+pub(crate) struct Hrefs<'p> {
+    /// The page's address.
+    page: &'p Url,
+    /// The answer for each (trimmed) `href` value resolved so far.
+    leaves: HashMap<Box<str>, bool>,
+}
+
+impl<'p> Hrefs<'p> {
+    /// No link of the page at `page` resolved yet.
+    pub(crate) fn new(page: &'p Url) -> Self {
+        Self {
+            page,
+            leaves: HashMap::new(),
+        }
+    }
+
+    /// The page's address.
+    pub(crate) fn page(&self) -> &'p Url {
+        self.page
+    }
+
+    /// Whether the link `href` goes to another page.
+    fn leaves_the_page(&mut self, href: &str) -> bool {
+        let href = href.trim();
+        if stays_without_resolving(href) {
+            return false;
+        }
+        if let Some(&leaves) = self.leaves.get(href) {
+            return leaves;
+        }
+        // A serialised URL has `#` only before its fragment.
+        let without_fragment = |u: &str| u.split('#').next().unwrap_or("").len();
+        let here = &self.page.as_str()[..without_fragment(self.page.as_str())];
+        let leaves = self.page.join(href).map_or(true, |target| {
+            let target = target.as_str();
+            &target[..without_fragment(target)] != here
+        });
+        self.leaves.insert(href.into(), leaves);
+        leaves
+    }
+}
+
+/// Whether a (trimmed) link stays on the page whatever it resolves to: a `#fragment`, or a
+/// picture.
+fn stays_without_resolving(href: &str) -> bool {
     let path = href.split(['?', '#']).next().unwrap_or("").as_bytes();
     // The extensions are lowercase: compared ASCII case-insensitively, without a copy.
     let picture = IMAGE_FILES.iter().any(|ext| {
         path.len() >= ext.len()
             && path[path.len() - ext.len()..].eq_ignore_ascii_case(ext.as_bytes())
     });
-    if href.starts_with('#') || picture {
-        return false;
-    }
-    // A serialised URL has `#` only before its fragment.
-    let without_fragment = |u: &str| u.split('#').next().unwrap_or("").len();
-    let here = &page.as_str()[..without_fragment(page.as_str())];
-    page.join(href).map_or(true, |target| {
-        let target = target.as_str();
-        &target[..without_fragment(target)] != here
-    })
+    href.starts_with('#') || picture
 }
 
 /// File extensions of pictures.
@@ -481,6 +518,28 @@ mod tests {
         let mut l = lines("# Coming soon\n\n## Stay tuned");
         drop_orphan_headings(&mut l);
         assert_eq!(l, lines("# Coming soon\n\n## Stay tuned"));
+    }
+
+    #[test]
+    fn a_link_leaves_the_page_unless_it_is_a_fragment_a_picture_or_the_page_itself() {
+        let page = Url::parse("https://example.com/a/post?id=1#top").unwrap();
+        let mut hrefs = Hrefs::new(&page);
+        let cases = [
+            ("#comments", false),
+            (" /img/Photo.JPG?w=2 ", false),
+            ("post?id=1#reply", false),
+            ("https://EXAMPLE.com/a/post?id=1", false),
+            ("post?id=2", true),
+            ("/b/", true),
+            ("https://other.example/", true),
+            ("http://[bad", true),
+        ];
+        // Asked twice: the second answer, from what was resolved, is the first.
+        for _ in 0..2 {
+            for (href, leaves) in cases {
+                assert_eq!(hrefs.leaves_the_page(href), leaves, "{href}");
+            }
+        }
     }
 
     const PROSE: &str = "The committee met on Tuesday and agreed to publish the full report before the end of the month of May.";
