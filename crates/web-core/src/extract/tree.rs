@@ -254,18 +254,49 @@ fn scan(html: &str, limit: usize, mut out: Option<&mut String>) -> bool {
 }
 
 fn memchr_lt(b: &[u8]) -> Option<usize> {
-    b.iter().position(|&c| c == b'<')
+    find_byte(b, b'<')
 }
 
 fn memchr_gt(b: &[u8]) -> Option<usize> {
-    b.iter().position(|&c| c == b'>')
+    find_byte(b, b'>')
 }
 
+/// The first position of `byte` in `hay`, looked for eight bytes at a time: a word holds
+/// the byte when the word XOR the byte repeated has a zero byte, which the usual
+/// subtract-and-mask test tells exactly.
+fn find_byte(hay: &[u8], byte: u8) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let repeated = ONES * u64::from(byte);
+    let mut chunks = hay.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let x = u64::from_ne_bytes(word) ^ repeated;
+        if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
+            return chunk.iter().position(|&c| c == byte).map(|p| offset + p);
+        }
+        offset += 8;
+    }
+    hay[offset..]
+        .iter()
+        .position(|&c| c == byte)
+        .map(|p| offset + p)
+}
+
+/// The first position at or after `from` where `needle` (not empty) starts in `hay`.
 fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    hay.get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| from + p)
+    let (&first, rest) = needle.split_first()?;
+    let mut i = from;
+    loop {
+        let p = i + find_byte(hay.get(i..)?, first)?;
+        if hay.get(p + 1..)?.starts_with(rest) {
+            return Some(p);
+        }
+        i = p + 1;
+    }
 }
 
 /// The index just past `</name ...>` at or after `from`, case-insensitively.
@@ -287,6 +318,29 @@ fn find_end_tag(hay: &[u8], from: usize, name: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_and_runs_are_found_where_a_plain_search_finds_them() {
+        let text = b"ab<c>--><d>\x80\xff<<!-- x -->12345678</scRipt>--!>";
+        for start in 0..text.len() {
+            for end in start..=text.len() {
+                let hay = &text[start..end];
+                for byte in [b'<', b'>', b'-', b'x', b'\xff', 0] {
+                    let plain = hay.iter().position(|&c| c == byte);
+                    assert_eq!(find_byte(hay, byte), plain, "{start}..{end} {byte}");
+                }
+                for needle in [&b"-->"[..], b"</", b"<", b"--!>", b"zz"] {
+                    for from in 0..=hay.len() + 1 {
+                        let plain = hay
+                            .get(from..)
+                            .and_then(|h| h.windows(needle.len()).position(|w| w == needle))
+                            .map(|p| from + p);
+                        assert_eq!(find(hay, from, needle), plain, "{start}..{end} {from}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn shallow_markup_is_borrowed_unchanged() {
