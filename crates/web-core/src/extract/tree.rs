@@ -67,27 +67,45 @@ pub(crate) fn with_text<R>(node: &NodeRef<'_>, f: impl FnOnce(&str) -> R) -> Opt
 
 /// Characters other than whitespace in a text: what the extractor counts as text's size.
 pub(crate) fn visible_len(text: &str) -> usize {
+    let bytes = text.as_bytes();
     let mut n = 0;
-    let mut rest = text;
-    loop {
-        // A run of ASCII is counted byte by byte: its whitespace is the space and `\t` to
-        // `\r`, as `char::is_whitespace` has it.
-        let ascii = rest
-            .bytes()
-            .position(|b| !b.is_ascii())
-            .unwrap_or(rest.len());
-        let (run, tail) = rest.split_at(ascii);
-        n += run
-            .bytes()
-            .filter(|b| !matches!(b, b' ' | b'\t'..=b'\r'))
-            .count();
-        let mut chars = tail.chars();
-        let Some(c) = chars.next() else {
-            return n;
+    let mut i = 0;
+    while i < bytes.len() {
+        // Eight ASCII bytes at a time; a character at a time elsewhere. Either way `i`
+        // stays at the start of a character.
+        if let Some(Ok(word)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
+            let word = u64::from_ne_bytes(word);
+            if word & HIGHS == 0 {
+                n += 8 - ascii_spaces(word);
+                i += 8;
+                continue;
+            }
+        }
+        let Some(c) = text.get(i..).and_then(|t| t.chars().next()) else {
+            break;
         };
         n += usize::from(!c.is_whitespace());
-        rest = chars.as_str();
+        i += c.len_utf8();
     }
+    n
+}
+
+/// Each byte's low bit in a word of eight bytes.
+const ONES: u64 = 0x0101_0101_0101_0101;
+/// Each byte's high bit in a word of eight bytes.
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// How many of a word's eight ASCII bytes are whitespace as `char::is_whitespace` has it:
+/// the space, or `\t` to `\r`. Per byte, without carries between bytes (each is below
+/// 0x80): a byte is the space when it XOR 0x20 is zero, and in `\t..=\r` when adding
+/// 0x80 − 9 sets its high bit and adding 0x80 − 14 does not.
+fn ascii_spaces(word: u64) -> usize {
+    const LOWS: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    let y = word ^ (ONES * 0x20);
+    let space = !(((y & LOWS) + LOWS) | y) & HIGHS;
+    let from_tab = (word + ONES * (0x80 - 9)) & HIGHS;
+    let past_return = (word + ONES * (0x80 - 14)) & HIGHS;
+    ((from_tab & !past_return) | space).count_ones() as usize
 }
 
 /// An attribute's value.
@@ -265,8 +283,6 @@ fn memchr_gt(b: &[u8]) -> Option<usize> {
 /// the byte when the word XOR the byte repeated has a zero byte, which the usual
 /// subtract-and-mask test tells exactly.
 fn find_byte(hay: &[u8], byte: u8) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
     let repeated = ONES * u64::from(byte);
     let mut chunks = hay.chunks_exact(8);
     let mut offset = 0;
@@ -362,6 +378,21 @@ mod tests {
             let expected = usize::from(!c.is_whitespace());
             assert_eq!(visible_len(&c.to_string()), expected, "{c:?}");
             assert_eq!(visible_len(&format!("a{c}\u{a0}b")), expected + 2, "{c:?}");
+        }
+        // Every ASCII byte at every place of a text long enough to be read by words.
+        for b in 0..0x80u8 {
+            let expected = usize::from(!char::from(b).is_whitespace());
+            for at in 0..20 {
+                let mut text = vec![b'x'; 20];
+                text[at] = b;
+                let text = String::from_utf8(text).unwrap();
+                assert_eq!(visible_len(&text), 19 + expected, "{b} at {at}");
+                assert_eq!(
+                    visible_len(&format!("é{text}ü")),
+                    21 + expected,
+                    "{b} at {at}"
+                );
+            }
         }
         assert_eq!(visible_len(""), 0);
         assert_eq!(
