@@ -117,7 +117,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     // Selection consumes the document. A page that marks no main container would need its
     // prose region, should selection keep under a third of it: a copy of the cleaned page
     // is kept for that, cheaper than parsing and cleaning the page again.
-    let marks_container = CONTAINERS.iter().any(|s| unique(&doc, s).is_some());
+    let (marks_container, h1) = container_and_h1(&doc);
     let spare = (selectable && !marks_container).then(|| doc.clone());
 
     let mut flags = Flags {
@@ -126,7 +126,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     };
     // What widening and the fallback read of the cleaned page is taken before content
     // selection rewrites the one document: its first h1 and its own containers, rendered.
-    let h1 = first_h1(&doc);
+    let h1 = h1.map(|id| collapse(&NodeRef::new(id, &doc.tree).text()));
     // Nothing changes the document between here and the look above: a page that marks no
     // container has none to render.
     let containers = if marks_container {
@@ -297,12 +297,42 @@ fn mark_title_headings(doc: &Document, title: &str) {
     Headlines::of(doc).mark_title_headings(doc, title);
 }
 
-/// The text of the document's first `h1`.
-fn first_h1(doc: &Document) -> Option<String> {
-    doc.select_single("h1")
-        .nodes()
-        .first()
-        .map(|n| collapse(&n.text()))
+/// Whether the document marks a main container (exactly one element matches one of
+/// [`CONTAINERS`]), and its first `h1`, by one walk: the selectors matched as the selector
+/// engine matches them (local names in any namespace, attributes in no namespace, their
+/// values compared exactly).
+fn container_and_h1(doc: &Document) -> (bool, Option<NodeId>) {
+    // Matches of each of [`CONTAINERS`], counted up to two.
+    let mut matches = [0u8; 4];
+    let mut h1 = None;
+    walk(doc.root(), |step| {
+        if let Step::Enter(node) = step {
+            with_element(&node, |e| {
+                let local = &e.name.local;
+                let value_is = |name: LocalName, value: &str| {
+                    e.attrs
+                        .iter()
+                        .any(|a| a.name.ns == ns!() && a.name.local == name && &*a.value == value)
+                };
+                let hits = [
+                    value_is(local_name!("itemprop"), "articleBody"),
+                    *local == local_name!("article"),
+                    value_is(local_name!("role"), "main"),
+                    *local == local_name!("main"),
+                ];
+                for (count, hit) in matches.iter_mut().zip(hits) {
+                    if hit {
+                        *count = (*count + 1).min(2);
+                    }
+                }
+                if *local == local_name!("h1") {
+                    h1.get_or_insert(node.id);
+                }
+            });
+        }
+        true
+    });
+    (matches.contains(&1), h1)
 }
 
 /// The attribute that marks a page's own `h1` elements through content selection.
@@ -1418,6 +1448,29 @@ mod tests {
             links,
             ["https://example.com/root/rel", "https://example.com/a/page"]
         );
+    }
+
+    #[test]
+    fn one_walk_finds_the_container_and_the_first_h1_the_selectors_find() {
+        let pages = [
+            "<body><main><h1>A</h1></main><h1>B</h1></body>",
+            "<body><article>1</article><article>2</article><div role=MAIN>x</div></body>",
+            "<body><div itemprop=articlebody>x</div><div role=main>y</div><div role=main>z</div></body>",
+            "<body><div itemprop=articleBody>x</div><svg><main/><h1>in svg</h1></svg></body>",
+            "<body><p>none</p></body>",
+        ];
+        for page in pages {
+            let doc = parse(page);
+            let by_selectors = (
+                CONTAINERS.iter().any(|s| unique(&doc, s).is_some()),
+                doc.select_single("h1").nodes().first().map(|n| n.id),
+            );
+            assert_eq!(container_and_h1(&doc), by_selectors, "{page}");
+        }
+        let doc = parse(pages[1]);
+        assert!(!container_and_h1(&doc).0);
+        let doc = parse(pages[3]);
+        assert!(container_and_h1(&doc).0);
     }
 
     #[test]
