@@ -449,8 +449,9 @@ fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
         n if is_subheading(n) => return Kind::Heading,
         _ => {}
     }
-    let names = || [attr(e, "class"), attr(e, "id")].into_iter().flatten();
-    if names().any(|v| has_word(v, AUTHOR_WORDS)) && !attr(e, "class").is_some_and(names_entry) {
+    let (class, id) = (attr(e, "class"), attr(e, "id"));
+    let names = || [class, id].into_iter().flatten();
+    if names().any(|v| has_word(v, AUTHOR_WORDS)) && !class.is_some_and(names_entry) {
         Kind::Author
     } else if names().any(|v| has_word(v, META_WORDS) || has_phrase(v, META_PHRASES)) {
         Kind::Meta
