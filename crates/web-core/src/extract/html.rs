@@ -5,18 +5,17 @@
 use std::collections::{HashMap, HashSet};
 
 use ::url::Url;
-use dom_query::{Document, NodeId, NodeRef};
+use dom_query::{Document, Element, LocalName, NodeId, NodeRef, local_name};
 use dom_smoothie::{Config, Readability};
+use html5ever::ns;
 
 use super::parse::parse;
 use super::prune::{
-    TITLE_MARK, dateline, drop_comment_section, drop_orphan_headings, drop_tail_chrome,
+    Hrefs, TITLE_MARK, dateline, drop_comment_section, drop_orphan_headings, drop_tail_chrome,
     is_list_line, prune,
 };
 use super::render::{collapse, render};
-use super::tree::{
-    Step, attr, depth_and_count, flatten_deep, visible_len, walk, with_element, with_text,
-};
+use super::tree::{Step, attr, flatten_deep, visible_len, walk, with_element, with_text};
 use super::vocab::{CHROME_ROLES, Names, classify_names, is_hidden, is_never_content, names_entry};
 use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
 
@@ -93,7 +92,8 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let flattened = matches!(flat, std::borrow::Cow::Owned(_));
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
     let (doc, readable) = readable_title(parse(&flat), url);
-    let raw_title = title(&doc);
+    let marks = Marks::of(&doc);
+    let raw_title = marks.title(&doc);
     let site = readable
         .site
         .clone()
@@ -102,25 +102,29 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let title = readable.title.or(raw_title);
     // The elements that may say the headline, found by one walk, their words read once: for
     // cutting the title and for marking the headings that say it.
-    let headlines = title.is_some().then(|| Headlines::of(&doc));
+    let headlines = title
+        .is_some()
+        .then(|| Headlines::read(&doc, &marks.headlines));
     let title = title
         .zip(headlines.as_ref())
         .map(|(t, h)| h.title_of(t, raw, site.as_deref()));
-    let lang = lang(&doc);
-    let links = links(&doc, base);
+    let lang = marks.lang(&doc);
+    let links = marks.links(&doc, base);
+    // Each link is resolved against the page once, however many of pruning's walks read it.
+    let mut hrefs = Hrefs::new(base);
 
-    let (depth, elements) = depth_and_count(doc.root());
+    let (depth, elements) = (marks.depth, marks.elements);
     if let (Some(title), Some(headlines)) = (title.as_deref(), headlines.as_ref()) {
         headlines.mark_title_headings(&doc, title);
     }
     drop_repeated_alts(&doc, title.as_deref());
-    let cleaned = clean_and_prune(&doc, base);
+    let cleaned = clean_and_prune(&doc, &mut hrefs);
     let body_chars = cleaned.text_chars;
     let selectable = depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS;
     // Selection consumes the document. A page that marks no main container would need its
     // prose region, should selection keep under a third of it: a copy of the cleaned page
     // is kept for that, cheaper than parsing and cleaning the page again.
-    let marks_container = CONTAINERS.iter().any(|s| unique(&doc, s).is_some());
+    let (marks_container, h1) = container_and_h1(&doc);
     let spare = (selectable && !marks_container).then(|| doc.clone());
 
     let mut flags = Flags {
@@ -129,7 +133,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     };
     // What widening and the fallback read of the cleaned page is taken before content
     // selection rewrites the one document: its first h1 and its own containers, rendered.
-    let h1 = first_h1(&doc);
+    let h1 = h1.map(|id| collapse(&NodeRef::new(id, &doc.tree).text()));
     let dateline = title
         .as_ref()
         .and_then(|_| {
@@ -142,15 +146,15 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     // Nothing changes the document between here and the look above: a page that marks no
     // container has none to render.
     let containers = if marks_container {
-        Containers::render(&doc, base)
+        Containers::render(&doc, &mut hrefs)
     } else {
         Containers {
             renders: Default::default(),
         }
     };
-    let post = headline_post(&doc, title.as_deref(), base);
+    let post = headline_post(&doc, title.as_deref(), &mut hrefs);
     let (selected, unselected) = if selectable {
-        (select(doc, base), spare)
+        (select(doc, &mut hrefs), spare)
     } else {
         (None, Some(doc))
     };
@@ -183,10 +187,10 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
                         if let Some(title) = title.as_deref() {
                             mark_title_headings(&doc, title);
                         }
-                        clean_and_prune(&doc, base);
+                        clean_and_prune(&doc, &mut hrefs);
                         doc
                     });
-                    prose_region(&doc).map(|n| prune_render(n, base))
+                    prose_region(&doc).map(|n| prune_render(n, &mut hrefs))
                 })
                 .unwrap_or_default();
             match selected {
@@ -342,7 +346,11 @@ fn put_dateline(lines: &mut Vec<String>, dateline: String, title: Option<&str>) 
 /// The post under the page's headline: the smallest element around the first heading
 /// (`h1` to `h3`) whose words are the title's that holds more text than the heading,
 /// rendered, when it has at most [`POST_MAX_CHARS`] visible characters.
-fn headline_post(doc: &Document, title: Option<&str>, base: &Url) -> Option<Vec<String>> {
+fn headline_post(
+    doc: &Document,
+    title: Option<&str>,
+    hrefs: &mut Hrefs<'_>,
+) -> Option<Vec<String>> {
     let words = heading_words(title?);
     if words.is_empty() {
         return None;
@@ -361,7 +369,7 @@ fn headline_post(doc: &Document, title: Option<&str>, base: &Url) -> Option<Vec<
             .filter(|p| p.is_element() && !p.has_name("body") && !p.has_name("html"))?;
         let n = visible_len(&text_within(node, POST_MAX_CHARS)?);
         if n > own {
-            return Some(prune_render(node, base));
+            return Some(prune_render(node, hrefs));
         }
     }
 }
@@ -383,19 +391,49 @@ fn mark_title_headings(doc: &Document, title: &str) {
     Headlines::of(doc).mark_title_headings(doc, title);
 }
 
-/// The text of the document's first `h1`.
-fn first_h1(doc: &Document) -> Option<String> {
-    doc.select_single("h1")
-        .nodes()
-        .first()
-        .map(|n| collapse(&n.text()))
+/// Whether the document marks a main container (exactly one element matches one of
+/// [`CONTAINERS`]), and its first `h1`, by one walk: the selectors matched as the selector
+/// engine matches them (local names in any namespace, attributes in no namespace, their
+/// values compared exactly).
+fn container_and_h1(doc: &Document) -> (bool, Option<NodeId>) {
+    // Matches of each of [`CONTAINERS`], counted up to two.
+    let mut matches = [0u8; 4];
+    let mut h1 = None;
+    walk(doc.root(), |step| {
+        if let Step::Enter(node) = step {
+            with_element(&node, |e| {
+                let local = &e.name.local;
+                let value_is = |name: LocalName, value: &str| {
+                    e.attrs
+                        .iter()
+                        .any(|a| a.name.ns == ns!() && a.name.local == name && &*a.value == value)
+                };
+                let hits = [
+                    value_is(local_name!("itemprop"), "articleBody"),
+                    *local == local_name!("article"),
+                    value_is(local_name!("role"), "main"),
+                    *local == local_name!("main"),
+                ];
+                for (count, hit) in matches.iter_mut().zip(hits) {
+                    if hit {
+                        *count = (*count + 1).min(2);
+                    }
+                }
+                if *local == local_name!("h1") {
+                    h1.get_or_insert(node.id);
+                }
+            });
+        }
+        true
+    });
+    (matches.contains(&1), h1)
 }
 
 /// The attribute that marks a page's own `h1` elements through content selection.
 const H1_MARK: &str = "data-mcp-web-h1";
 
 /// Runs content selection on a cleaned document and renders what it kept.
-fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
+fn select(doc: Document, hrefs: &mut Hrefs<'_>) -> Option<Vec<String>> {
     let config = Config {
         disable_json_ld: true,
         keep_classes: true,
@@ -405,6 +443,7 @@ fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
     // The selector writes every `h1` it keeps as `h2`; marking them first lets the page's own
     // levels be restored afterwards.
     doc.select("h1").set_attr(H1_MARK, "");
+    let base = hrefs.page();
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
     let mut readability = Readability::with_document(doc, url, Some(config)).ok()?;
     readability.parse().ok()?;
@@ -413,7 +452,7 @@ fn select(doc: Document, base: &Url) -> Option<Vec<String>> {
     marked.remove_attr(H1_MARK);
     let root = readability.doc.select_single("#readability-page-1");
     let node = root.nodes().first().copied()?;
-    Some(prune_render(node, base))
+    Some(prune_render(node, hrefs))
 }
 
 /// The one element matching `selector`, if exactly one does.
@@ -442,10 +481,10 @@ const CONTAINERS: [&str; 4] = [
 
 impl Containers {
     /// Renders the page's unique containers.
-    fn render(doc: &Document, base: &Url) -> Self {
+    fn render(doc: &Document, hrefs: &mut Hrefs<'_>) -> Self {
         Self {
             renders: CONTAINERS
-                .map(|selector| unique(doc, selector).map(|n| prune_render(n, base))),
+                .map(|selector| unique(doc, selector).map(|n| prune_render(n, hrefs))),
         }
     }
 
@@ -653,9 +692,10 @@ fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
     out
 }
 
-/// Prunes boilerplate from a subtree of the page at `page`, then renders it.
-fn prune_render(node: NodeRef<'_>, page: &Url) -> Vec<String> {
-    prune(node, page);
+/// Prunes boilerplate from a subtree of the page `hrefs` resolves links against, then
+/// renders it.
+fn prune_render(node: NodeRef<'_>, hrefs: &mut Hrefs<'_>) -> Vec<String> {
+    prune(node, hrefs);
     let mut lines = render(node);
     drop_orphan_headings(&mut lines);
     lines
@@ -720,29 +760,44 @@ struct Headlines {
 impl Headlines {
     /// The page's elements that may say its headline, by one walk of the document.
     fn of(doc: &Document) -> Self {
-        let mut elements = Vec::new();
+        let mut candidates = Vec::new();
         walk(doc.root(), |step| {
             if let Step::Enter(node) = step
-                && let Some((heading, named)) = with_element(&node, |e| {
-                    let heading = matches!(&*e.name.local, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
-                    let named = || {
-                        [attr(e, "class"), attr(e, "id")]
-                            .into_iter()
-                            .flatten()
-                            .any(|v| {
-                                contains_ignore_ascii_case(v, "headline")
-                                    || contains_ignore_ascii_case(v, "title")
-                            })
-                    };
-                    (heading, heading || named())
-                })
-                && named
+                && let Some(Some(heading)) = with_element(&node, Self::candidate)
             {
-                let words = text_within(node, HEADLINE_MAX_CHARS).map(|t| heading_words(&t));
-                elements.push((node.id, heading, words));
+                candidates.push((node.id, heading));
             }
             true
         });
+        Self::read(doc, &candidates)
+    }
+
+    /// Whether an element may say the headline (`Some`) and whether it is a heading: `h1`
+    /// to `h6`, or an element whose class or id names a headline or a title.
+    fn candidate(e: &Element) -> Option<bool> {
+        let heading = matches!(&*e.name.local, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+        let named = || {
+            [attr(e, "class"), attr(e, "id")]
+                .into_iter()
+                .flatten()
+                .any(|v| {
+                    contains_ignore_ascii_case(v, "headline")
+                        || contains_ignore_ascii_case(v, "title")
+                })
+        };
+        (heading || named()).then_some(heading)
+    }
+
+    /// The words of the candidates found (element, whether it is a heading), in their order.
+    fn read(doc: &Document, candidates: &[(NodeId, bool)]) -> Self {
+        let elements = candidates
+            .iter()
+            .map(|&(id, heading)| {
+                let node = NodeRef::new(id, &doc.tree);
+                let words = text_within(node, HEADLINE_MAX_CHARS).map(|t| heading_words(&t));
+                (id, heading, words)
+            })
+            .collect();
         Self { elements }
     }
 
@@ -942,80 +997,198 @@ fn drop_repeated_headings(lines: &mut Vec<String>, title: Option<&str>, site: Op
     *lines = out;
 }
 
-/// The title when Readability finds none: `<title>`, else `og:title`, else the first `h1`.
-fn title(doc: &Document) -> Option<String> {
-    let first_text = |selector: &str| {
-        doc.select_single(selector)
-            .nodes()
-            .first()
-            .map(|n| collapse(&n.text()))
-    };
-    let from_title = first_text("head title").or_else(|| first_text("title"));
-    let og = || {
-        doc.select_single(r#"meta[property="og:title"], meta[name="og:title"]"#)
-            .attr("content")
-            .map(|c| collapse(&c))
-    };
-    // Each source is read only when the ones before it gave no text.
-    from_title
-        .filter(|t| !t.is_empty())
-        .or_else(|| og().filter(|t| !t.is_empty()))
-        .or_else(|| first_text("h1").filter(|t| !t.is_empty()))
+/// The elements the page's metadata is read from, found by one walk of the parsed page: each
+/// is the first element in document order that a selector of the page's metadata matches
+/// (named in each field), matched as the selector engine matches it: by local name in any
+/// namespace, attributes in no namespace, `rel` words ASCII case-insensitively on HTML
+/// elements only.
+#[derive(Default)]
+struct Marks {
+    /// `head title`.
+    head_title: Option<NodeId>,
+    /// `title`.
+    title: Option<NodeId>,
+    /// `meta[property="og:title"], meta[name="og:title"]`.
+    og_title: Option<NodeId>,
+    /// `h1`.
+    h1: Option<NodeId>,
+    /// `html[lang]`.
+    html_lang: Option<NodeId>,
+    /// The first of `meta[http-equiv][content]` whose `http-equiv` says `Content-Language`.
+    content_language: Option<NodeId>,
+    /// `base[href]`.
+    base: Option<NodeId>,
+    /// Every match of `a[href], area[href], link[rel~=next][href]`, in document order.
+    links: Vec<NodeId>,
+    /// The elements that may say the headline ([`Headlines::candidate`]) and whether each
+    /// is a heading, in document order.
+    headlines: Vec<(NodeId, bool)>,
+    /// The greatest element depth.
+    depth: usize,
+    /// The number of elements.
+    elements: usize,
 }
 
-/// The declared language: `<html lang>`, else a `Content-Language` meta.
-fn lang(doc: &Document) -> Option<String> {
-    let from_html = doc
-        .select_single("html[lang]")
-        .attr("lang")
-        .map(|l| l.trim().to_owned());
-    let from_meta = || {
-        doc.select("meta[http-equiv][content]")
-            .nodes()
-            .iter()
-            .find(|n| {
-                n.attr("http-equiv")
-                    .is_some_and(|v| v.trim().eq_ignore_ascii_case("content-language"))
-            })
-            .and_then(|n| n.attr("content"))
-            .map(|l| l.trim().to_owned())
-    };
-    from_html
-        .filter(|l| !l.is_empty())
-        .or_else(from_meta)
-        .filter(|l| !l.is_empty() && l.len() <= 64)
-}
-
-/// Absolute http(s) links in document order (`<a href>`, `<area href>`, `<link rel=next>`),
-/// fragments removed, duplicates dropped.
-fn links(doc: &Document, base: &Url) -> Vec<Url> {
-    let base = doc
-        .select_single("base[href]")
-        .attr("href")
-        .and_then(|h| base.join(h.trim()).ok())
-        .unwrap_or_else(|| base.clone());
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    for node in doc
-        .select("a[href], area[href], link[rel~=next][href]")
-        .nodes()
-    {
-        let Some(href) = node.attr("href") else {
-            continue;
-        };
-        let Ok(mut url) = base.join(href.trim()) else {
-            continue;
-        };
-        if !matches!(url.scheme(), "http" | "https") {
-            continue;
-        }
-        url.set_fragment(None);
-        if seen.insert(url.as_str().to_owned()) {
-            out.push(url);
-        }
+impl Marks {
+    /// The page's metadata elements, by one walk of the document.
+    fn of(doc: &Document) -> Self {
+        let mut marks = Self::default();
+        // Open `head` elements around the node entered, and open elements.
+        let mut in_head = 0usize;
+        let mut depth = 0usize;
+        walk(doc.root(), |step| {
+            match step {
+                Step::Enter(node) => {
+                    with_element(&node, |e| {
+                        depth += 1;
+                        marks.elements += 1;
+                        marks.depth = marks.depth.max(depth);
+                        if let Some(heading) = Headlines::candidate(e) {
+                            marks.headlines.push((node.id, heading));
+                        }
+                        let local = &e.name.local;
+                        let html = e.name.ns == ns!(html);
+                        // An attribute in no namespace, as an attribute selector reads it.
+                        let has = |name: LocalName| {
+                            e.attrs
+                                .iter()
+                                .any(|a| a.name.ns == ns!() && a.name.local == name)
+                        };
+                        let first = |slot: &mut Option<NodeId>| {
+                            slot.get_or_insert(node.id);
+                        };
+                        if *local == local_name!("head") {
+                            in_head += 1;
+                        } else if *local == local_name!("title") {
+                            if in_head > 0 {
+                                first(&mut marks.head_title);
+                            }
+                            first(&mut marks.title);
+                        } else if *local == local_name!("meta") {
+                            if marks.og_title.is_none()
+                                && e.attrs.iter().any(|a| {
+                                    a.name.ns == ns!()
+                                        && (a.name.local == local_name!("property")
+                                            || a.name.local == local_name!("name"))
+                                        && &*a.value == "og:title"
+                                })
+                            {
+                                marks.og_title = Some(node.id);
+                            }
+                            if marks.content_language.is_none()
+                                && has(local_name!("http-equiv"))
+                                && has(local_name!("content"))
+                                && attr(e, "http-equiv").is_some_and(|v| {
+                                    v.trim().eq_ignore_ascii_case("content-language")
+                                })
+                            {
+                                marks.content_language = Some(node.id);
+                            }
+                        } else if *local == local_name!("h1") {
+                            first(&mut marks.h1);
+                        } else if *local == local_name!("html") {
+                            if has(local_name!("lang")) {
+                                first(&mut marks.html_lang);
+                            }
+                        } else if *local == local_name!("base") {
+                            if has(local_name!("href")) {
+                                first(&mut marks.base);
+                            }
+                        } else if *local == local_name!("a") || *local == local_name!("area") {
+                            if has(local_name!("href")) {
+                                marks.links.push(node.id);
+                            }
+                        } else if *local == local_name!("link")
+                            && has(local_name!("href"))
+                            && e.attrs.iter().any(|a| {
+                                a.name.ns == ns!()
+                                    && a.name.local == local_name!("rel")
+                                    && a.value.split(SELECTOR_WHITESPACE).any(|w| {
+                                        if html {
+                                            w.eq_ignore_ascii_case("next")
+                                        } else {
+                                            w == "next"
+                                        }
+                                    })
+                            })
+                        {
+                            marks.links.push(node.id);
+                        }
+                    });
+                }
+                Step::Leave(node, _) => {
+                    with_element(&node, |e| {
+                        depth = depth.saturating_sub(1);
+                        if e.name.local == local_name!("head") {
+                            in_head -= 1;
+                        }
+                    });
+                }
+            }
+            true
+        });
+        marks
     }
-    out
+
+    /// The title when Readability finds none: `<title>`, else `og:title`, else the first
+    /// `h1`.
+    fn title(&self, doc: &Document) -> Option<String> {
+        let text = |id: Option<NodeId>| id.map(|id| collapse(&NodeRef::new(id, &doc.tree).text()));
+        let og = || {
+            self.og_title
+                .and_then(|id| NodeRef::new(id, &doc.tree).attr("content"))
+                .map(|c| collapse(&c))
+        };
+        // Each source is read only when the ones before it gave no text.
+        text(self.head_title.or(self.title))
+            .filter(|t| !t.is_empty())
+            .or_else(|| og().filter(|t| !t.is_empty()))
+            .or_else(|| text(self.h1).filter(|t| !t.is_empty()))
+    }
+
+    /// The declared language: `<html lang>`, else a `Content-Language` meta.
+    fn lang(&self, doc: &Document) -> Option<String> {
+        let value = |id: Option<NodeId>, name: &str| {
+            id.and_then(|id| NodeRef::new(id, &doc.tree).attr(name))
+                .map(|l| l.trim().to_owned())
+        };
+        value(self.html_lang, "lang")
+            .filter(|l| !l.is_empty())
+            .or_else(|| value(self.content_language, "content"))
+            .filter(|l| !l.is_empty() && l.len() <= 64)
+    }
+
+    /// Absolute http(s) links in document order (`<a href>`, `<area href>`,
+    /// `<link rel=next>`), fragments removed, duplicates dropped.
+    fn links(&self, doc: &Document, base: &Url) -> Vec<Url> {
+        let base = self
+            .base
+            .and_then(|id| NodeRef::new(id, &doc.tree).attr("href"))
+            .and_then(|h| base.join(h.trim()).ok())
+            .unwrap_or_else(|| base.clone());
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for id in &self.links {
+            let Some(href) = NodeRef::new(*id, &doc.tree).attr("href") else {
+                continue;
+            };
+            let Ok(mut url) = base.join(href.trim()) else {
+                continue;
+            };
+            if !matches!(url.scheme(), "http" | "https") {
+                continue;
+            }
+            url.set_fragment(None);
+            if seen.insert(url.as_str().to_owned()) {
+                out.push(url);
+            }
+        }
+        out
+    }
 }
+
+/// Whitespace as the selector engine splits an attribute's words (`[rel~=next]`).
+const SELECTOR_WHITESPACE: &[char] = &[' ', '\t', '\n', '\r', '\x0C'];
 
 /// What the chrome filter saw.
 struct Cleaned {
@@ -1257,10 +1430,10 @@ fn clean(doc: &Document) -> Cleaned {
 }
 
 /// Removes chrome from the document, then prunes boilerplate from its body.
-fn clean_and_prune(doc: &Document, base: &Url) -> Cleaned {
+fn clean_and_prune(doc: &Document, hrefs: &mut Hrefs<'_>) -> Cleaned {
     let cleaned = clean(doc);
     if let Some(body) = doc.body() {
-        prune(body, base);
+        prune(body, hrefs);
     }
     cleaned
 }
@@ -1271,6 +1444,163 @@ mod tests {
 
     fn lines(text: &str) -> Vec<String> {
         text.split('\n').map(str::to_owned).collect()
+    }
+
+    /// The page's metadata as the selector queries read it, one query each.
+    fn by_selectors(doc: &Document, base: &Url) -> (Option<String>, Option<String>, Vec<Url>) {
+        let first_text = |selector: &str| {
+            doc.select_single(selector)
+                .nodes()
+                .first()
+                .map(|n| collapse(&n.text()))
+        };
+        let og = || {
+            doc.select_single(r#"meta[property="og:title"], meta[name="og:title"]"#)
+                .attr("content")
+                .map(|c| collapse(&c))
+        };
+        let title = first_text("head title")
+            .or_else(|| first_text("title"))
+            .filter(|t| !t.is_empty())
+            .or_else(|| og().filter(|t| !t.is_empty()))
+            .or_else(|| first_text("h1").filter(|t| !t.is_empty()));
+        let from_meta = || {
+            doc.select("meta[http-equiv][content]")
+                .nodes()
+                .iter()
+                .find(|n| {
+                    n.attr("http-equiv")
+                        .is_some_and(|v| v.trim().eq_ignore_ascii_case("content-language"))
+                })
+                .and_then(|n| n.attr("content"))
+                .map(|l| l.trim().to_owned())
+        };
+        let lang = doc
+            .select_single("html[lang]")
+            .attr("lang")
+            .map(|l| l.trim().to_owned())
+            .filter(|l| !l.is_empty())
+            .or_else(from_meta)
+            .filter(|l| !l.is_empty() && l.len() <= 64);
+        let base = doc
+            .select_single("base[href]")
+            .attr("href")
+            .and_then(|h| base.join(h.trim()).ok())
+            .unwrap_or_else(|| base.clone());
+        let mut seen = HashSet::new();
+        let links = doc
+            .select("a[href], area[href], link[rel~=next][href]")
+            .nodes()
+            .iter()
+            .filter_map(|n| base.join(n.attr("href")?.trim()).ok())
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+            .map(|mut u| {
+                u.set_fragment(None);
+                u
+            })
+            .filter(|u| seen.insert(u.as_str().to_owned()))
+            .collect();
+        (title, lang, links)
+    }
+
+    #[test]
+    fn one_walk_finds_the_metadata_the_selectors_find() {
+        let base = Url::parse("https://example.com/a/page").unwrap();
+        let pages = [
+            // Foreign elements: an `html` with `lang`, a `title` and links inside SVG and
+            // MathML; `rel` words compared case-insensitively on HTML elements only; an
+            // `xlink:href` is in a namespace, not an `href`.
+            "<html><head><meta name=og:title content=' OG  title '></head><body>\
+             <svg><title>Drawing</title><html lang=fr></html><a xlink:href=/svg-x>x</a>\
+             <a href=/svg-a>a</a><link rel=NEXT href=/svg-upper /><link rel='prev next' \
+             href=/svg-next /></svg><math><title>M</title></math>\
+             <link rel=NEXT href=/upper><link rel='next&#12;page' href=/ff><link rel=nexts \
+             href=/no><a href='#top'>t</a><a name=n>anchor</a><area href=/map>\
+             <h1>  Heading   one </h1><h1>Two</h1><div class=PostTitle>Named</div></body></html>",
+            // A `<title>` outside `head` before the one inside it; an empty `html lang`
+            // gives way to the meta, whose `http-equiv` is trimmed and read in any case.
+            "<!doctype html><html lang=' '><body><p>x</p></body></html>",
+            "<html lang=''><head><meta http-equiv=refresh content=5>\
+             <meta http-equiv=' Content-LANGUAGE ' content=' de-AT '><title> </title>\
+             <meta property=og:title content=Og><base href='/root/'></head>\
+             <body><title>Body title</title><a href=rel>r</a><a href='https://example.com/a/page#x'>\
+             self</a><a href=mailto:x@y>m</a><a href=rel>again</a><base href=/second/></body></html>",
+            "<html><head><meta property=OG:TITLE content=no><meta name=og:title content=''>\
+             </head><body><h1></h1><h1>Late</h1><template><a href=/in-template>t</a>\
+             <title>T</title></template></body></html>",
+            // Markup foreign content cannot hold breaks out of it.
+            "<svg><p><html lang=en-GB><title>Out</title></html><a href=/after>after</a></svg>",
+        ];
+        for page in pages {
+            let doc = parse(page);
+            let marks = Marks::of(&doc);
+            let walked = (
+                marks.title(&doc),
+                marks.lang(&doc),
+                marks.links(&doc, &base),
+            );
+            assert_eq!(walked, by_selectors(&doc, &base), "{page}");
+            assert_eq!(
+                (marks.depth, marks.elements),
+                crate::extract::tree::depth_and_count(doc.root()),
+                "{page}"
+            );
+            assert_eq!(
+                Headlines::read(&doc, &marks.headlines).elements,
+                Headlines::of(&doc).elements,
+                "{page}"
+            );
+        }
+        // The answers themselves, on the first page and the third.
+        let doc = parse(pages[0]);
+        let marks = Marks::of(&doc);
+        assert_eq!(marks.title(&doc).as_deref(), Some("Drawing"));
+        assert_eq!(marks.lang(&doc).as_deref(), Some("fr"));
+        let links: Vec<String> = marks
+            .links(&doc, &base)
+            .iter()
+            .map(|u| u.path().to_owned())
+            .collect();
+        assert_eq!(
+            links,
+            ["/svg-a", "/svg-next", "/upper", "/ff", "/a/page", "/map"]
+        );
+        let doc = parse(pages[2]);
+        let marks = Marks::of(&doc);
+        assert_eq!(marks.title(&doc).as_deref(), Some("Og"));
+        assert_eq!(marks.lang(&doc).as_deref(), Some("de-AT"));
+        let links: Vec<String> = marks
+            .links(&doc, &base)
+            .iter()
+            .map(|u| u.as_str().to_owned())
+            .collect();
+        assert_eq!(
+            links,
+            ["https://example.com/root/rel", "https://example.com/a/page"]
+        );
+    }
+
+    #[test]
+    fn one_walk_finds_the_container_and_the_first_h1_the_selectors_find() {
+        let pages = [
+            "<body><main><h1>A</h1></main><h1>B</h1></body>",
+            "<body><article>1</article><article>2</article><div role=MAIN>x</div></body>",
+            "<body><div itemprop=articlebody>x</div><div role=main>y</div><div role=main>z</div></body>",
+            "<body><div itemprop=articleBody>x</div><svg><main/><h1>in svg</h1></svg></body>",
+            "<body><p>none</p></body>",
+        ];
+        for page in pages {
+            let doc = parse(page);
+            let by_selectors = (
+                CONTAINERS.iter().any(|s| unique(&doc, s).is_some()),
+                doc.select_single("h1").nodes().first().map(|n| n.id),
+            );
+            assert_eq!(container_and_h1(&doc), by_selectors, "{page}");
+        }
+        let doc = parse(pages[1]);
+        assert!(!container_and_h1(&doc).0);
+        let doc = parse(pages[3]);
+        assert!(container_and_h1(&doc).0);
     }
 
     #[test]
@@ -1429,7 +1759,7 @@ mod tests {
              this easy fall leaf bunting.</p></div></div><div><p>Tip jar: thank you for \
              every coin you give.</p></div></div></body></html>",
         );
-        let post = headline_post(&doc, Some("Fall Leaf Bunting"), &base).unwrap();
+        let post = headline_post(&doc, Some("Fall Leaf Bunting"), &mut Hrefs::new(&base)).unwrap();
         assert_eq!(
             post,
             lines("### Fall Leaf Bunting\n\nSimple shares this easy fall leaf bunting.")
@@ -1443,7 +1773,7 @@ mod tests {
             &post
         ));
         // No heading says the title: no post.
-        assert!(headline_post(&doc, Some("Winter"), &base).is_none());
+        assert!(headline_post(&doc, Some("Winter"), &mut Hrefs::new(&base)).is_none());
     }
 
     #[test]
@@ -1621,7 +1951,7 @@ mod tests {
             let doc = parse(html);
             mark_title_headings(&doc, title);
             let body = doc.body().unwrap();
-            prune(body, &base);
+            prune(body, &mut Hrefs::new(&base));
             render(body).join("\n")
         };
         // The post's heading links to the post itself: its title, not another page's teaser.

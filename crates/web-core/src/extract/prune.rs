@@ -8,6 +8,8 @@
 //! site's footer note or a widget: short legal, contact and share lines, and a heading over
 //! a list of short items only.
 
+use std::collections::HashMap;
+
 use ::url::Url;
 use dom_query::{NodeId, NodeRef};
 
@@ -96,8 +98,8 @@ enum Kind {
 }
 
 /// Removes link lists, link farms, teasers, promotions, short metadata and author boxes
-/// from the subtree of `root` (never `root` itself).
-pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
+/// from the subtree of `root` (never `root` itself); `hrefs` says which links leave the page.
+pub(crate) fn prune(root: NodeRef<'_>, hrefs: &mut Hrefs<'_>) {
     let mut frames: Vec<Frame> = Vec::new();
     // Boilerplate found: the element, its visible characters, and whether a heading just
     // before it is its title (a block of links or teasers, not a date or a caption).
@@ -108,12 +110,12 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
     let mut in_code = 0usize;
     walk(root, |step| match step {
         Step::Enter(node) => {
+            // Whether a text looks like an address matters only inside a link.
             if let Some((n, address)) = with_text(&node, |t| {
                 let n = visible_len(t);
-                (
-                    n,
-                    t.contains("://") || t.contains('@') || t.contains("www."),
-                )
+                let address =
+                    in_link > 0 && (t.contains("://") || t.contains('@') || t.contains("www."));
+                (n, address)
             }) {
                 total += n;
                 if let Some(top) = frames.last_mut() {
@@ -136,31 +138,30 @@ pub(crate) fn prune(root: NodeRef<'_>, page: &Url) {
             if !node.is_element() {
                 return node.is_document() || node.is_fragment();
             }
-            let (kind, link, away, image, own_title) = with_element(&node, |e| {
+            let (kind, link, away, image, own_title, code) = with_element(&node, |e| {
                 let name = &*e.name.local;
                 // Code is content to the last token: its highlighting spans (`token tag`,
                 // `hljs-date`) are not metadata.
-                let code = in_code > 0 || matches!(name, "pre" | "code");
+                let is_code = matches!(name, "pre" | "code");
+                let code = in_code > 0 || is_code;
                 // Without `href`, an `a` is an anchor (`<a name>`), not a link.
                 let link = name == "a" && attr(e, "href").is_some();
-                let away = link && attr(e, "href").is_some_and(|h| leaves_the_page(h, page));
+                let away = link && attr(e, "href").is_some_and(|h| hrefs.leaves_the_page(h));
                 let kind = if code {
                     Kind::Other
                 } else {
                     kind_of(name, e, node.id == root.id)
                 };
                 let own_title = kind == Kind::Heading && attr(e, TITLE_MARK).is_some();
-                (kind, link, away, name == "img" && !code, own_title)
+                (kind, link, away, name == "img" && !code, own_title, is_code)
             })
-            .unwrap_or((Kind::Other, false, false, false, false));
+            .unwrap_or((Kind::Other, false, false, false, false, false));
             if image && in_away > 0 {
                 // An image inside a link to another page is a teaser's picture: its
                 // alternative text names the other page, not this one.
                 remove.push((node.id, 0, false));
                 return false;
             }
-            let code =
-                with_element(&node, |e| matches!(&*e.name.local, "pre" | "code")).unwrap_or(false);
             in_link += usize::from(link);
             in_away += usize::from(away);
             in_code += usize::from(code);
@@ -405,27 +406,62 @@ const MONTH_NAMES: &[&str] = &[
     "sept",
 ];
 
-/// Whether a link goes to another page: not a `#fragment` of this one, not this page's own
-/// address (a post's title linking to itself), nor a picture (a link from an image to its
-/// full-size file).
-fn leaves_the_page(href: &str, page: &Url) -> bool {
-    let href = href.trim();
+/// Which links of one page go to another page: not a `#fragment` of this one, not this
+/// page's own address (a post's title linking to itself), nor a picture (a link from an
+/// image to its full-size file). Each `href` value is resolved against the page once,
+/// however many walks of the page read it.
+pub(crate) struct Hrefs<'p> {
+    /// The page's address.
+    page: &'p Url,
+    /// The answer for each (trimmed) `href` value resolved so far.
+    leaves: HashMap<Box<str>, bool>,
+}
+
+impl<'p> Hrefs<'p> {
+    /// No link of the page at `page` resolved yet.
+    pub(crate) fn new(page: &'p Url) -> Self {
+        Self {
+            page,
+            leaves: HashMap::new(),
+        }
+    }
+
+    /// The page's address.
+    pub(crate) fn page(&self) -> &'p Url {
+        self.page
+    }
+
+    /// Whether the link `href` goes to another page.
+    fn leaves_the_page(&mut self, href: &str) -> bool {
+        let href = href.trim();
+        if stays_without_resolving(href) {
+            return false;
+        }
+        if let Some(&leaves) = self.leaves.get(href) {
+            return leaves;
+        }
+        // A serialised URL has `#` only before its fragment.
+        let without_fragment = |u: &str| u.split('#').next().unwrap_or("").len();
+        let here = &self.page.as_str()[..without_fragment(self.page.as_str())];
+        let leaves = self.page.join(href).map_or(true, |target| {
+            let target = target.as_str();
+            &target[..without_fragment(target)] != here
+        });
+        self.leaves.insert(href.into(), leaves);
+        leaves
+    }
+}
+
+/// Whether a (trimmed) link stays on the page whatever it resolves to: a `#fragment`, or a
+/// picture.
+fn stays_without_resolving(href: &str) -> bool {
     let path = href.split(['?', '#']).next().unwrap_or("").as_bytes();
     // The extensions are lowercase: compared ASCII case-insensitively, without a copy.
     let picture = IMAGE_FILES.iter().any(|ext| {
         path.len() >= ext.len()
             && path[path.len() - ext.len()..].eq_ignore_ascii_case(ext.as_bytes())
     });
-    if href.starts_with('#') || picture {
-        return false;
-    }
-    // A serialised URL has `#` only before its fragment.
-    let without_fragment = |u: &str| u.split('#').next().unwrap_or("").len();
-    let here = &page.as_str()[..without_fragment(page.as_str())];
-    page.join(href).map_or(true, |target| {
-        let target = target.as_str();
-        &target[..without_fragment(target)] != here
-    })
+    href.starts_with('#') || picture
 }
 
 /// File extensions of pictures.
@@ -644,8 +680,9 @@ fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
         n if is_subheading(n) => return Kind::Heading,
         _ => {}
     }
-    let names = || [attr(e, "class"), attr(e, "id")].into_iter().flatten();
-    if names().any(|v| has_word(v, AUTHOR_WORDS)) && !attr(e, "class").is_some_and(names_entry) {
+    let (class, id) = (attr(e, "class"), attr(e, "id"));
+    let names = || [class, id].into_iter().flatten();
+    if names().any(|v| has_word(v, AUTHOR_WORDS)) && !class.is_some_and(names_entry) {
         Kind::Author
     } else if names().any(|v| has_word(v, META_WORDS) || has_phrase(v, META_PHRASES)) {
         Kind::Meta
@@ -717,6 +754,28 @@ mod tests {
         assert_eq!(l, lines("# Coming soon\n\n## Stay tuned"));
     }
 
+    #[test]
+    fn a_link_leaves_the_page_unless_it_is_a_fragment_a_picture_or_the_page_itself() {
+        let page = Url::parse("https://example.com/a/post?id=1#top").unwrap();
+        let mut hrefs = Hrefs::new(&page);
+        let cases = [
+            ("#comments", false),
+            (" /img/Photo.JPG?w=2 ", false),
+            ("post?id=1#reply", false),
+            ("https://EXAMPLE.com/a/post?id=1", false),
+            ("post?id=2", true),
+            ("/b/", true),
+            ("https://other.example/", true),
+            ("http://[bad", true),
+        ];
+        // Asked twice: the second answer, from what was resolved, is the first.
+        for _ in 0..2 {
+            for (href, leaves) in cases {
+                assert_eq!(hrefs.leaves_the_page(href), leaves, "{href}");
+            }
+        }
+    }
+
     const PROSE: &str = "The committee met on Tuesday and agreed to publish the full report before the end of the month of May.";
 
     #[test]
@@ -754,7 +813,7 @@ mod tests {
              June 4, 2013 by Joe</div></div></body></html>",
         );
         let body = doc.body().unwrap();
-        prune(body, &base);
+        prune(body, &mut Hrefs::new(&base));
         let text = render(body).join("\n");
         assert!(text.contains("May 3, 2012 by Jane"), "{text}");
         assert!(!text.contains("June 4, 2013"), "{text}");

@@ -67,7 +67,45 @@ pub(crate) fn with_text<R>(node: &NodeRef<'_>, f: impl FnOnce(&str) -> R) -> Opt
 
 /// Characters other than whitespace in a text: what the extractor counts as text's size.
 pub(crate) fn visible_len(text: &str) -> usize {
-    text.chars().filter(|c| !c.is_whitespace()).count()
+    let bytes = text.as_bytes();
+    let mut n = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        // Eight ASCII bytes at a time; a character at a time elsewhere. Either way `i`
+        // stays at the start of a character.
+        if let Some(Ok(word)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
+            let word = u64::from_ne_bytes(word);
+            if word & HIGHS == 0 {
+                n += 8 - ascii_spaces(word);
+                i += 8;
+                continue;
+            }
+        }
+        let Some(c) = text.get(i..).and_then(|t| t.chars().next()) else {
+            break;
+        };
+        n += usize::from(!c.is_whitespace());
+        i += c.len_utf8();
+    }
+    n
+}
+
+/// Each byte's low bit in a word of eight bytes.
+const ONES: u64 = 0x0101_0101_0101_0101;
+/// Each byte's high bit in a word of eight bytes.
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// How many of a word's eight ASCII bytes are whitespace as `char::is_whitespace` has it:
+/// the space, or `\t` to `\r`. Per byte, without carries between bytes (each is below
+/// 0x80): a byte is the space when it XOR 0x20 is zero, and in `\t..=\r` when adding
+/// 0x80 − 9 sets its high bit and adding 0x80 − 14 does not.
+fn ascii_spaces(word: u64) -> usize {
+    const LOWS: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    let y = word ^ (ONES * 0x20);
+    let space = !(((y & LOWS) + LOWS) | y) & HIGHS;
+    let from_tab = (word + ONES * (0x80 - 9)) & HIGHS;
+    let past_return = (word + ONES * (0x80 - 14)) & HIGHS;
+    ((from_tab & !past_return) | space).count_ones() as usize
 }
 
 /// An attribute's value.
@@ -79,6 +117,7 @@ pub(crate) fn attr<'e>(e: &'e Element, name: &str) -> Option<&'e str> {
 }
 
 /// The greatest element depth under `root` and the number of elements, without recursion.
+#[cfg(test)]
 pub(crate) fn depth_and_count(root: NodeRef<'_>) -> (usize, usize) {
     let (mut depth, mut max, mut count) = (0usize, 0usize, 0usize);
     walk(root, |step| match step {
@@ -233,18 +272,47 @@ fn scan(html: &str, limit: usize, mut out: Option<&mut String>) -> bool {
 }
 
 fn memchr_lt(b: &[u8]) -> Option<usize> {
-    b.iter().position(|&c| c == b'<')
+    find_byte(b, b'<')
 }
 
 fn memchr_gt(b: &[u8]) -> Option<usize> {
-    b.iter().position(|&c| c == b'>')
+    find_byte(b, b'>')
 }
 
+/// The first position of `byte` in `hay`, looked for eight bytes at a time: a word holds
+/// the byte when the word XOR the byte repeated has a zero byte, which the usual
+/// subtract-and-mask test tells exactly.
+fn find_byte(hay: &[u8], byte: u8) -> Option<usize> {
+    let repeated = ONES * u64::from(byte);
+    let mut chunks = hay.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let x = u64::from_ne_bytes(word) ^ repeated;
+        if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
+            return chunk.iter().position(|&c| c == byte).map(|p| offset + p);
+        }
+        offset += 8;
+    }
+    hay[offset..]
+        .iter()
+        .position(|&c| c == byte)
+        .map(|p| offset + p)
+}
+
+/// The first position at or after `from` where `needle` (not empty) starts in `hay`.
 fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    hay.get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| from + p)
+    let (&first, rest) = needle.split_first()?;
+    let mut i = from;
+    loop {
+        let p = i + find_byte(hay.get(i..)?, first)?;
+        if hay.get(p + 1..)?.starts_with(rest) {
+            return Some(p);
+        }
+        i = p + 1;
+    }
 }
 
 /// The index just past `</name ...>` at or after `from`, case-insensitively.
@@ -268,6 +336,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn bytes_and_runs_are_found_where_a_plain_search_finds_them() {
+        let text = b"ab<c>--><d>\x80\xff<<!-- x -->12345678</scRipt>--!>";
+        for start in 0..text.len() {
+            for end in start..=text.len() {
+                let hay = &text[start..end];
+                for byte in [b'<', b'>', b'-', b'x', b'\xff', 0] {
+                    let plain = hay.iter().position(|&c| c == byte);
+                    assert_eq!(find_byte(hay, byte), plain, "{start}..{end} {byte}");
+                }
+                for needle in [&b"-->"[..], b"</", b"<", b"--!>", b"zz"] {
+                    for from in 0..=hay.len() + 1 {
+                        let plain = hay
+                            .get(from..)
+                            .and_then(|h| h.windows(needle.len()).position(|w| w == needle))
+                            .map(|p| from + p);
+                        assert_eq!(find(hay, from, needle), plain, "{start}..{end} {from}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn shallow_markup_is_borrowed_unchanged() {
         let html = "<div><p>a<p>b<ul><li>x<li>y</ul></div><script>if (a<b) {}</script>";
         assert!(matches!(flatten_deep(html, 8), Cow::Borrowed(_)));
@@ -278,6 +369,36 @@ mod tests {
         let html = "<div>a<div>b<div>c<div>d</div></div></div></div>";
         let flat = flatten_deep(html, 2);
         assert_eq!(flat, "<div>a<div>bcd</div></div></div></div>");
+    }
+
+    #[test]
+    fn visible_characters_are_the_characters_other_than_whitespace() {
+        // Every character, alone and between others, counts as `char::is_whitespace` says.
+        for c in (0..=char::MAX as u32).filter_map(char::from_u32) {
+            let expected = usize::from(!c.is_whitespace());
+            assert_eq!(visible_len(&c.to_string()), expected, "{c:?}");
+            assert_eq!(visible_len(&format!("a{c}\u{a0}b")), expected + 2, "{c:?}");
+        }
+        // Every ASCII byte at every place of a text long enough to be read by words.
+        for b in 0..0x80u8 {
+            let expected = usize::from(!char::from(b).is_whitespace());
+            for at in 0..20 {
+                let mut text = vec![b'x'; 20];
+                text[at] = b;
+                let text = String::from_utf8(text).unwrap();
+                assert_eq!(visible_len(&text), 19 + expected, "{b} at {at}");
+                assert_eq!(
+                    visible_len(&format!("é{text}ü")),
+                    21 + expected,
+                    "{b} at {at}"
+                );
+            }
+        }
+        assert_eq!(visible_len(""), 0);
+        assert_eq!(
+            visible_len(" \t\n\u{b}\u{c}\r\u{85}\u{3000}x  é\u{2009}ü "),
+            3
+        );
     }
 
     #[test]

@@ -259,8 +259,8 @@ pub(crate) fn classify_names(value: &str, names: &mut Names) {
         }
         let (comment_phrase, chrome_phrase) = with_joined(token, |joined| {
             (
-                COMMENT_PHRASES.iter().any(|p| joined.contains(p)),
-                CHROME_PHRASES.iter().any(|p| joined.contains(p)),
+                COMMENT_PHRASES.iter().any(|p| holds(joined, p)),
+                CHROME_PHRASES.iter().any(|p| holds(joined, p)),
             )
         });
         comments |= comment_phrase;
@@ -439,7 +439,16 @@ pub(crate) fn has_phrase(value: &str, list: &[&str]) -> bool {
         .split_ascii_whitespace()
         .map(role_part)
         .filter(|token| !is_neutral(token))
-        .any(|token| with_joined(token, |joined| list.iter().any(|p| joined.contains(p))))
+        .any(|token| with_joined(token, |joined| list.iter().any(|p| holds(joined, p))))
+}
+
+/// Whether `joined` (a token's joined letters, a few bytes) contains `phrase`: compared in
+/// place, window by window, which for so short a text is cheaper than preparing a search,
+/// and costs nothing when the phrase is the longer.
+fn holds(joined: &str, phrase: &str) -> bool {
+    let (hay, needle) = (joined.as_bytes(), phrase.as_bytes());
+    needle.is_empty()
+        || (hay.len() >= needle.len() && hay.windows(needle.len()).any(|w| w == needle))
 }
 
 /// Whether one of the words of a class or id value (split at punctuation and at
@@ -547,6 +556,28 @@ mod tests {
         assert!(names_entry("entry-category-social_media entry-type-post"));
         assert!(!is_neutral("no-"));
         assert!(!is_neutral("“item“"));
+    }
+
+    #[test]
+    fn a_phrase_is_held_where_str_contains_finds_it() {
+        let texts = [
+            "",
+            "c",
+            "comment",
+            "commentlist",
+            "xcommentlistx",
+            "dsqcommen",
+            "sharebar",
+        ];
+        for hay in texts {
+            for needle in texts.iter().chain(COMMENT_PHRASES).chain(CHROME_PHRASES) {
+                assert_eq!(
+                    holds(hay, needle),
+                    hay.contains(needle),
+                    "{hay:?} {needle:?}"
+                );
+            }
+        }
     }
 
     #[test]
