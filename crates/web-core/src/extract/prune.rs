@@ -573,16 +573,22 @@ pub(crate) fn drop_tail_chrome(lines: &mut Vec<String>) {
 }
 
 /// Drops a comment section's remains and all after it: from the first line in the second
-/// half of the text (by visible characters), not in a list, that opens a comment section ("Leave a reply",
+/// half of the text (by visible characters) or after its last prose line, not in a list
+/// nor the first line, that opens a comment section ("Leave a reply",
 /// "No comments yet.", "12 Responses to …", "Kommentare") to the end. The comments were
 /// removed as chrome; what is left of their section is its heading, its form's labels and
 /// the sidebar after it.
 pub(crate) fn drop_comment_section(lines: &mut Vec<String>) {
     let total: usize = lines.iter().map(|l| visible_len(l)).sum();
+    // Where the last prose line is: an opener after it has only the page's tail below.
+    let last_prose = lines.iter().rposition(|l| {
+        heading_level(l).is_none() && !is_list_line(l) && visible_len(l) >= TAIL_PROSE_CHARS
+    });
     let mut seen = 0usize;
     let mut cut = None;
     for (i, line) in lines.iter().enumerate() {
-        if seen * 2 >= total && !is_list_line(line) && opens_comments(line) {
+        let late = seen * 2 >= total || last_prose.is_none_or(|p| i > p);
+        if late && i > 0 && !is_list_line(line) && opens_comments(line) {
             cut = Some(i);
             break;
         }
@@ -839,8 +845,17 @@ mod tests {
                 "{opener}"
             );
         }
+        // A short post: the opener comes after its last prose line, however long the
+        // sidebar under it.
+        let sidebar = "- Hello stranger, let's connect, and follow the blog on the networks \
+                       it is on, every one of them, as often as you like";
+        let mut l = lines(&format!(
+            "# Short\n\nA short post.\n\nNo comments yet.\n\n{sidebar}\n{sidebar}"
+        ));
+        drop_comment_section(&mut l);
+        assert_eq!(l, lines("# Short\n\nA short post."));
         // A paper's discussion, a remark about comments, a teaser's link and an opener in the
-        // first half of the text stay.
+        // first half of the text, prose after it, stay.
         for kept in [
             format!("{text}## Discussion\n\n{PROSE}"),
             format!("{text}Comments welcome here.\n\n{PROSE}"),
