@@ -528,7 +528,8 @@ pub(crate) fn drop_orphan_headings(lines: &mut Vec<String>) {
 /// notes (short lines saying "All rights reserved", "Privacy policy", "Contact us",
 /// "Share this", "Posted on …", "3 comments", …) and widgets (a heading over nothing but
 /// list items of at most [`WIDGET_MAX_ITEM`] visible characters, up to the next heading or
-/// the end). Text without a prose line is left as it is.
+/// the end; an unordered list whose items open with headings, a sidebar's widget area).
+/// Text without a prose line is left as it is.
 pub(crate) fn drop_tail_chrome(lines: &mut Vec<String>) {
     let Some(last) = lines.iter().rposition(|l| {
         heading_level(l).is_none() && !is_list_line(l) && visible_len(l) >= TAIL_PROSE_CHARS
@@ -554,6 +555,13 @@ pub(crate) fn drop_tail_chrome(lines: &mut Vec<String>) {
             }
         } else if is_footer_note(line) {
             i += 1;
+            continue;
+        } else if heading_level(line.trim_start_matches("- ")).is_some() && line.starts_with("- ") {
+            // A list whose items open with a heading is a sidebar's widget area (`About`,
+            // `Subscribe`): the list goes to its end.
+            i = (i + 1..tail.len())
+                .find(|&j| !(tail[j].is_empty() || is_list_line(&tail[j])))
+                .unwrap_or(tail.len());
             continue;
         }
         if !(line.is_empty() && lines.last().is_none_or(String::is_empty)) {
@@ -876,6 +884,18 @@ mod tests {
         ));
         drop_tail_chrome(&mut l);
         assert_eq!(l, lines(&format!("# Report\n\n{PROSE}")));
+        // A widget area: a list whose items open with headings, however long their text.
+        let mut l = lines(&format!(
+            "# Report\n\n{PROSE}\n\n- ## About:\n  {PROSE}\n- ## Email me:\n  me(at)example\n\
+             - ### Subscribe"
+        ));
+        drop_tail_chrome(&mut l);
+        assert_eq!(l, lines(&format!("# Report\n\n{PROSE}")));
+        // A numbered list of headed items is the article's own.
+        let kept = format!("# Report\n\n{PROSE}\n\n1. ## First\n   {PROSE}\n2. ## Second");
+        let mut l = lines(&kept);
+        drop_tail_chrome(&mut l);
+        assert_eq!(l, lines(&kept));
     }
 
     #[test]
