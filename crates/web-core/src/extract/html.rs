@@ -1551,32 +1551,28 @@ mod tests {
                 "{page}"
             );
         }
-        // The answers themselves, on the first page and the third.
-        let doc = parse(pages[0]);
-        let marks = Marks::of(&doc);
-        assert_eq!(marks.title(&doc).as_deref(), Some("Drawing"));
-        assert_eq!(marks.lang(&doc).as_deref(), Some("fr"));
-        let links: Vec<String> = marks
-            .links(&doc, &base)
-            .iter()
-            .map(|u| u.path().to_owned())
-            .collect();
-        assert_eq!(
-            links,
-            ["/svg-a", "/svg-next", "/upper", "/ff", "/a/page", "/map"]
+        // The answers themselves, on the first page (links by path) and the third.
+        let answers = |page: &str, title, lang, links: &[&str], show: fn(&Url) -> String| {
+            let doc = parse(page);
+            let marks = Marks::of(&doc);
+            assert_eq!(marks.title(&doc).as_deref(), Some(title));
+            assert_eq!(marks.lang(&doc).as_deref(), Some(lang));
+            let got: Vec<String> = marks.links(&doc, &base).iter().map(show).collect();
+            assert_eq!(got, links);
+        };
+        answers(
+            pages[0],
+            "Drawing",
+            "fr",
+            &["/svg-a", "/svg-next", "/upper", "/ff", "/a/page", "/map"],
+            |u| u.path().to_owned(),
         );
-        let doc = parse(pages[2]);
-        let marks = Marks::of(&doc);
-        assert_eq!(marks.title(&doc).as_deref(), Some("Og"));
-        assert_eq!(marks.lang(&doc).as_deref(), Some("de-AT"));
-        let links: Vec<String> = marks
-            .links(&doc, &base)
-            .iter()
-            .map(|u| u.as_str().to_owned())
-            .collect();
-        assert_eq!(
-            links,
-            ["https://example.com/root/rel", "https://example.com/a/page"]
+        answers(
+            pages[2],
+            "Og",
+            "de-AT",
+            &["https://example.com/root/rel", "https://example.com/a/page"],
+            |u| u.as_str().to_owned(),
         );
     }
 
