@@ -114,9 +114,11 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let mut hrefs = Hrefs::new(base);
 
     let (depth, elements) = (marks.depth, marks.elements);
-    if let (Some(title), Some(headlines)) = (title.as_deref(), headlines.as_ref()) {
-        headlines.mark_title_headings(&doc, title);
-    }
+    // The headings that say the title, marked for pruning and kept to find the dateline by.
+    let marked = match (title.as_deref(), headlines.as_ref()) {
+        (Some(title), Some(headlines)) => headlines.mark_title_headings(&doc, title),
+        _ => Vec::new(),
+    };
     drop_repeated_alts(&doc, title.as_deref());
     let cleaned = clean_and_prune(&doc, &mut hrefs);
     let body_chars = cleaned.text_chars;
@@ -134,15 +136,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     // What widening and the fallback read of the cleaned page is taken before content
     // selection rewrites the one document: its first h1 and its own containers, rendered.
     let h1 = h1.map(|id| collapse(&NodeRef::new(id, &doc.tree).text()));
-    let dateline = title
-        .as_ref()
-        .and_then(|_| {
-            doc.select_single(&format!("[{TITLE_MARK}]"))
-                .nodes()
-                .first()
-                .copied()
-        })
-        .and_then(dateline);
+    let dateline = first_attached(&doc, &marked).and_then(dateline);
     // Nothing changes the document between here and the look above: a page that marks no
     // container has none to render.
     let containers = if marks_container {
@@ -389,6 +383,14 @@ fn anchored_elsewhere(selected: &[String], post: &[String]) -> bool {
 /// that pruning tells the page's own post, its title a link to itself, from a teaser.
 fn mark_title_headings(doc: &Document, title: &str) {
     Headlines::of(doc).mark_title_headings(doc, title);
+}
+
+/// The first of `marked` still in the document (not removed with chrome or boilerplate).
+fn first_attached<'a>(doc: &'a Document, marked: &[NodeId]) -> Option<NodeRef<'a>> {
+    marked
+        .iter()
+        .map(|id| NodeRef::new(*id, &doc.tree))
+        .find(|n| n.ancestors_it(None).last().is_some_and(|a| a.is_document()))
 }
 
 /// Whether the document marks a main container (exactly one element matches one of
@@ -871,16 +873,20 @@ impl Headlines {
 
     /// Marks with [`TITLE_MARK`] the headings (`h1` to `h6`) whose words are the title's, so
     /// that pruning tells the page's own post, its title a link to itself, from a teaser.
-    fn mark_title_headings(&self, doc: &Document, title: &str) {
+    /// Returns them in document order.
+    fn mark_title_headings(&self, doc: &Document, title: &str) -> Vec<NodeId> {
         let words = heading_words(title);
         if words.is_empty() {
-            return;
+            return Vec::new();
         }
+        let mut marked = Vec::new();
         for (id, heading, w) in &self.elements {
             if *heading && w.as_ref() == Some(&words) {
                 NodeRef::new(*id, &doc.tree).set_attr(TITLE_MARK, "");
+                marked.push(*id);
             }
         }
+        marked
     }
 }
 
@@ -1852,6 +1858,21 @@ mod tests {
             doc.select_single("img").attr("alt").as_deref(),
             Some("A red door")
         );
+    }
+
+    #[test]
+    fn the_first_title_heading_left_in_the_page_is_found_without_a_query() {
+        let doc = parse(
+            "<html><body><nav><h2>The Title Here</h2></nav><h1>The Title Here</h1>\
+             </body></html>",
+        );
+        let marked = Headlines::of(&doc).mark_title_headings(&doc, "The Title Here");
+        assert_eq!(marked.len(), 2);
+        let first = |doc: &Document| first_attached(doc, &marked).map(|n| n.id);
+        assert_eq!(first(&doc), Some(marked[0]));
+        // A heading removed with its block is not the page's any more.
+        doc.select("nav").remove();
+        assert_eq!(first(&doc), Some(marked[1]));
     }
 
     #[test]
