@@ -17,7 +17,7 @@ use super::render::{collapse, render};
 use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
 use super::vocab::{
     AUTHOR_WORDS, COMMENT_OPENERS, FOOTER_OPENERS, FOOTER_PHRASES, META_PHRASES, META_WORDS,
-    has_phrase, has_word, names_entry,
+    MONTH_NAMES, has_phrase, has_word, names_entry,
 };
 
 /// Boilerplate holding more than this share of the text under the filtered root is kept.
@@ -365,20 +365,16 @@ fn without_counts(line: &str) -> String {
 }
 
 /// Whether a line says a date: a year (four digits from 1900 to 2099), a month's English
-/// name or abbreviation, or a day, month and year in digits (`08-7-2012`, `17/10/12`).
+/// name or its three-letter abbreviation ([`MONTH_NAMES`]), or a day, month and year in
+/// digits (`08-7-2012`, `17/10/12`).
 fn says_a_date(line: &str) -> bool {
-    const MONTHS: [&str; 12] = [
-        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-    ];
     line.split(|c: char| !c.is_alphanumeric()).any(|w| {
         let year = w.len() == 4
             && w.bytes().all(|b| b.is_ascii_digit())
             && (w.starts_with("19") || w.starts_with("20"));
-        let month = w.len() >= 3
-            && w.is_ascii()
-            && MONTHS.iter().any(|m| w[..3].eq_ignore_ascii_case(m))
-            && w.bytes().all(|b| b.is_ascii_alphabetic())
-            && (w.len() == 3 || MONTH_NAMES.iter().any(|n| n.eq_ignore_ascii_case(w)));
+        let month = MONTH_NAMES
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(w) || (w.len() == 3 && n[..3].eq_ignore_ascii_case(w)));
         year || month
     }) || line.split_whitespace().any(|w| {
         let parts: Vec<&str> = w.split(['/', '-', '.']).collect();
@@ -388,23 +384,6 @@ fn says_a_date(line: &str) -> bool {
                 .all(|p| (1..=4).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()))
     })
 }
-
-/// The English month names, whole and in their usual shortened forms.
-const MONTH_NAMES: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "sept",
-];
 
 /// Which links of one page go to another page: not a `#fragment` of this one, not this
 /// page's own address (a post's title linking to itself), nor a picture (a link from an

@@ -429,6 +429,23 @@ pub(crate) const COMMENT_OPENERS: &[&[&str]] = &[
     &["lascia", "un", "commento"],
 ];
 
+/// The English month names, whole and in their usual shortened forms.
+pub(crate) const MONTH_NAMES: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "sept",
+];
+
 /// First words of a line that dates or files a post (`Posted on …`, `Filed under …`).
 pub(crate) const FOOTER_OPENERS: &[&str] = &["posted", "published", "filed"];
 
@@ -593,6 +610,7 @@ mod tests {
             COMMENT_PHRASES,
             CHROME_PHRASES,
             META_PHRASES,
+            MONTH_NAMES,
         ] {
             for w in list {
                 assert_eq!(*w, w.to_ascii_lowercase(), "{w}");
