@@ -1,6 +1,6 @@
 //! Bytes to UTF-8 as a browser decides the encoding: BOM, then the Content-Type
-//! charset, then a `<meta>` prescan of the first 1024 bytes (HTML only), then
-//! detection.
+//! charset, then a `<meta>` prescan of the head (HTML only), then UTF-8 when the bytes
+//! are UTF-8, then detection.
 
 use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1252, X_USER_DEFINED};
 
@@ -38,6 +38,10 @@ pub fn decode(
         (UTF_8, Source::Json, 0)
     } else if let Some(enc) = html.then(|| prescan(bytes)).flatten() {
         (enc, Source::Meta, 0)
+    } else if valid_utf8(bytes, truncated) {
+        // Bytes that are UTF-8 throughout are UTF-8, as the detector (which allows UTF-8)
+        // would say, without its pass per candidate encoding: about 85 ns a byte.
+        (UTF_8, Source::Detected, 0)
     } else {
         let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
         let sample = &bytes[..bytes.len().min(64 * 1024)];
@@ -64,25 +68,42 @@ pub fn decode(
     (text, encoding, source)
 }
 
+/// Whether `bytes` are UTF-8 throughout, but for a character cut in two at the end when
+/// they are a `truncated` prefix.
+fn valid_utf8(bytes: &[u8], truncated: bool) -> bool {
+    match std::str::from_utf8(bytes) {
+        Ok(_) => true,
+        Err(e) => truncated && e.error_len().is_none(),
+    }
+}
+
 /// The WHATWG "prescan a byte stream to determine its encoding", simplified: the
-/// first `<meta>` in the first 1024 bytes with a `charset` attribute, or with
-/// `http-equiv="content-type"` and a `content` naming a charset.
+/// first `<meta>` with a `charset` attribute, or with `http-equiv="content-type"` and a
+/// `content` naming a charset. The first 1024 bytes are scanned, and past them the rest of
+/// the `<head>` (to [`HEAD_SCAN_MAX`] bytes): a browser that meets a declaration there while
+/// parsing changes to it, and pages of long heads declare one past 1024 bytes.
 pub fn prescan(bytes: &[u8]) -> Option<&'static Encoding> {
-    let head = &bytes[..bytes.len().min(1024)];
-    let lower: Vec<u8> = head.iter().map(u8::to_ascii_lowercase).collect();
+    let head = &bytes[..bytes.len().min(HEAD_SCAN_MAX)];
     let mut at = 0;
-    while at < lower.len() {
-        let rest = &lower[at..];
+    while let Some(lt) = head[at..].iter().position(|&b| b == b'<') {
+        at += lt;
+        let rest = &head[at..];
+        let opens = |name: &[u8]| {
+            rest.get(1..=name.len())
+                .is_some_and(|n| n.eq_ignore_ascii_case(name))
+                && rest
+                    .get(name.len() + 1)
+                    .is_none_or(|b| b.is_ascii_whitespace() || matches!(b, b'/' | b'>'))
+        };
         if rest.starts_with(b"<!--") {
             at += find(rest, b"-->").map_or(rest.len(), |end| end + 3);
             continue;
         }
-        if rest.starts_with(b"<meta")
-            && rest
-                .get(5)
-                .is_some_and(|b| b.is_ascii_whitespace() || *b == b'/')
-        {
-            let (attrs, len) = attributes(&head[at + 5..]);
+        if at >= PRESCAN_MIN && (opens(b"body") || opens(b"/head")) {
+            return None;
+        }
+        if opens(b"meta") && rest.len() > 5 {
+            let (attrs, len) = attributes(&rest[5..]);
             at += 5 + len;
             if let Some(enc) = meta_encoding(&attrs) {
                 // A UTF-16 declaration in a byte stream that parsed as ASCII is UTF-8.
@@ -98,6 +119,12 @@ pub fn prescan(bytes: &[u8]) -> Option<&'static Encoding> {
     }
     None
 }
+
+/// The bytes the prescan always reads, as the standard has it.
+const PRESCAN_MIN: usize = 1024;
+
+/// The bytes of `<head>` the prescan reads at most.
+pub const HEAD_SCAN_MAX: usize = 64 * 1024;
 
 fn meta_encoding(attrs: &[(String, String)]) -> Option<&'static Encoding> {
     let get = |name: &str| {
@@ -251,12 +278,27 @@ mod tests {
                 String::from_utf8_lossy(html)
             );
         }
-        let mut late = vec![b' '; 1100];
-        late.extend_from_slice(b"<meta charset=koi8-r>");
+        // Past the first 1024 bytes, the rest of the head is read; not the body, and not
+        // past the scan's bound.
+        let mut late = b"<head>".to_vec();
+        late.extend_from_slice(&b"<script src=a.js></script>\n".repeat(50));
+        assert!(late.len() > 1024);
+        let head = [late.clone(), b"<meta charset=koi8-r>".to_vec()].concat();
+        assert_eq!(prescan(&head).map(Encoding::name), Some("KOI8-R"));
+        let body = [late.clone(), b"</head><body><meta charset=koi8-r>".to_vec()].concat();
+        assert_eq!(prescan(&body), None, "the body's declarations are not read");
+        let far = [
+            late.clone(),
+            vec![b' '; HEAD_SCAN_MAX],
+            b"<meta charset=koi8-r>".to_vec(),
+        ]
+        .concat();
+        assert_eq!(prescan(&far), None, "bounded");
+        let early = b"<body><meta charset=koi8-r>";
         assert_eq!(
-            prescan(&late),
-            None,
-            "only the first 1024 bytes are scanned"
+            prescan(early).map(Encoding::name),
+            Some("KOI8-R"),
+            "the first 1024 bytes are read whatever they hold"
         );
     }
 
@@ -268,6 +310,33 @@ mod tests {
         assert_eq!(src, Source::Detected);
         assert_eq!(enc.name(), "windows-1251");
         assert!(text.starts_with("Привет"));
+    }
+
+    #[test]
+    fn bytes_utf8_throughout_are_utf8_however_late_the_first_accent() {
+        // The first accent lies past the detector's sample.
+        let mut page = "<p>plain words</p>\n".repeat(5000).into_bytes();
+        page.extend_from_slice("<p>café</p>".as_bytes());
+        assert!(page.len() > 64 * 1024);
+        let (text, enc, src) = decode(&page, None, true, false, false);
+        assert_eq!((enc, src), (UTF_8, Source::Detected));
+        assert!(
+            text.ends_with("<p>café</p>"),
+            "{}",
+            &text[text.len() - 20..]
+        );
+
+        // A prefix cut inside its last character is still UTF-8.
+        let cut = &page[..page.len() - "</p>".len() - 1];
+        let (text, enc, _) = decode(cut, None, true, false, true);
+        assert_eq!(enc, UTF_8);
+        assert!(text.ends_with("<p>caf"));
+
+        // Bytes that are not UTF-8 go to the detector.
+        let latin = b"<p>Le caf\xe9 de la gare est ferm\xe9 le dimanche.</p>";
+        let (text, enc, _) = decode(latin, None, true, false, false);
+        assert_eq!(enc, WINDOWS_1252);
+        assert!(text.contains("café"));
     }
 
     #[test]
