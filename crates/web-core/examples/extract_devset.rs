@@ -64,35 +64,10 @@ fn dom_smoothie_alone(html: &str, base: &url::Url) -> (Option<String>, String) {
         })
 }
 
-/// Decodes page bytes the way a browser would without HTTP headers: BOM, then a `charset`
-/// declared by a `<meta>` in the first 4096 bytes, then UTF-8 when valid, then a detector's guess.
+/// Decodes page bytes as `web_fetch` does when no `Content-Type` names a charset: BOM, then a
+/// `<meta>` declaration, then UTF-8 when valid, then a detector's guess.
 fn decode(bytes: &[u8]) -> String {
-    if let Some((enc, bom)) = encoding_rs::Encoding::for_bom(bytes) {
-        return enc
-            .decode_without_bom_handling(&bytes[bom..])
-            .0
-            .into_owned();
-    }
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).to_ascii_lowercase();
-    let declared = head.match_indices("<meta").find_map(|(m, _)| {
-        let tag = &head[m..head[m..].find('>').map_or(head.len(), |e| m + e)];
-        let i = tag.find("charset=")?;
-        let rest = tag[i + 8..].trim_start_matches(['"', '\'', ' ']);
-        let end = rest
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-            .unwrap_or(rest.len());
-        encoding_rs::Encoding::for_label(&rest.as_bytes()[..end])
-    });
-    if let Some(enc) = declared {
-        return enc.decode_without_bom_handling(bytes).0.into_owned();
-    }
-    if let Ok(s) = std::str::from_utf8(bytes) {
-        return s.to_owned();
-    }
-    let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
-    detector.feed(bytes, true);
-    let enc = detector.guess(None, chardetng::Utf8Detection::Allow);
-    enc.decode_without_bom_handling(bytes).0.into_owned()
+    mcp_web_core::fetch::charset::decode(bytes, None, true, false, false).0
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
