@@ -282,7 +282,7 @@ fn memchr_gt(b: &[u8]) -> Option<usize> {
 /// The first position of `byte` in `hay`, looked for eight bytes at a time: a word holds
 /// the byte when the word XOR the byte repeated has a zero byte, which the usual
 /// subtract-and-mask test tells exactly.
-fn find_byte(hay: &[u8], byte: u8) -> Option<usize> {
+pub(crate) fn find_byte(hay: &[u8], byte: u8) -> Option<usize> {
     let repeated = ONES * u64::from(byte);
     let mut chunks = hay.chunks_exact(8);
     let mut offset = 0;
@@ -303,7 +303,7 @@ fn find_byte(hay: &[u8], byte: u8) -> Option<usize> {
 }
 
 /// The first position at or after `from` where `needle` (not empty) starts in `hay`.
-fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+pub(crate) fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
     let (&first, rest) = needle.split_first()?;
     let mut i = from;
     loop {
