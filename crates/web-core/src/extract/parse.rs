@@ -717,6 +717,9 @@ mod tests {
         "<!x>",
         "<plaintext>",
         "<svg/>",
+        "é",
+        "\0",
+        "\r\n",
     ];
 
     /// Foreign content's pieces: CDATA sections, and the HTML integration points, in which
