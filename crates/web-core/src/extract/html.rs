@@ -9,18 +9,16 @@ use dom_query::{Document, Element, LocalName, NodeId, NodeRef, local_name};
 use dom_smoothie::{Config, Readability};
 use html5ever::ns;
 
-use super::parse::parse;
+use super::parse::{DEPTH_LIMIT, parse_markup, prepare};
 use super::prune::{
     Hrefs, TITLE_MARK, dateline, drop_comment_section, drop_orphan_headings, drop_tail_chrome,
     is_list_line, prune,
 };
 use super::render::{collapse, render};
-use super::tree::{Step, attr, flatten_deep, visible_len, walk, with_element, with_text};
+use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
 use super::vocab::{CHROME_ROLES, Names, classify_names, is_hidden, is_never_content, names_entry};
 use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
 
-/// Start tags nested deeper than this (by a pre-parse estimate) are dropped before parsing.
-const FLATTEN_DEPTH: usize = 256;
 /// Trees deeper than this skip content selection (its cost grows with depth × size).
 const SELECT_MAX_DEPTH: usize = 180;
 /// Trees with more elements than this skip content selection.
@@ -88,10 +86,10 @@ const SHELL_MIN_BYTES: usize = 512;
 
 /// Extracts an HTML body.
 pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
-    let flat = flatten_deep(body, FLATTEN_DEPTH);
-    let flattened = matches!(flat, std::borrow::Cow::Owned(_));
+    let prepared = prepare(body, DEPTH_LIMIT);
+    let (flat, flattened) = (prepared.markup, prepared.flattened);
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
-    let (doc, readable) = readable_title(parse(&flat), url);
+    let (doc, readable) = readable_title(parse_markup(&flat), url);
     let marks = Marks::of(&doc);
     let raw_title = marks.title(&doc);
     let site = readable
@@ -177,7 +175,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
                     // too small to stand for it: the rare page that falls back to its prose
                     // region is parsed and cleaned again.
                     let doc = unselected.unwrap_or_else(|| {
-                        let doc = parse(&flat);
+                        let doc = parse_markup(&flat);
                         if let Some(title) = title.as_deref() {
                             mark_title_headings(&doc, title);
                         }
@@ -1447,6 +1445,7 @@ fn clean_and_prune(doc: &Document, hrefs: &mut Hrefs<'_>) -> Cleaned {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::extract::parse::parse;
 
     fn lines(text: &str) -> Vec<String> {
         text.split('\n').map(str::to_owned).collect()
