@@ -9,7 +9,7 @@ use dom_query::{Document, Element, LocalName, NodeId, NodeRef, local_name};
 use dom_smoothie::{Config, Readability};
 use html5ever::ns;
 
-use super::parse::{DEPTH_LIMIT, parse_markup, prepare};
+use super::parse::{DEPTH_LIMIT, Prepared, parse_markup, prepare};
 use super::prune::{
     Hrefs, TITLE_MARK, dateline, drop_comment_section, drop_orphan_headings, drop_tail_chrome,
     is_list_line, prune,
@@ -86,10 +86,9 @@ const SHELL_MIN_BYTES: usize = 512;
 
 /// Extracts an HTML body.
 pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
-    let prepared = prepare(body, DEPTH_LIMIT);
-    let (flat, flattened) = (prepared.markup, prepared.flattened);
+    let Prepared { markup, flattened } = prepare(body, DEPTH_LIMIT);
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
-    let (doc, readable) = readable_title(parse_markup(&flat), url);
+    let (doc, readable) = readable_title(parse_markup(&markup), url);
     let marks = Marks::of(&doc);
     let raw_title = marks.title(&doc);
     let site = readable
@@ -175,7 +174,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
                     // too small to stand for it: the rare page that falls back to its prose
                     // region is parsed and cleaned again.
                     let doc = unselected.unwrap_or_else(|| {
-                        let doc = parse_markup(&flat);
+                        let doc = parse_markup(&markup);
                         if let Some(title) = title.as_deref() {
                             mark_title_headings(&doc, title);
                         }
