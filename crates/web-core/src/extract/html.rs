@@ -11,12 +11,12 @@ use html5ever::ns;
 
 use super::parse::{DEPTH_LIMIT, Prepared, parse_markup, prepare};
 use super::prune::{
-    Hrefs, TITLE_MARK, dateline, drop_comment_section, drop_orphan_headings, drop_tail_chrome,
+    Memo, TITLE_MARK, dateline, drop_comment_section, drop_orphan_headings, drop_tail_chrome,
     is_list_line, prune,
 };
 use super::render::{collapse, render};
 use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
-use super::vocab::{CHROME_ROLES, Names, classify_names, is_hidden, is_never_content, names_entry};
+use super::vocab::{CHROME_ROLES, is_hidden, is_never_content};
 use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
 
 /// Trees deeper than this skip content selection (its cost grows with depth × size).
@@ -107,8 +107,9 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         .map(|(t, h)| h.title_of(t, raw, site.as_deref()));
     let lang = marks.lang(&doc);
     let links = marks.links(&doc, base);
-    // Each link is resolved against the page once, however many of pruning's walks read it.
-    let mut hrefs = Hrefs::new(base);
+    // Each link is resolved against the page once, and each class or id value read once,
+    // however many of the filters' walks ask.
+    let mut memo = Memo::new(base);
 
     let (depth, elements) = (marks.depth, marks.elements);
     // The headings that say the title, marked for pruning and kept to find the dateline by.
@@ -117,7 +118,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         _ => Vec::new(),
     };
     drop_repeated_alts(&doc, title.as_deref());
-    let cleaned = clean_and_prune(&doc, &mut hrefs);
+    let cleaned = clean_and_prune(&doc, &mut memo);
     let body_chars = cleaned.text_chars;
     let selectable = depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS;
     // Selection consumes the document. A page that marks no main container would need its
@@ -137,15 +138,15 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     // Nothing changes the document between here and the look above: a page that marks no
     // container has none to render.
     let containers = if marks_container {
-        Containers::render(&doc, &mut hrefs)
+        Containers::render(&doc, &mut memo)
     } else {
         Containers {
             renders: Default::default(),
         }
     };
-    let post = headline_post(&doc, title.as_deref(), &mut hrefs);
+    let post = headline_post(&doc, title.as_deref(), &mut memo);
     let (selected, unselected) = if selectable {
-        (select(doc, &mut hrefs), spare)
+        (select(doc, &mut memo), spare)
     } else {
         (None, Some(doc))
     };
@@ -178,10 +179,10 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
                         if let Some(title) = title.as_deref() {
                             mark_title_headings(&doc, title);
                         }
-                        clean_and_prune(&doc, &mut hrefs);
+                        clean_and_prune(&doc, &mut memo);
                         doc
                     });
-                    prose_region(&doc).map(|n| prune_render(n, &mut hrefs))
+                    prose_region(&doc).map(|n| prune_render(n, &mut memo))
                 })
                 .unwrap_or_default();
             match selected {
@@ -337,11 +338,7 @@ fn put_dateline(lines: &mut Vec<String>, dateline: String, title: Option<&str>) 
 /// The post under the page's headline: the smallest element around the first heading
 /// (`h1` to `h3`) whose words are the title's that holds more text than the heading,
 /// rendered, when it has at most [`POST_MAX_CHARS`] visible characters.
-fn headline_post(
-    doc: &Document,
-    title: Option<&str>,
-    hrefs: &mut Hrefs<'_>,
-) -> Option<Vec<String>> {
+fn headline_post(doc: &Document, title: Option<&str>, memo: &mut Memo<'_>) -> Option<Vec<String>> {
     let words = heading_words(title?);
     if words.is_empty() {
         return None;
@@ -360,7 +357,7 @@ fn headline_post(
             .filter(|p| p.is_element() && !p.has_name("body") && !p.has_name("html"))?;
         let n = visible_len(&text_within(node, POST_MAX_CHARS)?);
         if n > own {
-            return Some(prune_render(node, hrefs));
+            return Some(prune_render(node, memo));
         }
     }
 }
@@ -432,7 +429,7 @@ fn container_and_h1(doc: &Document) -> (bool, Option<NodeId>) {
 const H1_MARK: &str = "data-mcp-web-h1";
 
 /// Runs content selection on a cleaned document and renders what it kept.
-fn select(doc: Document, hrefs: &mut Hrefs<'_>) -> Option<Vec<String>> {
+fn select(doc: Document, memo: &mut Memo<'_>) -> Option<Vec<String>> {
     let config = Config {
         disable_json_ld: true,
         keep_classes: true,
@@ -442,7 +439,7 @@ fn select(doc: Document, hrefs: &mut Hrefs<'_>) -> Option<Vec<String>> {
     // The selector writes every `h1` it keeps as `h2`; marking them first lets the page's own
     // levels be restored afterwards.
     doc.select("h1").set_attr(H1_MARK, "");
-    let base = hrefs.page();
+    let base = memo.page();
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
     let mut readability = Readability::with_document(doc, url, Some(config)).ok()?;
     readability.parse().ok()?;
@@ -451,7 +448,7 @@ fn select(doc: Document, hrefs: &mut Hrefs<'_>) -> Option<Vec<String>> {
     marked.remove_attr(H1_MARK);
     let root = readability.doc.select_single("#readability-page-1");
     let node = root.nodes().first().copied()?;
-    Some(prune_render(node, hrefs))
+    Some(prune_render(node, memo))
 }
 
 /// The one element matching `selector`, if exactly one does.
@@ -480,10 +477,10 @@ const CONTAINERS: [&str; 4] = [
 
 impl Containers {
     /// Renders the page's unique containers.
-    fn render(doc: &Document, hrefs: &mut Hrefs<'_>) -> Self {
+    fn render(doc: &Document, memo: &mut Memo<'_>) -> Self {
         Self {
             renders: CONTAINERS
-                .map(|selector| unique(doc, selector).map(|n| prune_render(n, hrefs))),
+                .map(|selector| unique(doc, selector).map(|n| prune_render(n, memo))),
         }
     }
 
@@ -691,10 +688,10 @@ fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
     out
 }
 
-/// Prunes boilerplate from a subtree of the page `hrefs` resolves links against, then
+/// Prunes boilerplate from a subtree of the page `memo` resolves links against, then
 /// renders it.
-fn prune_render(node: NodeRef<'_>, hrefs: &mut Hrefs<'_>) -> Vec<String> {
-    prune(node, hrefs);
+fn prune_render(node: NodeRef<'_>, memo: &mut Memo<'_>) -> Vec<String> {
+    prune(node, memo);
     let mut lines = render(node);
     drop_orphan_headings(&mut lines);
     lines
@@ -1227,7 +1224,7 @@ enum Verdict {
     Other,
 }
 
-fn verdict(node: &NodeRef<'_>, in_main: bool) -> Verdict {
+fn verdict(node: &NodeRef<'_>, in_main: bool, memo: &mut Memo<'_>) -> Verdict {
     if with_element(node, |e| is_never_content(&e.name.local)).unwrap_or(false) {
         return Verdict::Remove;
     }
@@ -1242,10 +1239,8 @@ fn verdict(node: &NodeRef<'_>, in_main: bool) -> Verdict {
         if name == "noscript" {
             return Verdict::Noscript;
         }
-        let mut names = Names::default();
-        for value in [attr(e, "class"), attr(e, "id")].into_iter().flatten() {
-            classify_names(value, &mut names);
-        }
+        let class = attr(e, "class").map(|v| memo.sense(v)).unwrap_or_default();
+        let names = attr(e, "id").map_or(class.names, |id| class.names.and(memo.sense(id).names));
         // A reader's comment is often an `article` of its own; it is still a comment.
         if names.comments && !names.content && !matches!(name, "html" | "body" | "main") {
             return Verdict::Comments;
@@ -1263,7 +1258,7 @@ fn verdict(node: &NodeRef<'_>, in_main: bool) -> Verdict {
             return Verdict::NamedChrome;
         }
         // An aside named as the post is the post, laid out beside the site's menus.
-        if name == "aside" && attr(e, "class").is_some_and(names_entry) {
+        if name == "aside" && class.entry {
             return Verdict::Other;
         }
         if matches!(name, "nav" | "aside")
@@ -1306,7 +1301,7 @@ struct Frame {
 /// Removes chrome from the document: never-content elements, hidden elements, and chrome
 /// (navigation, site headers and footers, asides, banners, share bars, …) unless it holds the
 /// main content or a large share of the text.
-fn clean(doc: &Document) -> Cleaned {
+fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
     let mut remove: Vec<NodeId> = Vec::new();
     // Chrome candidates: the element, its visible characters, and whether it is removed
     // even above the share cap (a short `noscript`, reader comments).
@@ -1343,7 +1338,7 @@ fn clean(doc: &Document) -> Cleaned {
             let code = name
                 .as_ref()
                 .is_some_and(|n| matches!(&**n, "pre" | "code"));
-            let v = match verdict(&node, in_main > 0) {
+            let v = match verdict(&node, in_main > 0, memo) {
                 // Inside code, class names are highlighting (`token comment`), not chrome.
                 Verdict::Remove => Verdict::Remove,
                 _ if in_code > 0 || code => Verdict::Other,
@@ -1433,10 +1428,10 @@ fn clean(doc: &Document) -> Cleaned {
 }
 
 /// Removes chrome from the document, then prunes boilerplate from its body.
-fn clean_and_prune(doc: &Document, hrefs: &mut Hrefs<'_>) -> Cleaned {
-    let cleaned = clean(doc);
+fn clean_and_prune(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
+    let cleaned = clean(doc, memo);
     if let Some(body) = doc.body() {
-        prune(body, hrefs);
+        prune(body, memo);
     }
     cleaned
 }
@@ -1759,7 +1754,7 @@ mod tests {
              this easy fall leaf bunting.</p></div></div><div><p>Tip jar: thank you for \
              every coin you give.</p></div></div></body></html>",
         );
-        let post = headline_post(&doc, Some("Fall Leaf Bunting"), &mut Hrefs::new(&base)).unwrap();
+        let post = headline_post(&doc, Some("Fall Leaf Bunting"), &mut Memo::new(&base)).unwrap();
         assert_eq!(
             post,
             lines("### Fall Leaf Bunting\n\nSimple shares this easy fall leaf bunting.")
@@ -1773,7 +1768,7 @@ mod tests {
             &post
         ));
         // No heading says the title: no post.
-        assert!(headline_post(&doc, Some("Winter"), &mut Hrefs::new(&base)).is_none());
+        assert!(headline_post(&doc, Some("Winter"), &mut Memo::new(&base)).is_none());
     }
 
     #[test]
@@ -1919,7 +1914,8 @@ mod tests {
     fn a_post_in_a_page_wide_form_an_aside_or_a_category_named_after_chrome_is_kept() {
         let text = |html: &str| {
             let doc = parse(html);
-            clean(&doc);
+            let base = Url::parse("https://example.com/").unwrap();
+            clean(&doc, &mut Memo::new(&base));
             render(doc.body().unwrap()).join("\n")
         };
         let filler = "<p>Filler so that each block is a small share of the page. Filler so \
@@ -1966,7 +1962,7 @@ mod tests {
             let doc = parse(html);
             mark_title_headings(&doc, title);
             let body = doc.body().unwrap();
-            prune(body, &mut Hrefs::new(&base));
+            prune(body, &mut Memo::new(&base));
             render(body).join("\n")
         };
         // The post's heading links to the post itself: its title, not another page's teaser.

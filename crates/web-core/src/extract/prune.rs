@@ -15,10 +15,7 @@ use dom_query::{NodeId, NodeRef};
 
 use super::render::{collapse, render};
 use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
-use super::vocab::{
-    AUTHOR_WORDS, COMMENT_OPENERS, FOOTER_OPENERS, FOOTER_PHRASES, META_PHRASES, META_WORDS,
-    MONTH_NAMES, has_phrase, has_word, names_entry,
-};
+use super::vocab::{COMMENT_OPENERS, FOOTER_OPENERS, FOOTER_PHRASES, MONTH_NAMES, Sense};
 
 /// Boilerplate holding more than this share of the text under the filtered root is kept.
 const PRUNE_MAX_SHARE: f64 = 0.4;
@@ -98,8 +95,9 @@ enum Kind {
 }
 
 /// Removes link lists, link farms, teasers, promotions, short metadata and author boxes
-/// from the subtree of `root` (never `root` itself); `hrefs` says which links leave the page.
-pub(crate) fn prune(root: NodeRef<'_>, hrefs: &mut Hrefs<'_>) {
+/// from the subtree of `root` (never `root` itself); `memo` says which links leave the page
+/// and what class names say.
+pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
     let mut frames: Vec<Frame> = Vec::new();
     // Boilerplate found: the element, its visible characters, and whether a heading just
     // before it is its title (a block of links or teasers, not a date or a caption).
@@ -146,11 +144,11 @@ pub(crate) fn prune(root: NodeRef<'_>, hrefs: &mut Hrefs<'_>) {
                 let code = in_code > 0 || is_code;
                 // Without `href`, an `a` is an anchor (`<a name>`), not a link.
                 let link = name == "a" && attr(e, "href").is_some();
-                let away = link && attr(e, "href").is_some_and(|h| hrefs.leaves_the_page(h));
+                let away = link && attr(e, "href").is_some_and(|h| memo.leaves_the_page(h));
                 let kind = if code {
                     Kind::Other
                 } else {
-                    kind_of(name, e, node.id == root.id)
+                    kind_of(name, e, node.id == root.id, |v| memo.sense(v))
                 };
                 let own_title = kind == Kind::Heading && attr(e, TITLE_MARK).is_some();
                 (kind, link, away, name == "img" && !code, own_title, is_code)
@@ -277,8 +275,10 @@ pub(crate) fn dateline(heading: NodeRef<'_>) -> Option<String> {
     near.extend(heading.prev_element_sibling());
     let named = |n: &NodeRef<'_>| {
         with_element(n, |e| {
-            matches!(kind_of(&e.name.local, e, false), Kind::Meta | Kind::Author)
-                || matches!(&*e.name.local, "time")
+            matches!(
+                kind_of(&e.name.local, e, false, Sense::of),
+                Kind::Meta | Kind::Author
+            ) || matches!(&*e.name.local, "time")
         })
         .unwrap_or(false)
     };
@@ -385,29 +385,43 @@ fn says_a_date(line: &str) -> bool {
     })
 }
 
-/// Which links of one page go to another page: not a `#fragment` of this one, not this
-/// page's own address (a post's title linking to itself), nor a picture (a link from an
-/// image to its full-size file). Each `href` value is resolved against the page once,
-/// however many walks of the page read it.
-pub(crate) struct Hrefs<'p> {
+/// What the walks over one page read once, however many of them ask: which links go to
+/// another page (not a `#fragment` of this one, not this page's own address, as a post's
+/// title linking to itself, nor a picture, as a link from an image to its full-size file),
+/// each `href` value resolved against the page once; and what each class or id value says.
+pub(crate) struct Memo<'p> {
     /// The page's address.
     page: &'p Url,
     /// The answer for each (trimmed) `href` value resolved so far.
     leaves: HashMap<Box<str>, bool>,
+    /// What each class or id value read so far says.
+    senses: HashMap<Box<str>, Sense>,
 }
 
-impl<'p> Hrefs<'p> {
-    /// No link of the page at `page` resolved yet.
+impl<'p> Memo<'p> {
+    /// Nothing of the page at `page` read yet.
     pub(crate) fn new(page: &'p Url) -> Self {
         Self {
             page,
             leaves: HashMap::new(),
+            senses: HashMap::new(),
         }
     }
 
     /// The page's address.
     pub(crate) fn page(&self) -> &'p Url {
         self.page
+    }
+
+    /// What a class or id value says ([`Sense::of`]), read once per distinct value: a page
+    /// repeats its class names on many elements, and each of them is read by several walks.
+    pub(crate) fn sense(&mut self, value: &str) -> Sense {
+        if let Some(&sense) = self.senses.get(value) {
+            return sense;
+        }
+        let sense = Sense::of(value);
+        self.senses.insert(value.into(), sense);
+        sense
     }
 
     /// Whether the link `href` goes to another page.
@@ -663,7 +677,12 @@ pub(crate) fn is_list_line(line: &str) -> bool {
 }
 
 /// How an element is tested; the root itself is never removed.
-fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
+fn kind_of(
+    name: &str,
+    e: &dom_query::Element,
+    is_root: bool,
+    mut sense: impl FnMut(&str) -> Sense,
+) -> Kind {
     if is_root {
         return Kind::Other;
     }
@@ -673,11 +692,11 @@ fn kind_of(name: &str, e: &dom_query::Element, is_root: bool) -> Kind {
         n if is_subheading(n) => return Kind::Heading,
         _ => {}
     }
-    let (class, id) = (attr(e, "class"), attr(e, "id"));
-    let names = || [class, id].into_iter().flatten();
-    if names().any(|v| has_word(v, AUTHOR_WORDS)) && !class.is_some_and(names_entry) {
+    let class = attr(e, "class").map(&mut sense).unwrap_or_default();
+    let id = attr(e, "id").map(&mut sense).unwrap_or_default();
+    if (class.author || id.author) && !class.entry {
         Kind::Author
-    } else if names().any(|v| has_word(v, META_WORDS) || has_phrase(v, META_PHRASES)) {
+    } else if class.meta || id.meta {
         Kind::Meta
     } else if name == "p" {
         Kind::Paragraph
@@ -750,7 +769,7 @@ mod tests {
     #[test]
     fn a_link_leaves_the_page_unless_it_is_a_fragment_a_picture_or_the_page_itself() {
         let page = Url::parse("https://example.com/a/post?id=1#top").unwrap();
-        let mut hrefs = Hrefs::new(&page);
+        let mut memo = Memo::new(&page);
         let cases = [
             ("#comments", false),
             (" /img/Photo.JPG?w=2 ", false),
@@ -764,9 +783,27 @@ mod tests {
         // Asked twice: the second answer, from what was resolved, is the first.
         for _ in 0..2 {
             for (href, leaves) in cases {
-                assert_eq!(hrefs.leaves_the_page(href), leaves, "{href}");
+                assert_eq!(memo.leaves_the_page(href), leaves, "{href}");
             }
         }
+    }
+
+    #[test]
+    fn a_class_name_is_read_once_per_page_and_says_what_it_says_alone() {
+        let page = Url::parse("https://example.com/").unwrap();
+        let mut memo = Memo::new(&page);
+        let values = [
+            "post-byline",
+            "entry-meta",
+            "menu-item",
+            "post-byline",
+            "entry-meta",
+        ];
+        for value in values {
+            assert_eq!(memo.sense(value), Sense::of(value), "{value}");
+        }
+        assert_eq!(memo.senses.len(), 3);
+        assert!(memo.sense("post-byline").author && memo.sense("entry-meta").meta);
     }
 
     const PROSE: &str = "The committee met on Tuesday and agreed to publish the full report before the end of the month of May.";
@@ -806,7 +843,7 @@ mod tests {
              June 4, 2013 by Joe</div></div></body></html>",
         );
         let body = doc.body().unwrap();
-        prune(body, &mut Hrefs::new(&base));
+        prune(body, &mut Memo::new(&base));
         let text = render(body).join("\n");
         assert!(text.contains("May 3, 2012 by Jane"), "{text}");
         assert!(!text.contains("June 4, 2013"), "{text}");

@@ -2,9 +2,13 @@
 //! filter (`prune`) share, and that `render` consults: the elements that are never content,
 //! the attributes that hide an element, the word and phrase lists that mark chrome, consent
 //! banners, layout, content, author boxes and metadata in class names and ids, and the
-//! matchers that split a class or id value into words and test it against a list. Data and
-//! pure functions only; it depends on nothing in `extract` but the tree helpers.
+//! reading of a class or id value against all of them at once ([`Sense`]): its words looked
+//! up in one table, its phrases searched by one automaton, both built once from the lists.
+//! Data and pure functions only; it depends on nothing in `extract` but the tree helpers.
 
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
 use dom_query::NodeRef;
 
 use super::tree::{attr, with_element};
@@ -219,7 +223,7 @@ pub(crate) const CHROME_ROLES: &[&str] = &[
 ];
 
 /// How a class or id value classifies an element.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub(crate) struct Names {
     /// Hidden text, or a cookie or consent banner: removed however long its text.
     pub(crate) always: bool,
@@ -233,45 +237,206 @@ pub(crate) struct Names {
     pub(crate) comments: bool,
 }
 
-/// Adds what the tokens of a class or id value say about an element to `names`.
-pub(crate) fn classify_names(value: &str, names: &mut Names) {
-    // The word lists are lowercase (a test checks it), so an ASCII case-insensitive match
-    // against a token is a match against the token lowercased, without lowercasing it.
-    let listed = |list: &[&str], word: &str| list.iter().any(|w| w.eq_ignore_ascii_case(word));
-    for token in value.split_ascii_whitespace().map(role_part) {
-        if token.is_empty() || is_neutral(token) {
-            continue;
+impl Names {
+    /// What two values (an element's class and id) say together.
+    pub(crate) fn and(self, other: Names) -> Names {
+        Names {
+            always: self.always || other.always,
+            strong: self.strong || other.strong,
+            layout: self.layout || other.layout,
+            content: self.content || other.content,
+            comments: self.comments || other.comments,
         }
-        if listed(HIDDEN_CLASSES, token) {
-            names.always = true;
-            continue;
-        }
-        let (mut strong, mut layout, mut content) = (false, false, false);
-        let (mut comments, mut state) = (false, false);
-        for part in words(token) {
-            strong |= listed(CHROME_WORDS, part);
-            names.always |= listed(CONSENT_WORDS, part);
-            layout |= listed(LAYOUT_WORDS, part);
-            content |= listed(CONTENT_WORDS, part);
-            comments |= listed(COMMENT_WORDS, part);
-            // `comments-open` says what the post allows, not what the element is.
-            state |= listed(COMMENT_STATES, part);
-        }
-        let (comment_phrase, chrome_phrase) = with_joined(token, |joined| {
-            (
-                COMMENT_PHRASES.iter().any(|p| holds(joined, p)),
-                CHROME_PHRASES.iter().any(|p| holds(joined, p)),
-            )
-        });
-        comments |= comment_phrase;
-        names.comments |= comments && !state;
-        // A phrase names chrome unless the same name also says content
-        // (`entry-content-read-more` is the content, folded).
-        strong |= !content && chrome_phrase;
-        names.strong |= strong;
-        names.layout |= layout && !content;
-        names.content |= content && !layout && !strong;
     }
+}
+
+/// Everything the filters ask of one class or id value, read in one pass over its tokens:
+/// the chrome filter's [`Names`], and the boilerplate filter's author, metadata and post
+/// marks.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub(crate) struct Sense {
+    /// What the value says of the element's role as chrome or content.
+    pub(crate) names: Names,
+    /// A word of an author box ([`AUTHOR_WORDS`]).
+    pub(crate) author: bool,
+    /// A word or phrase of short metadata ([`META_WORDS`], [`META_PHRASES`]).
+    pub(crate) meta: bool,
+    /// The value names the element as a post or an article itself: a token whose last word
+    /// is one of [`ENTRY_WORDS`] and that has no word of an author box. Blog engines name a
+    /// post's container after its author as well (`entry-author-jane_doe`, `author-admin`);
+    /// such a container is the post, not an author box.
+    pub(crate) entry: bool,
+}
+
+impl Sense {
+    /// Reads a class or id value. A token's words say nothing when the token is neutral
+    /// ([`is_neutral`]), nor past a taxonomy word ([`role_part`]).
+    pub(crate) fn of(value: &str) -> Sense {
+        let mut sense = Sense::default();
+        for token in value.split_ascii_whitespace().map(role_part) {
+            let (mut lists, mut last) = (0, 0);
+            for word in words(token) {
+                last = word_lists(word);
+                lists |= last;
+            }
+            sense.entry |= last & IN_ENTRY != 0 && lists & IN_AUTHOR == 0;
+            if token.is_empty() || is_neutral(token) {
+                continue;
+            }
+            let phrases = with_joined(token, phrase_lists);
+            sense.author |= lists & IN_AUTHOR != 0;
+            sense.meta |= lists & IN_META != 0 || phrases & IN_META_PHRASES != 0;
+            // The list is lowercase (a test checks it), so an ASCII case-insensitive match
+            // against a token is a match against the token lowercased.
+            if HIDDEN_CLASSES.iter().any(|w| w.eq_ignore_ascii_case(token)) {
+                sense.names.always = true;
+                continue;
+            }
+            let names = &mut sense.names;
+            let (layout, content) = (lists & IN_LAYOUT != 0, lists & IN_CONTENT != 0);
+            names.always |= lists & IN_CONSENT != 0;
+            let comments = lists & IN_COMMENT != 0 || phrases & IN_COMMENT_PHRASES != 0;
+            // `comments-open` says what the post allows, not what the element is.
+            names.comments |= comments && lists & IN_STATE == 0;
+            // A phrase names chrome unless the same name also says content
+            // (`entry-content-read-more` is the content, folded).
+            let strong = lists & IN_CHROME != 0 || (!content && phrases & IN_CHROME_PHRASES != 0);
+            names.strong |= strong;
+            names.layout |= layout && !content;
+            names.content |= content && !layout && !strong;
+        }
+        sense
+    }
+}
+
+/// A set of the word and phrase lists, one bit each: what [`word_lists`] and
+/// [`phrase_lists`] answer.
+type Lists = u16;
+/// [`CHROME_WORDS`].
+const IN_CHROME: Lists = 1;
+/// [`CONSENT_WORDS`].
+const IN_CONSENT: Lists = 1 << 1;
+/// [`LAYOUT_WORDS`].
+const IN_LAYOUT: Lists = 1 << 2;
+/// [`CONTENT_WORDS`].
+const IN_CONTENT: Lists = 1 << 3;
+/// [`COMMENT_WORDS`].
+const IN_COMMENT: Lists = 1 << 4;
+/// [`COMMENT_STATES`].
+const IN_STATE: Lists = 1 << 5;
+/// [`AUTHOR_WORDS`].
+const IN_AUTHOR: Lists = 1 << 6;
+/// [`META_WORDS`].
+const IN_META: Lists = 1 << 7;
+/// [`TAXONOMY_WORDS`].
+const IN_TAXONOMY: Lists = 1 << 8;
+/// [`ENTRY_WORDS`].
+const IN_ENTRY: Lists = 1 << 9;
+/// [`COMMENT_PHRASES`].
+const IN_COMMENT_PHRASES: Lists = 1 << 10;
+/// [`CHROME_PHRASES`].
+const IN_CHROME_PHRASES: Lists = 1 << 11;
+/// [`META_PHRASES`].
+const IN_META_PHRASES: Lists = 1 << 12;
+
+/// The word lists, each with its bit.
+const WORD_LISTS: [(&[&str], Lists); 10] = [
+    (CHROME_WORDS, IN_CHROME),
+    (CONSENT_WORDS, IN_CONSENT),
+    (LAYOUT_WORDS, IN_LAYOUT),
+    (CONTENT_WORDS, IN_CONTENT),
+    (COMMENT_WORDS, IN_COMMENT),
+    (COMMENT_STATES, IN_STATE),
+    (AUTHOR_WORDS, IN_AUTHOR),
+    (META_WORDS, IN_META),
+    (TAXONOMY_WORDS, IN_TAXONOMY),
+    (ENTRY_WORDS, IN_ENTRY),
+];
+
+/// The phrase lists, each with its bit.
+const PHRASE_LISTS: [(&[&str], Lists); 3] = [
+    (COMMENT_PHRASES, IN_COMMENT_PHRASES),
+    (CHROME_PHRASES, IN_CHROME_PHRASES),
+    (META_PHRASES, IN_META_PHRASES),
+];
+
+/// The lists made into lookups, once per process: a class name's word is looked up among the
+/// few listed words of its length and first letter, and its joined letters searched for
+/// every phrase at once, instead of comparing each word with each list's words and each
+/// phrase at each offset.
+struct Tables {
+    /// The listed words with the lists each is in, by [`bucket`] of length and first letter.
+    words: Vec<Vec<(&'static str, Lists)>>,
+    /// An automaton over every listed phrase (`None` only if it could not be built, which
+    /// a test rules out).
+    phrases: Option<AhoCorasick>,
+    /// Each phrase's list, by the automaton's pattern number.
+    phrase_lists: Vec<Lists>,
+}
+
+/// The longest word the lookups hold; a longer word is in no list (a test checks the lists
+/// against it).
+const LONGEST_WORD: usize = 16;
+
+/// Where a word of ASCII letters and digits is kept in [`Tables::words`]: by its length and
+/// its first byte, without ASCII case; `None` for a word no list can hold.
+fn bucket(word: &str) -> Option<usize> {
+    let first = *word.as_bytes().first()?;
+    let at = match first.to_ascii_lowercase() {
+        b @ b'a'..=b'z' => usize::from(b - b'a'),
+        b @ b'0'..=b'9' => 26 + usize::from(b - b'0'),
+        _ => return None,
+    };
+    (word.len() <= LONGEST_WORD).then_some(word.len() * 36 + at)
+}
+
+impl Tables {
+    /// Builds the lookups from the lists.
+    fn build() -> Self {
+        let mut words: Vec<Vec<(&'static str, Lists)>> = vec![Vec::new(); (LONGEST_WORD + 1) * 36];
+        for (list, bit) in WORD_LISTS {
+            for &word in list {
+                let Some(at) = bucket(word) else { continue };
+                match words[at].iter_mut().find(|(w, _)| *w == word) {
+                    Some((_, lists)) => *lists |= bit,
+                    None => words[at].push((word, bit)),
+                }
+            }
+        }
+        let (patterns, phrase_lists): (Vec<&str>, Vec<Lists>) = PHRASE_LISTS
+            .iter()
+            .flat_map(|(list, bit)| list.iter().map(move |p| (*p, *bit)))
+            .unzip();
+        Tables {
+            words,
+            phrases: AhoCorasick::new(patterns).ok(),
+            phrase_lists,
+        }
+    }
+}
+
+/// The lookups, built on first use.
+static TABLES: LazyLock<Tables> = LazyLock::new(Tables::build);
+
+/// The word lists a word of a class or id value is in, compared without ASCII case.
+fn word_lists(word: &str) -> Lists {
+    bucket(word).map_or(0, |at| {
+        TABLES.words[at]
+            .iter()
+            .find(|(w, _)| w.eq_ignore_ascii_case(word))
+            .map_or(0, |(_, lists)| *lists)
+    })
+}
+
+/// The phrase lists with a phrase that `joined` (a token's joined letters, lowercase)
+/// contains.
+fn phrase_lists(joined: &str) -> Lists {
+    let tables = &*TABLES;
+    tables.phrases.as_ref().map_or(0, |ac| {
+        ac.find_overlapping_iter(joined).fold(0, |lists, m| {
+            lists | tables.phrase_lists[m.pattern().as_usize()]
+        })
+    })
 }
 
 /// Runs `f` on a class or id token's ASCII letters and digits, lowercased, separators
@@ -323,7 +488,7 @@ const TAXONOMY_WORDS: &[&str] = &["category", "tag", "topic"];
 fn role_part(token: &str) -> &str {
     let mut parts = words(token).peekable();
     while let Some(word) = parts.next() {
-        if parts.peek().is_some() && TAXONOMY_WORDS.iter().any(|t| t.eq_ignore_ascii_case(word)) {
+        if parts.peek().is_some() && word_lists(word) & IN_TAXONOMY != 0 {
             // `word` is a subslice of `token`: its offset is where the term's part begins.
             let at = word.as_ptr() as usize - token.as_ptr() as usize;
             return token.get(..at).unwrap_or_default();
@@ -333,11 +498,10 @@ fn role_part(token: &str) -> &str {
 }
 
 /// Words in class names and ids that mark an author box.
-pub(crate) const AUTHOR_WORDS: &[&str] =
-    &["author", "authors", "bio", "biography", "byline", "bylines"];
+const AUTHOR_WORDS: &[&str] = &["author", "authors", "bio", "biography", "byline", "bylines"];
 
 /// Words in class names and ids that mark short metadata about the content.
-pub(crate) const META_WORDS: &[&str] = &[
+const META_WORDS: &[&str] = &[
     "date",
     "timestamp",
     "published",
@@ -354,7 +518,7 @@ pub(crate) const META_WORDS: &[&str] = &[
 
 /// Phrases in class names and ids (separators removed) that mark the metadata line of a
 /// post or an article.
-pub(crate) const META_PHRASES: &[&str] = &[
+const META_PHRASES: &[&str] = &[
     "postmeta",
     "entrymeta",
     "articlemeta",
@@ -449,52 +613,9 @@ pub(crate) const MONTH_NAMES: &[&str] = &[
 /// First words of a line that dates or files a post (`Posted on …`, `Filed under …`).
 pub(crate) const FOOTER_OPENERS: &[&str] = &["posted", "published", "filed"];
 
-/// Whether a token of a class or id value, with its separators removed, contains a phrase of
-/// `list` (`entry-meta` contains `entrymeta`).
-pub(crate) fn has_phrase(value: &str, list: &[&str]) -> bool {
-    value
-        .split_ascii_whitespace()
-        .map(role_part)
-        .filter(|token| !is_neutral(token))
-        .any(|token| with_joined(token, |joined| list.iter().any(|p| holds(joined, p))))
-}
-
-/// Whether `joined` (a token's joined letters, a few bytes) contains `phrase`: compared in
-/// place, window by window, which for so short a text is cheaper than preparing a search,
-/// and costs nothing when the phrase is the longer.
-fn holds(joined: &str, phrase: &str) -> bool {
-    let (hay, needle) = (joined.as_bytes(), phrase.as_bytes());
-    needle.is_empty()
-        || (hay.len() >= needle.len() && hay.windows(needle.len()).any(|w| w == needle))
-}
-
-/// Whether one of the words of a class or id value (split at punctuation and at
-/// lower-to-upper case changes) is in `list`.
-pub(crate) fn has_word(value: &str, list: &[&str]) -> bool {
-    value
-        .split_ascii_whitespace()
-        .map(role_part)
-        .filter(|token| !is_neutral(token))
-        .flat_map(words)
-        .any(|w| list.iter().any(|m| m.eq_ignore_ascii_case(w)))
-}
-
 /// The last words of class tokens that name a post or an article itself (`entry`, `hentry`,
 /// `serendipity_entry`, `post`).
 const ENTRY_WORDS: &[&str] = &["entry", "hentry", "post", "article", "story"];
-
-/// Whether a class value names the element as a post or an article itself: a token whose last
-/// word is one of [`ENTRY_WORDS`] and that has no word of an author box. Blog engines name a
-/// post's container after its author as well (`entry-author-jane_doe`, `author-admin`); such a
-/// container is the post, not an author box.
-pub(crate) fn names_entry(value: &str) -> bool {
-    value.split_ascii_whitespace().map(role_part).any(|token| {
-        words(token)
-            .last()
-            .is_some_and(|last| ENTRY_WORDS.iter().any(|e| e.eq_ignore_ascii_case(last)))
-            && !words(token).any(|x| AUTHOR_WORDS.iter().any(|a| a.eq_ignore_ascii_case(x)))
-    })
-}
 
 /// The words of a class or id token: split at characters other than letters and digits, and
 /// where a lower-case letter is followed by an upper-case one (`articleMeta`).
@@ -533,12 +654,17 @@ impl<'a> Iterator for Words<'a> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     fn names(value: &str) -> (bool, bool, bool) {
-        let mut n = Names::default();
-        classify_names(value, &mut n);
+        let n = Sense::of(value).names;
         (n.strong, n.layout, n.content)
+    }
+
+    fn names_entry(value: &str) -> bool {
+        Sense::of(value).entry
     }
 
     #[test]
@@ -555,9 +681,7 @@ mod tests {
             (false, false, false)
         );
         for always in ["cookie-notice", "cmp-banner", "sr-only", "d-none"] {
-            let mut n = Names::default();
-            classify_names(always, &mut n);
-            assert!(n.always, "{always}");
+            assert!(Sense::of(always).names.always, "{always}");
         }
         // A post filed under a category named after chrome is still the post; a script's
         // hook is not a role; a taxonomy word that ends the token is one.
@@ -575,25 +699,97 @@ mod tests {
         assert!(!is_neutral("“item“"));
     }
 
+    /// The lists a word is in, compared with each list's words one by one: what the
+    /// sorted table must answer.
+    fn listed_in(word: &str) -> Lists {
+        WORD_LISTS
+            .iter()
+            .filter(|(list, _)| list.iter().any(|w| w.eq_ignore_ascii_case(word)))
+            .fold(0, |lists, (_, bit)| lists | bit)
+    }
+
+    /// The phrase lists with a phrase `joined` contains, by `str::contains`: what the
+    /// automaton must answer.
+    fn phrased_in(joined: &str) -> Lists {
+        PHRASE_LISTS
+            .iter()
+            .filter(|(list, _)| list.iter().any(|p| joined.contains(p)))
+            .fold(0, |lists, (_, bit)| lists | bit)
+    }
+
     #[test]
-    fn a_phrase_is_held_where_str_contains_finds_it() {
-        let texts = [
-            "",
-            "c",
-            "comment",
-            "commentlist",
-            "xcommentlistx",
-            "dsqcommen",
-            "sharebar",
-        ];
-        for hay in texts {
-            for needle in texts.iter().chain(COMMENT_PHRASES).chain(CHROME_PHRASES) {
+    fn every_listed_word_and_phrase_is_found_in_its_lists() {
+        assert!(TABLES.phrases.is_some());
+        for (list, _) in WORD_LISTS {
+            for word in list {
+                assert!(bucket(word).is_some(), "{word} is too long or not a word");
+                assert!(word.bytes().all(|b| b.is_ascii_alphanumeric()), "{word}");
+            }
+        }
+        for (list, _) in WORD_LISTS {
+            for word in list {
+                for spelled in [word.to_string(), word.to_ascii_uppercase()] {
+                    assert_eq!(word_lists(&spelled), listed_in(word), "{spelled}");
+                }
                 assert_eq!(
-                    holds(hay, needle),
-                    hay.contains(needle),
-                    "{hay:?} {needle:?}"
+                    word_lists(&format!("{word}x")),
+                    listed_in(&format!("{word}x"))
                 );
             }
+        }
+        for (list, bit) in PHRASE_LISTS {
+            for phrase in list {
+                for joined in [phrase.to_string(), format!("x{phrase}y")] {
+                    assert_ne!(phrase_lists(&joined) & bit, 0, "{joined}");
+                    assert_eq!(phrase_lists(&joined), phrased_in(&joined), "{joined}");
+                }
+            }
+        }
+        assert_eq!(word_lists(""), 0);
+        assert_eq!(word_lists(&"a".repeat(40)), 0);
+        assert_eq!(phrase_lists("dsqcommen"), 0);
+    }
+
+    /// Pieces of class and id values: listed words in several spellings, parts of phrases,
+    /// negations, taxonomy words and separators.
+    fn piece() -> impl Strategy<Value = String> {
+        let listed: Vec<&'static str> = WORD_LISTS
+            .iter()
+            .chain(PHRASE_LISTS.iter())
+            .flat_map(|(list, _)| list.iter().copied())
+            .chain(HIDDEN_CLASSES.iter().copied())
+            .collect();
+        prop_oneof![
+            4 => proptest::sample::select(listed.clone()).prop_map(str::to_owned),
+            2 => proptest::sample::select(listed).prop_map(|w| {
+                let mut c = w.chars();
+                c.next().map_or(String::new(), |f| f.to_ascii_uppercase().to_string() + c.as_str())
+            }),
+            2 => proptest::sample::select(vec![
+                "-", "_", "__", " ", "  ", "no-", "js-", "has-no-", "read", "more", "also", "x",
+                "9", "é", "Ü", "comments-", "entry-", "category-", "-tag", "post",
+            ])
+            .prop_map(str::to_owned),
+            1 => "[a-zA-Z0-9]{1,6}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// One pass with the lookups reads a value as the lists, compared one by one, say.
+        #[test]
+        fn the_tables_say_what_the_lists_say(pieces in proptest::collection::vec(piece(), 1..8)) {
+            let value = pieces.concat();
+            for token in value.split_ascii_whitespace() {
+                for word in words(token) {
+                    prop_assert_eq!(word_lists(word), listed_in(word), "{}", word);
+                }
+                with_joined(token, |joined| {
+                    assert_eq!(phrase_lists(joined), phrased_in(joined), "{joined}");
+                });
+            }
+            prop_assert_eq!(Sense::of(&value), reference::sense(&value), "{:?}", value);
         }
     }
 
@@ -618,9 +814,7 @@ mod tests {
         }
         // Joined tokens longer than the stack buffer are read whole.
         let long = format!("{}-read-more", "x".repeat(80));
-        let mut n = Names::default();
-        classify_names(&long, &mut n);
-        assert!(n.strong);
+        assert!(Sense::of(&long).names.strong);
     }
 
     #[test]
@@ -629,12 +823,12 @@ mod tests {
         assert_eq!(w, ["sidebar", "Blocks", "c", "article", "meta", "x"]);
         let w: Vec<_> = words("éaB--cDé9").collect();
         assert_eq!(w, ["a", "B", "c", "D", "9"]);
-        assert!(has_word("post-byline", AUTHOR_WORDS));
-        assert!(has_word("articleDate", META_WORDS));
-        assert!(!has_word("update mandate", META_WORDS));
-        assert!(!has_word("no-author has-no-date", AUTHOR_WORDS));
-        assert!(!has_word("no-author has-no-date", META_WORDS));
-        assert!(has_phrase("c-entry-meta__row", META_PHRASES));
+        assert!(Sense::of("post-byline").author);
+        assert!(Sense::of("articleDate").meta);
+        assert!(!Sense::of("update mandate").meta);
+        assert!(!Sense::of("no-author has-no-date").author);
+        assert!(!Sense::of("no-author has-no-date").meta);
+        assert!(Sense::of("c-entry-meta__row").meta);
         assert!(names_entry("entry-author-jane_doe entry-type-post entry"));
         assert!(names_entry("hentry post author-admin category-news"));
         assert!(names_entry(
@@ -643,7 +837,91 @@ mod tests {
         assert!(!names_entry("entry-author"));
         assert!(!names_entry("author-box post-author"));
         assert!(!names_entry("post-meta entry-date"));
-        assert!(has_phrase("articleInfo", META_PHRASES));
-        assert!(!has_phrase("recipe-meta", META_PHRASES));
+        assert!(Sense::of("articleInfo").meta);
+        assert!(!Sense::of("recipe-meta").meta);
+    }
+
+    /// The reading of a class or id value as the lists say it, word by word and phrase by
+    /// phrase, each question answered on its own pass: the model [`Sense::of`] must match.
+    mod reference {
+        use super::super::*;
+
+        fn listed(list: &[&str], word: &str) -> bool {
+            list.iter().any(|w| w.eq_ignore_ascii_case(word))
+        }
+
+        fn holds(joined: &str, list: &[&str]) -> bool {
+            list.iter().any(|p| joined.contains(p))
+        }
+
+        fn roles(value: &str) -> impl Iterator<Item = &str> {
+            value
+                .split_ascii_whitespace()
+                .map(role_part)
+                .filter(|token| !is_neutral(token))
+        }
+
+        fn names(value: &str) -> Names {
+            let mut names = Names::default();
+            for token in roles(value) {
+                if token.is_empty() {
+                    continue;
+                }
+                if listed(HIDDEN_CLASSES, token) {
+                    names.always = true;
+                    continue;
+                }
+                let (mut strong, mut layout, mut content) = (false, false, false);
+                let (mut comments, mut state) = (false, false);
+                for part in words(token) {
+                    strong |= listed(CHROME_WORDS, part);
+                    names.always |= listed(CONSENT_WORDS, part);
+                    layout |= listed(LAYOUT_WORDS, part);
+                    content |= listed(CONTENT_WORDS, part);
+                    comments |= listed(COMMENT_WORDS, part);
+                    state |= listed(COMMENT_STATES, part);
+                }
+                let (comment_phrase, chrome_phrase) = with_joined(token, |joined| {
+                    (
+                        holds(joined, COMMENT_PHRASES),
+                        holds(joined, CHROME_PHRASES),
+                    )
+                });
+                comments |= comment_phrase;
+                names.comments |= comments && !state;
+                strong |= !content && chrome_phrase;
+                names.strong |= strong;
+                names.layout |= layout && !content;
+                names.content |= content && !layout && !strong;
+            }
+            names
+        }
+
+        fn has_word(value: &str, list: &[&str]) -> bool {
+            roles(value).flat_map(words).any(|w| listed(list, w))
+        }
+
+        fn has_phrase(value: &str, list: &[&str]) -> bool {
+            roles(value).any(|token| with_joined(token, |joined| holds(joined, list)))
+        }
+
+        fn names_entry(value: &str) -> bool {
+            value.split_ascii_whitespace().map(role_part).any(|token| {
+                words(token)
+                    .last()
+                    .is_some_and(|last| listed(ENTRY_WORDS, last))
+                    && !words(token).any(|x| listed(AUTHOR_WORDS, x))
+            })
+        }
+
+        /// What [`Sense::of`] answers, asked question by question.
+        pub(super) fn sense(value: &str) -> Sense {
+            Sense {
+                names: names(value),
+                author: has_word(value, AUTHOR_WORDS),
+                meta: has_word(value, META_WORDS) || has_phrase(value, META_PHRASES),
+                entry: names_entry(value),
+            }
+        }
     }
 }
