@@ -16,7 +16,7 @@ use super::prune::{
 };
 use super::render::{collapse, render};
 use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
-use super::vocab::{CHROME_ROLES, is_hidden, is_never_content};
+use super::vocab::{CHROME_ROLES, is_hidden, is_never_content, names_headline};
 use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
 
 /// Trees deeper than this skip content selection (its cost grows with depth × size).
@@ -776,10 +776,7 @@ impl Headlines {
             [attr(e, "class"), attr(e, "id")]
                 .into_iter()
                 .flatten()
-                .any(|v| {
-                    contains_ignore_ascii_case(v, "headline")
-                        || contains_ignore_ascii_case(v, "title")
-                })
+                .any(names_headline)
         };
         (heading || named()).then_some(heading)
     }
@@ -882,14 +879,6 @@ impl Headlines {
         }
         marked
     }
-}
-
-/// Whether `hay` contains `needle` (lowercase) ASCII case-insensitively, as the selector
-/// `[class*=needle i]` reads it.
-fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
-    hay.as_bytes()
-        .windows(needle.len())
-        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 /// The text of `node` when it has at most `max` visible characters; `None`, having read

@@ -273,12 +273,7 @@ impl Sense {
     /// ([`is_neutral`]), nor past a taxonomy word ([`role_part`]).
     pub(crate) fn of(value: &str) -> Sense {
         let mut sense = Sense::default();
-        for token in value.split_ascii_whitespace().map(role_part) {
-            let (mut lists, mut last) = (0, 0);
-            for word in words(token) {
-                last = word_lists(word);
-                lists |= last;
-            }
+        for (token, lists, last) in value.split_ascii_whitespace().map(role_part) {
             sense.entry |= last & IN_ENTRY != 0 && lists & IN_AUTHOR == 0;
             if token.is_empty() || is_neutral(token) {
                 continue;
@@ -484,17 +479,23 @@ const TAXONOMY_WORDS: &[&str] = &["category", "tag", "topic"];
 
 /// The part of a class or id token that may say the element's role: the token up to a
 /// taxonomy word followed by a term (`entry-` of `entry-category-social_media`; nothing of
-/// `category-news`). A taxonomy word that ends the token (`post-tag`) is a role.
-fn role_part(token: &str) -> &str {
+/// `category-news`). A taxonomy word that ends the token (`post-tag`) is a role. With it, the
+/// lists its words are in, and those its last word is in.
+fn role_part(token: &str) -> (&str, Lists, Lists) {
+    let (mut lists, mut last) = (0, 0);
     let mut parts = words(token).peekable();
     while let Some(word) = parts.next() {
-        if parts.peek().is_some() && word_lists(word) & IN_TAXONOMY != 0 {
+        let word_in = word_lists(word);
+        if word_in & IN_TAXONOMY != 0 && parts.peek().is_some() {
             // `word` is a subslice of `token`: its offset is where the term's part begins.
+            // The words before it are the part's words: a word ends before the next begins.
             let at = word.as_ptr() as usize - token.as_ptr() as usize;
-            return token.get(..at).unwrap_or_default();
+            return (token.get(..at).unwrap_or_default(), lists, last);
         }
+        lists |= word_in;
+        last = word_in;
     }
-    token
+    (token, lists, last)
 }
 
 /// Words in class names and ids that mark an author box.
@@ -613,6 +614,18 @@ pub(crate) const MONTH_NAMES: &[&str] = &[
 /// First words of a line that dates or files a post (`Posted on …`, `Filed under …`).
 pub(crate) const FOOTER_OPENERS: &[&str] = &["posted", "published", "filed"];
 
+/// Whether a class or id value names a headline or a title: holds `headline` or `title`,
+/// compared without ASCII case, anywhere (`entry-title`, `articleHeadline`, `subtitle`).
+pub(crate) fn names_headline(value: &str) -> bool {
+    static NAMES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(["headline", "title"])
+            .ok()
+    });
+    NAMES.as_ref().is_some_and(|ac| ac.is_match(value))
+}
+
 /// The last words of class tokens that name a post or an article itself (`entry`, `hentry`,
 /// `serendipity_entry`, `post`).
 const ENTRY_WORDS: &[&str] = &["entry", "hentry", "post", "article", "story"];
@@ -690,10 +703,12 @@ mod tests {
             (false, false, true)
         );
         assert_eq!(names("post-tags social"), (true, false, false));
-        assert_eq!(role_part("entry-category-social_media"), "entry-");
-        assert_eq!(role_part("category-news"), "");
-        assert_eq!(role_part("post-tag"), "post-tag");
-        assert_eq!(role_part("post-tags-content"), "post-tags-content");
+        let role = |token| role_part(token).0;
+        assert_eq!(role("entry-category-social_media"), "entry-");
+        assert_eq!(role("category-news"), "");
+        assert_eq!(role("post-tag"), "post-tag");
+        assert_eq!(role("post-tags-content"), "post-tags-content");
+        assert_eq!(role("entryCategorySocial"), "entry");
         assert!(names_entry("entry-category-social_media entry-type-post"));
         assert!(!is_neutral("no-"));
         assert!(!is_neutral("“item“"));
@@ -794,6 +809,22 @@ mod tests {
     }
 
     #[test]
+    fn a_headline_or_title_is_named_in_any_case_anywhere() {
+        for value in [
+            "entry-title",
+            "articleHeadline",
+            "SUBTITLE",
+            "x HeadLine-y",
+            "title",
+        ] {
+            assert!(names_headline(value), "{value}");
+        }
+        for value in ["", "titl", "head-line", "entry-tit le", "héadline"] {
+            assert!(!names_headline(value), "{value}");
+        }
+    }
+
+    #[test]
     fn word_lists_are_lowercase_as_the_matchers_assume() {
         for list in [
             HIDDEN_CLASSES,
@@ -857,7 +888,7 @@ mod tests {
         fn roles(value: &str) -> impl Iterator<Item = &str> {
             value
                 .split_ascii_whitespace()
-                .map(role_part)
+                .map(|token| role_part(token).0)
                 .filter(|token| !is_neutral(token))
         }
 
@@ -906,12 +937,15 @@ mod tests {
         }
 
         fn names_entry(value: &str) -> bool {
-            value.split_ascii_whitespace().map(role_part).any(|token| {
-                words(token)
-                    .last()
-                    .is_some_and(|last| listed(ENTRY_WORDS, last))
-                    && !words(token).any(|x| listed(AUTHOR_WORDS, x))
-            })
+            value
+                .split_ascii_whitespace()
+                .map(|t| role_part(t).0)
+                .any(|token| {
+                    words(token)
+                        .last()
+                        .is_some_and(|last| listed(ENTRY_WORDS, last))
+                        && !words(token).any(|x| listed(AUTHOR_WORDS, x))
+                })
         }
 
         /// What [`Sense::of`] answers, asked question by question.
