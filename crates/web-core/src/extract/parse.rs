@@ -5,8 +5,10 @@
 //! full-text development set's bytes) and never its text: [`prepare`] cuts them out before
 //! parsing, which then takes a tenth fewer instructions, by a scan that follows the
 //! tokenizer's states where they decide where such markup ends. JSON data islands
-//! (`application/ld+json`) stay: metadata is read from them. The same pass drops start tags
-//! nested too deep to parse in bounded time.
+//! (`application/ld+json`) stay: metadata is read from them. So are the `data-*` attributes
+//! pages keep for their scripts (a tenth of the markup of modern pages, which the tokenizer
+//! reads a character at a time), but a picture's and a code block's language. The same pass
+//! drops start tags nested too deep to parse in bounded time.
 //!
 //! The HTML parser reports every parse error to the tree it builds, and the document type
 //! keeps each report in a list, one formatted string per error. A hostile page is
@@ -56,10 +58,11 @@ pub(crate) struct Prepared<'a> {
 }
 
 /// The one pass over a page's markup before parsing. It cuts the comments and the contents
-/// of `script` (but JSON data islands) and `style` elements, the elements staying, empty;
-/// and it drops the start tags nested deeper than `limit` (by an estimate of the nesting),
-/// their text kept: tree construction costs time proportional to the depth for every tag,
-/// so unbounded nesting would mean quadratic time.
+/// of `script` (but JSON data islands) and `style` elements, the elements staying, empty,
+/// and the `data-*` attributes nothing reads ([`is_unread_data`], [`READS_DATA`]); and it
+/// drops the start tags nested deeper than `limit` (by an estimate of the nesting), their
+/// text kept: tree construction costs time proportional to the depth for every tag, so
+/// unbounded nesting would mean quadratic time.
 ///
 /// The scan reads markup as the tokenizer does where that decides what is a comment or
 /// code: tags with their quoted attribute values, comments with their abrupt ends, the
@@ -67,7 +70,9 @@ pub(crate) struct Prepared<'a> {
 /// a script), and the raw text of `textarea`, `title`, `xmp`, `iframe`, `noembed`,
 /// `noframes` and `plaintext`, which it skips unread. It follows foreign content (`svg`,
 /// `math`, their HTML integration points, the HTML tags that break out of them), where the
-/// tokenizer reads no raw text and CDATA sections are text, and cuts nothing inert there.
+/// tokenizer reads no raw text and CDATA sections are text, and cuts nothing inert there;
+/// where an end tag inside it names an element open outside it, which only the tree builder
+/// can tell closes the foreign content or not, the scan cuts nothing more.
 /// The nesting is estimated from the tags as written: an end tag closes the nearest open
 /// element of its name among the last [`END_TAG_SEARCH`], void elements and self-closed
 /// tags open none, and a `p`, `li`, `td`… closes an open sibling of its name.
@@ -81,23 +86,27 @@ pub(crate) fn prepare(html: &str, limit: usize) -> Prepared<'_> {
     // The open `svg` and `math` elements and their HTML integration points: inside foreign
     // content the tokenizer stays in its data state (no raw text; CDATA sections), until
     // an HTML element breaks out.
-    let mut foreign: Vec<Context> = Vec::new();
+    // Each with the number of elements the nesting estimate had open outside it.
+    let mut foreign: Vec<(Context, usize)> = Vec::new();
     // Open elements by name as the markup writes them, compared ASCII case-insensitively.
     let mut open: Vec<&[u8]> = Vec::new();
     let mut flattened = false;
     // A `<` that is text just before a cut would open a tag with what follows the cut: such
     // a cut of inert markup is not made. Nor is any inside foreign content, where only the
     // tree builder knows for sure what a tag opens (an `svg` element's `title` is an HTML
-    // integration point, but a `</title>` in a `div` there closes nothing).
-    let inert =
-        |from: usize, foreign: &[Context]| foreign.is_empty() && (from == 0 || b[from - 1] != b'<');
+    // integration point, but a `</title>` in a `div` there closes nothing), nor any once
+    // the scan is unsure where foreign content ends.
+    let mut unsure = false;
+    let inert = |from: usize, foreign: &[(Context, usize)], unsure: bool| {
+        !unsure && foreign.is_empty() && (from == 0 || b[from - 1] != b'<')
+    };
     let mut i = 0;
     while let Some(off) = find_byte(&b[i..], b'<') {
         let lt = i + off;
         let rest = &b[lt..];
         if rest.starts_with(b"<!--") {
             let end = comment_end(b, lt + 4);
-            if inert(lt, &foreign) {
+            if inert(lt, &foreign, unsure) {
                 out.cut(lt, end);
             }
             i = end;
@@ -112,7 +121,7 @@ pub(crate) fn prepare(html: &str, limit: usize) -> Prepared<'_> {
             let doctype = rest
                 .get(2..9)
                 .is_some_and(|d| d.eq_ignore_ascii_case(b"doctype"));
-            if !doctype && inert(lt, &foreign) {
+            if !doctype && inert(lt, &foreign, unsure) {
                 out.cut(lt, end);
             }
             i = end;
@@ -129,6 +138,23 @@ pub(crate) fn prepare(html: &str, limit: usize) -> Prepared<'_> {
                         }
                     }
                     close_context(&mut foreign, name);
+                    // An end tag naming an element open outside foreign content, none in it,
+                    // goes to the HTML rules, which may close that element and the foreign
+                    // content with it (`<b><svg></b>`), or ignore the tag (scope, a
+                    // `noscript` the head closed): which, only the tree builder knows. From
+                    // there on nothing more is cut.
+                    if in_foreign(&foreign)
+                        && let Some(outside) =
+                            open.iter().rposition(|n| n.eq_ignore_ascii_case(name))
+                        && foreign
+                            .iter()
+                            .rev()
+                            .take_while(|(c, _)| !matches!(c, Context::Html(_)))
+                            .last()
+                            .is_some_and(|&(_, depth)| depth > outside)
+                    {
+                        unsure = true;
+                    }
                     if let Some(at) = open
                         .iter()
                         .rev()
@@ -142,7 +168,7 @@ pub(crate) fn prepare(html: &str, limit: usize) -> Prepared<'_> {
                 Some(_) => {
                     // A bogus comment (`</ x>`), or `</>`, which is nothing.
                     let end = find_byte(&b[lt..], b'>').map_or(b.len(), |e| lt + e + 1);
-                    if inert(lt, &foreign) {
+                    if inert(lt, &foreign, unsure) {
                         out.cut(lt, end);
                     }
                     end
@@ -150,38 +176,51 @@ pub(crate) fn prepare(html: &str, limit: usize) -> Prepared<'_> {
                 None => b.len(),
             };
         } else if rest.get(1).is_some_and(u8::is_ascii_alphabetic) {
-            let end = tag_end(b, lt + 1);
+            let tag = attributes(b, lt + 1, None);
+            let end = tag.end;
             let name = tag_name(b, lt + 1);
+            let raw = |n: &str| name.eq_ignore_ascii_case(n.as_bytes());
+            // The unread data attributes are cut once the tag is known to stay, before any
+            // cut after it.
+            let mut data = !unsure && tag.data && tag.closed && !READS_DATA.iter().any(|&n| raw(n));
+            let mut cut_data = |out: &mut Cuts<'_>| {
+                if std::mem::take(&mut data) {
+                    attributes(b, lt + 1, Some(out));
+                }
+            };
             i = end;
             if end >= b.len() {
+                // The last tag: nothing after it to read or cut.
+                cut_data(&mut out);
                 break;
             }
-            let raw = |n: &str| name.eq_ignore_ascii_case(n.as_bytes());
-            let opens = b[end - 2] != b'/';
+            let opens = !tag.self_closing;
             let mut skip_to = None;
             if in_foreign(&foreign) {
-                if BREAKOUT.iter().any(|&n| raw(n)) {
+                if BREAKOUT.iter().any(|&n| raw(n)) || (raw("font") && tag.font_breaks) {
                     while in_foreign(&foreign) {
                         foreign.pop();
                     }
-                } else if let Some(context) = Context::opened(foreign.last(), name)
+                } else if let Some(context) = Context::opened(foreign.last().map(|f| &f.0), name)
                     && opens
                 {
-                    foreign.push(context);
+                    foreign.push((context, open.len()));
                 }
             } else if let Some(context) = Context::opened(None, name) {
                 if opens {
-                    foreign.push(context);
+                    foreign.push((context, open.len()));
                 }
             } else if raw("script") {
                 let close = script_end(b, end);
-                if !names_json(b, lt + 1) && inert(end, &foreign) {
+                cut_data(&mut out);
+                if !tag.json && inert(end, &foreign, unsure) {
                     out.cut(end, close);
                 }
                 skip_to = Some(close);
             } else if raw("style") {
                 let close = end_tag_from(b, end, b"style");
-                if inert(end, &foreign) {
+                cut_data(&mut out);
+                if inert(end, &foreign, unsure) {
                     out.cut(end, close);
                 }
                 skip_to = Some(close);
@@ -214,10 +253,11 @@ pub(crate) fn prepare(html: &str, limit: usize) -> Prepared<'_> {
                         .map_or(0, |p| p + 1);
                     out.cut(from, end);
                     flattened = true;
-                } else {
-                    open.push(name);
+                    continue;
                 }
+                open.push(name);
             }
+            cut_data(&mut out);
         } else {
             i = lt + 1;
         }
@@ -327,20 +367,20 @@ impl Context {
 }
 
 /// Whether the innermost open context is foreign content.
-fn in_foreign(open: &[Context]) -> bool {
-    matches!(open.last(), Some(Context::Svg(_) | Context::Math(_)))
+fn in_foreign(open: &[(Context, usize)]) -> bool {
+    matches!(open.last(), Some((Context::Svg(_) | Context::Math(_), _)))
 }
 
 /// Closes what an end tag `name` ends: the innermost open `svg` or `math` element of that
 /// name with what it holds, or the innermost integration point when it is that element.
-fn close_context(open: &mut Vec<Context>, name: &[u8]) {
+fn close_context(open: &mut Vec<(Context, usize)>, name: &[u8]) {
     let Some(at) = open
         .iter()
-        .rposition(|c| name.eq_ignore_ascii_case(c.name().as_bytes()))
+        .rposition(|(c, _)| name.eq_ignore_ascii_case(c.name().as_bytes()))
     else {
         return;
     };
-    if !matches!(open[at], Context::Html(_)) || at + 1 == open.len() {
+    if !matches!(open[at].0, Context::Html(_)) || at + 1 == open.len() {
         open.truncate(at);
     }
 }
@@ -410,28 +450,69 @@ fn tag_name(b: &[u8], at: usize) -> &[u8] {
 /// Where the tag whose name starts at `at` ends: just past its `>`, or the end of the input
 /// when it never closes.
 fn tag_end(b: &[u8], at: usize) -> usize {
-    attributes(b, at).0
+    attributes(b, at, None).end
 }
 
-/// Whether the tag whose name starts at `at` has a `type` attribute naming JSON.
-fn names_json(b: &[u8], at: usize) -> bool {
-    attributes(b, at).1
+/// What [`attributes`] read of a tag.
+struct Tag {
+    /// Where the tag ends (as [`tag_end`]).
+    end: usize,
+    /// Whether it closes (with `>`) before the end of the input.
+    closed: bool,
+    /// Whether it is self-closed: a `/` just before its `>` that is no attribute value's.
+    self_closing: bool,
+    /// Whether it has a `type` attribute naming JSON.
+    json: bool,
+    /// Whether it has an attribute [`is_unread_data`] names.
+    data: bool,
+    /// Whether it has a `color`, `face` or `size` attribute, with which a `font` start tag
+    /// breaks out of foreign content.
+    font_breaks: bool,
 }
+
+/// Whether an attribute, by its name, is data for a page's scripts that nothing reads:
+/// `data-*`, but `data-lang` (a code block's language, which rendering reads).
+fn is_unread_data(name: &[u8]) -> bool {
+    name.len() > 5
+        && name[..5].eq_ignore_ascii_case(b"data-")
+        && !name.eq_ignore_ascii_case(b"data-lang")
+}
+
+/// Elements whose `data-*` attributes are read: a picture's lazy-loaded source (content
+/// selection keeps an image by it, and with the image its `alt` text). `image` is what the
+/// tree builder makes `img`.
+const READS_DATA: [&str; 4] = ["img", "image", "picture", "source"];
 
 /// Reads the attributes of the tag whose name starts at `at` as the tokenizer does, a
-/// quoted value running to its closing quote whatever it holds. Returns where the tag ends
-/// (as [`tag_end`]) and whether it has a `type` attribute naming JSON.
-fn attributes(b: &[u8], at: usize) -> (usize, bool) {
+/// quoted value running to its closing quote whatever it holds. With `cut`, the attributes
+/// [`is_unread_data`] names are cut, each from its name to the end of its value.
+fn attributes(b: &[u8], at: usize, mut cut: Option<&mut Cuts<'_>>) -> Tag {
     let space = |c: u8| matches!(c, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
-    let mut i = at + tag_name(b, at).len();
-    let mut json = false;
+    let name_of_tag = tag_name(b, at);
+    let font = name_of_tag.eq_ignore_ascii_case(b"font");
+    let mut i = at + name_of_tag.len();
+    let mut tag = Tag {
+        end: b.len(),
+        closed: false,
+        self_closing: false,
+        json: false,
+        data: false,
+        font_breaks: false,
+    };
     loop {
+        let mut slash = false;
         while i < b.len() && (space(b[i]) || b[i] == b'/') {
+            slash = b[i] == b'/';
             i += 1;
         }
         match b.get(i) {
-            None => return (b.len(), json),
-            Some(b'>') => return (i + 1, json),
+            None => return tag,
+            Some(b'>') => {
+                tag.end = i + 1;
+                tag.closed = true;
+                tag.self_closing = slash;
+                return tag;
+            }
             Some(_) => {}
         }
         // An attribute name: its first character may be `=`.
@@ -441,33 +522,43 @@ fn attributes(b: &[u8], at: usize) -> (usize, bool) {
             i += 1;
         }
         let is_type = b[name..i].eq_ignore_ascii_case(b"type");
-        while i < b.len() && space(b[i]) {
-            i += 1;
+        let data = is_unread_data(&b[name..i]);
+        tag.font_breaks |= font
+            && [&b"color"[..], b"face", b"size"]
+                .iter()
+                .any(|n| b[name..i].eq_ignore_ascii_case(n));
+        tag.data |= data;
+        let mut value: &[u8] = &[];
+        let mut after = i;
+        while after < b.len() && space(b[after]) {
+            after += 1;
         }
-        if b.get(i) != Some(&b'=') {
-            continue;
-        }
-        i += 1;
-        while i < b.len() && space(b[i]) {
-            i += 1;
-        }
-        let value = match b.get(i) {
-            Some(&q @ (b'"' | b'\'')) => {
-                let start = i + 1;
-                i = find_byte(&b[start..], q).map_or(b.len(), |e| start + e + 1);
-                &b[start..i.saturating_sub(1).max(start)]
+        if b.get(after) == Some(&b'=') {
+            i = after + 1;
+            while i < b.len() && space(b[i]) {
+                i += 1;
             }
-            Some(b'>') | None => continue,
-            Some(_) => {
-                let start = i;
-                while i < b.len() && !space(b[i]) && b[i] != b'>' {
-                    i += 1;
+            match b.get(i) {
+                Some(&q @ (b'"' | b'\'')) => {
+                    let start = i + 1;
+                    i = find_byte(&b[start..], q).map_or(b.len(), |e| start + e + 1);
+                    value = &b[start..i.saturating_sub(1).max(start)];
                 }
-                &b[start..i]
+                Some(b'>') | None => {}
+                Some(_) => {
+                    let start = i;
+                    while i < b.len() && !space(b[i]) && b[i] != b'>' {
+                        i += 1;
+                    }
+                    value = &b[start..i];
+                }
             }
-        };
+        }
         if is_type {
-            json = value.windows(4).any(|w| w.eq_ignore_ascii_case(b"json"));
+            tag.json = value.windows(4).any(|w| w.eq_ignore_ascii_case(b"json"));
+        }
+        if data && let Some(cuts) = cut.as_deref_mut() {
+            cuts.cut(name, i);
         }
     }
 }
@@ -717,9 +808,31 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// `doc` without comments and with its HTML scripts (but JSON data islands) and style
-    /// sheets emptied, serialized.
+    /// The unread data attributes ([`is_unread_data`]) of elements that keep none.
+    fn unread_data(doc: &Document) -> Vec<(dom_query::NodeRef<'_>, String)> {
+        let mut found = Vec::new();
+        for node in doc.root().descendants() {
+            let Some(name) = node.qual_name_ref().map(|q| q.local.to_string()) else {
+                continue;
+            };
+            if READS_DATA.contains(&name.as_str()) {
+                continue;
+            }
+            for a in node.attrs() {
+                if is_unread_data(a.name.local.as_bytes()) {
+                    found.push((node, a.name.local.to_string()));
+                }
+            }
+        }
+        found
+    }
+
+    /// `doc` without comments, with its HTML scripts (but JSON data islands) and style
+    /// sheets emptied, and without unread data attributes, serialized.
     fn without_inert(doc: Document) -> String {
+        for (node, name) in unread_data(&doc) {
+            node.remove_attr(&name);
+        }
         let mut remove = Vec::new();
         for node in doc.root().descendants() {
             if node.is_comment() {
@@ -842,10 +955,40 @@ mod tests {
                 "<!doctype html><p>no comment",
                 "<!doctype html><p>no comment",
             ),
+            // A `font` with a colour, face or size breaks out of foreign content; an end tag
+            // there that names an element outside it leaves the scan unsure, and nothing
+            // after is cut.
+            (
+                "<svg><font color=red><!-- c -->t</font></svg>",
+                "<svg><font color=red>t</font></svg>",
+            ),
+            (
+                "<b><svg></b><script type='x/json'><p><!--x--></script><p data-k=1>",
+                "<b><svg></b><script type='x/json'><p><!--x--></script><p data-k=1>",
+            ),
+            // Data for scripts is cut from the tags, but a picture's and a code block's.
+            (
+                "<div data-id=7 class=a data-x = 'y>z'data-e><p DATA-K=\"v\">t</p></div>",
+                "<div  class=a ><p >t</p></div>",
+            ),
+            (
+                "<img data-src=a.png alt=x><picture data-p=1><source data-srcset=b>\
+                 <image data-src=c></picture><code data-lang=rust data-x=1>f</code>",
+                "<img data-src=a.png alt=x><picture data-p=1><source data-srcset=b>\
+                 <image data-src=c></picture><code data-lang=rust >f</code>",
+            ),
+            (
+                "<script data-a=1>x</script><style data-b>y</style><title data-c>z</title>",
+                "<script ></script><style ></style><title >z</title>",
+            ),
+            (
+                "<a title='data-x=1' data-=2 data>t</a><x data-y=1/>",
+                "<a title='data-x=1' data-=2 data>t</a><x >",
+            ),
         ] {
             assert_eq!(prepare(html, usize::MAX).markup, want, "{html}");
             assert_eq!(
-                parse(html).html().to_string(),
+                without_inert(parse(html)),
                 without_inert(parse_markup(html)),
                 "{html}"
             );
@@ -854,6 +997,9 @@ mod tests {
             prepare("<p>plain</p>", usize::MAX).markup,
             Cow::Borrowed(_)
         ));
+        // A start tag dropped for depth goes whole, data attributes and all.
+        let deep = "<div data-a=1>".repeat(4) + "t";
+        assert_eq!(prepare(&deep, 2).markup, "<div >".repeat(2) + "t");
     }
 
     /// Pieces of markup whose combinations try the scan's states.
@@ -911,6 +1057,15 @@ mod tests {
         "<!x>",
         "<plaintext>",
         "<svg/>",
+        "<div data-k=\"1\" id=a>",
+        "<p data-k='<!--' class=b>",
+        "<b data-k=x/>",
+        " data-k=v ",
+        "<img data-src=x>",
+        "<image data-src=y>",
+        "<span data-lang=en data-k>",
+        "<font color=red>",
+        "</div>",
         "é",
         "\0",
         "\r\n",
@@ -927,6 +1082,13 @@ mod tests {
         "<desc>",
     ];
 
+    /// Whether the scan may stop cutting in `html`: where it holds foreign content, an end
+    /// tag there may leave the scan unsure where it ends.
+    fn unsure_of_foreign(html: &str) -> bool {
+        let lower = html.to_ascii_lowercase();
+        lower.contains("<svg") || lower.contains("<math")
+    }
+
     /// Markup of up to 14 pieces drawn from `pieces` and `more`.
     fn markup(more: &'static [&'static str]) -> impl Strategy<Value = String> {
         let all: Vec<&str> = PIECES.iter().chain(more).copied().collect();
@@ -941,12 +1103,14 @@ mod tests {
         #[test]
         fn cutting_first_is_parsing_all_but_for_comments_and_code(html in markup(CDATA)) {
             prop_assert_eq!(without_inert(parse(&html)), without_inert(parse_markup(&html)), "{}", html);
+            prop_assert!(unsure_of_foreign(&html) || unread_data(&parse(&html)).is_empty(), "{}", html);
         }
 
         /// The same inside foreign content's HTML integration points.
         #[test]
         fn and_so_it_is_in_integration_points(html in markup(POINTS)) {
             prop_assert_eq!(without_inert(parse(&html)), without_inert(parse_markup(&html)), "{}", html);
+            prop_assert!(unsure_of_foreign(&html) || unread_data(&parse(&html)).is_empty(), "{}", html);
         }
     }
 }
