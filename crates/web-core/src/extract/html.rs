@@ -1222,9 +1222,6 @@ fn verdict(node: &NodeRef<'_>, in_main: bool, memo: &mut Memo<'_>) -> Verdict {
     }
     with_element(node, |e| {
         let name = &*e.name.local;
-        if is_never_content(name) {
-            return Verdict::Remove;
-        }
         if name == "noscript" {
             return Verdict::Noscript;
         }

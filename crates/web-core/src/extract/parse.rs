@@ -25,6 +25,7 @@ use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeBuilderO
 use html5ever::{Attribute, ParseOpts, QualName, parse_document};
 
 use super::tree::{HIGHS, ONES};
+use super::vocab::{READS_DATA, is_unread_data};
 
 /// Parses `html` as a document, as `Document::from` does (scripting disabled) but for the
 /// comments and the code of scripts and style sheets (JSON data islands stay), nesting
@@ -469,19 +470,6 @@ struct Tag {
     /// breaks out of foreign content.
     font_breaks: bool,
 }
-
-/// Whether an attribute, by its name, is data for a page's scripts that nothing reads:
-/// `data-*`, but `data-lang` (a code block's language, which rendering reads).
-fn is_unread_data(name: &[u8]) -> bool {
-    name.len() > 5
-        && name[..5].eq_ignore_ascii_case(b"data-")
-        && !name.eq_ignore_ascii_case(b"data-lang")
-}
-
-/// Elements whose `data-*` attributes are read: a picture's lazy-loaded source (content
-/// selection keeps an image by it, and with the image its `alt` text). `image` is what the
-/// tree builder makes `img`.
-const READS_DATA: [&str; 4] = ["img", "image", "picture", "source"];
 
 /// Reads the attributes of the tag whose name starts at `at` as the tokenizer does, a
 /// quoted value running to its closing quote whatever it holds. With `cut`, the attributes

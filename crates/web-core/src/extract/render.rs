@@ -6,7 +6,7 @@
 use dom_query::NodeRef;
 
 use super::tree::{Step, attr, walk, with_element, with_text};
-use super::vocab::{is_hidden, is_never_content};
+use super::vocab::{CODE_LANGUAGE, is_hidden, is_never_content};
 
 /// Renders the subtree of `root` to lines (no leading, trailing or repeated blank lines).
 pub(crate) fn render(root: NodeRef<'_>) -> Vec<String> {
@@ -151,7 +151,7 @@ impl Renderer {
             let local: &str = &name;
             let lang = if local == "pre" || local == "code" {
                 code_language(attr(e, "class").unwrap_or(""))
-                    .or_else(|| attr(e, "data-lang").map(str::to_owned))
+                    .or_else(|| attr(e, CODE_LANGUAGE).map(str::to_owned))
             } else {
                 None
             };

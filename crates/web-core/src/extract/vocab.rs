@@ -1,6 +1,7 @@
 //! The class-name and element vocabulary the chrome filter (`html`) and the boilerplate
 //! filter (`prune`) share, and that `render` consults: the elements that are never content,
-//! the attributes that hide an element, the word and phrase lists that mark chrome, consent
+//! the attributes that hide an element, the data attributes nothing reads (which the pre-parse
+//! pass cuts), the word and phrase lists that mark chrome, consent
 //! banners, layout, content, author boxes and metadata in class names and ids, and the
 //! reading of a class or id value against all of them at once ([`Sense`]): its words looked
 //! up in one table, its phrases searched by one automaton, both built once from the lists.
@@ -61,6 +62,22 @@ pub(crate) fn is_never_content(name: &str) -> bool {
             | "meta"
     )
 }
+
+/// The data attribute rendering reads: a code block's language.
+pub(crate) const CODE_LANGUAGE: &str = "data-lang";
+
+/// Whether an attribute, by its name, is data for a page's scripts that nothing reads:
+/// `data-*`, but [`CODE_LANGUAGE`].
+pub(crate) fn is_unread_data(name: &[u8]) -> bool {
+    name.len() > 5
+        && name[..5].eq_ignore_ascii_case(b"data-")
+        && !name.eq_ignore_ascii_case(CODE_LANGUAGE.as_bytes())
+}
+
+/// Elements whose `data-*` attributes are read: a picture's lazy-loaded source (content
+/// selection keeps an image by it, and with the image its `alt` text). `image` is what the
+/// tree builder makes `img`.
+pub(crate) const READS_DATA: [&str; 4] = ["img", "image", "picture", "source"];
 
 /// Whole class names that mark hidden or screen-reader-only text.
 const HIDDEN_CLASSES: &[&str] = &[
