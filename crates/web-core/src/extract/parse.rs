@@ -5,9 +5,11 @@
 //! full-text development set's bytes) and never its text: [`prepare`] cuts them out before
 //! parsing, which then takes a tenth fewer instructions, by a scan that follows the
 //! tokenizer's states where they decide where such markup ends. JSON data islands
-//! (`application/ld+json`) stay: metadata is read from them. So are the `data-*` attributes
-//! pages keep for their scripts (a tenth of the markup of modern pages, which the tokenizer
-//! reads a character at a time), but a picture's and a code block's language. The same pass
+//! (`application/ld+json`) stay: metadata is read from them. So are the attributes nothing
+//! reads: the `data-*` pages keep for their scripts (a tenth of the markup of modern pages,
+//! which the tokenizer reads a character at a time), event handlers, presentation and
+//! accessibility labels; pictures, media and embeds keep all of theirs, and so do the
+//! formatting elements, which the tree builder compares by their attributes. The same pass
 //! drops start tags nested too deep to parse in bounded time.
 //!
 //! The HTML parser reports every parse error to the tree it builds, and the document type
@@ -25,7 +27,7 @@ use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeBuilderO
 use html5ever::{Attribute, ParseOpts, QualName, parse_document};
 
 use super::tree::{HIGHS, ONES};
-use super::vocab::{READS_DATA, is_unread_data};
+use super::vocab::{KEEPS_ATTRIBUTES, is_unread_attribute};
 
 /// Parses `html` as a document, as `Document::from` does (scripting disabled) but for the
 /// comments and the code of scripts and style sheets (JSON data islands stay), nesting
@@ -60,10 +62,10 @@ pub(crate) struct Prepared<'a> {
 
 /// The one pass over a page's markup before parsing. It cuts the comments and the contents
 /// of `script` (but JSON data islands) and `style` elements, the elements staying, empty,
-/// and the `data-*` attributes nothing reads ([`is_unread_data`], [`READS_DATA`]); and it
-/// drops the start tags nested deeper than `limit` (by an estimate of the nesting), their
-/// text kept: tree construction costs time proportional to the depth for every tag, so
-/// unbounded nesting would mean quadratic time.
+/// and the attributes nothing reads ([`is_unread_attribute`], but on
+/// [`KEEPS_ATTRIBUTES`]); and it drops the start tags nested deeper than `limit` (by an
+/// estimate of the nesting), their text kept: tree construction costs time proportional to
+/// the depth for every tag, so unbounded nesting would mean quadratic time.
 ///
 /// The scan reads markup as the tokenizer does where that decides what is a comment or
 /// code: tags with their quoted attribute values, comments with their abrupt ends, the
@@ -181,18 +183,19 @@ pub(crate) fn prepare(html: &str, limit: usize) -> Prepared<'_> {
             let end = tag.end;
             let name = tag_name(b, lt + 1);
             let raw = |n: &str| name.eq_ignore_ascii_case(n.as_bytes());
-            // The unread data attributes are cut once the tag is known to stay, before any
-            // cut after it.
-            let mut data = !unsure && tag.data && tag.closed && !READS_DATA.iter().any(|&n| raw(n));
-            let mut cut_data = |out: &mut Cuts<'_>| {
-                if std::mem::take(&mut data) {
+            // The unread attributes are cut once the tag is known to stay, before any cut
+            // after it.
+            let mut unread =
+                !unsure && tag.unread && tag.closed && !KEEPS_ATTRIBUTES.iter().any(|&n| raw(n));
+            let mut cut_unread = |out: &mut Cuts<'_>| {
+                if std::mem::take(&mut unread) {
                     attributes(b, lt + 1, Some(out));
                 }
             };
             i = end;
             if end >= b.len() {
                 // The last tag: nothing after it to read or cut.
-                cut_data(&mut out);
+                cut_unread(&mut out);
                 break;
             }
             let opens = !tag.self_closing;
@@ -213,14 +216,14 @@ pub(crate) fn prepare(html: &str, limit: usize) -> Prepared<'_> {
                 }
             } else if raw("script") {
                 let close = script_end(b, end);
-                cut_data(&mut out);
+                cut_unread(&mut out);
                 if !tag.json && inert(end, &foreign, unsure) {
                     out.cut(end, close);
                 }
                 skip_to = Some(close);
             } else if raw("style") {
                 let close = end_tag_from(b, end, b"style");
-                cut_data(&mut out);
+                cut_unread(&mut out);
                 if inert(end, &foreign, unsure) {
                     out.cut(end, close);
                 }
@@ -258,7 +261,7 @@ pub(crate) fn prepare(html: &str, limit: usize) -> Prepared<'_> {
                 }
                 open.push(name);
             }
-            cut_data(&mut out);
+            cut_unread(&mut out);
         } else {
             i = lt + 1;
         }
@@ -464,8 +467,8 @@ struct Tag {
     self_closing: bool,
     /// Whether it has a `type` attribute naming JSON.
     json: bool,
-    /// Whether it has an attribute [`is_unread_data`] names.
-    data: bool,
+    /// Whether it has an attribute [`is_unread_attribute`] names.
+    unread: bool,
     /// Whether it has a `color`, `face` or `size` attribute, with which a `font` start tag
     /// breaks out of foreign content.
     font_breaks: bool,
@@ -473,7 +476,8 @@ struct Tag {
 
 /// Reads the attributes of the tag whose name starts at `at` as the tokenizer does, a
 /// quoted value running to its closing quote whatever it holds. With `cut`, the attributes
-/// [`is_unread_data`] names are cut, each from its name to the end of its value.
+/// [`is_unread_attribute`] names are cut, with what separates them, keeping what separates
+/// the rest and whether the tag self-closes.
 fn attributes(b: &[u8], at: usize, mut cut: Option<&mut Cuts<'_>>) -> Tag {
     let space = |c: u8| matches!(c, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
     let name_of_tag = tag_name(b, at);
@@ -484,18 +488,37 @@ fn attributes(b: &[u8], at: usize, mut cut: Option<&mut Cuts<'_>>) -> Tag {
         closed: false,
         self_closing: false,
         json: false,
-        data: false,
+        unread: false,
         font_breaks: false,
     };
+    // The unread attributes since the tag's name or the last attribute kept go as one
+    // stretch. The space before the first stays, to separate what it separated; when the
+    // tag's `>` follows the stretch, the slashes that end that space go too (they would
+    // self-close the tag), and a self-closing slash after the stretch stays. The stretch
+    // starts with the run of space and slashes before its first attribute: where that run
+    // ends, and where its last slashes start.
+    let mut stretch: Option<(usize, usize)> = None;
     loop {
+        let gap = i;
         let mut slash = false;
         while i < b.len() && (space(b[i]) || b[i] == b'/') {
             slash = b[i] == b'/';
             i += 1;
         }
+        let run = (
+            i,
+            b[gap..i]
+                .iter()
+                .rposition(|&c| c != b'/')
+                .map_or(gap, |p| gap + p + 1),
+        );
         match b.get(i) {
             None => return tag,
             Some(b'>') => {
+                if let (Some(cuts), Some((_, slashes))) = (cut.as_deref_mut(), stretch) {
+                    // A self-closing slash stays.
+                    cuts.cut(slashes, if slash { i - 1 } else { i });
+                }
                 tag.end = i + 1;
                 tag.closed = true;
                 tag.self_closing = slash;
@@ -510,12 +533,12 @@ fn attributes(b: &[u8], at: usize, mut cut: Option<&mut Cuts<'_>>) -> Tag {
             i += 1;
         }
         let is_type = b[name..i].eq_ignore_ascii_case(b"type");
-        let data = is_unread_data(&b[name..i]);
+        let unread = is_unread_attribute(&b[name..i]);
         tag.font_breaks |= font
             && [&b"color"[..], b"face", b"size"]
                 .iter()
                 .any(|n| b[name..i].eq_ignore_ascii_case(n));
-        tag.data |= data;
+        tag.unread |= unread;
         let mut value: &[u8] = &[];
         let mut after = i;
         while after < b.len() && space(b[after]) {
@@ -545,8 +568,12 @@ fn attributes(b: &[u8], at: usize, mut cut: Option<&mut Cuts<'_>>) -> Tag {
         if is_type {
             tag.json = value.windows(4).any(|w| w.eq_ignore_ascii_case(b"json"));
         }
-        if data && let Some(cuts) = cut.as_deref_mut() {
-            cuts.cut(name, i);
+        if unread {
+            stretch.get_or_insert(run);
+        } else if let Some((from, _)) = stretch.take()
+            && let Some(cuts) = cut.as_deref_mut()
+        {
+            cuts.cut(from, name);
         }
     }
 }
@@ -796,18 +823,18 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// The unread data attributes ([`is_unread_data`]) of elements that keep none.
-    fn unread_data(doc: &Document) -> Vec<(dom_query::NodeRef<'_>, String)> {
+    /// The unread attributes ([`is_unread_attribute`]) of elements that keep them cut.
+    fn unread_attributes(doc: &Document) -> Vec<(dom_query::NodeRef<'_>, String)> {
         let mut found = Vec::new();
         for node in doc.root().descendants() {
             let Some(name) = node.qual_name_ref().map(|q| q.local.to_string()) else {
                 continue;
             };
-            if READS_DATA.contains(&name.as_str()) {
+            if KEEPS_ATTRIBUTES.contains(&name.as_str()) {
                 continue;
             }
             for a in node.attrs() {
-                if is_unread_data(a.name.local.as_bytes()) {
+                if is_unread_attribute(a.name.local.as_bytes()) {
                     found.push((node, a.name.local.to_string()));
                 }
             }
@@ -816,9 +843,9 @@ mod tests {
     }
 
     /// `doc` without comments, with its HTML scripts (but JSON data islands) and style
-    /// sheets emptied, and without unread data attributes, serialized.
+    /// sheets emptied, and without unread attributes, serialized.
     fn without_inert(doc: Document) -> String {
-        for (node, name) in unread_data(&doc) {
+        for (node, name) in unread_attributes(&doc) {
             node.remove_attr(&name);
         }
         let mut remove = Vec::new();
@@ -924,8 +951,8 @@ mod tests {
             ("<style>p { color: red }</style><p>t", "<style></style><p>t"),
             // Quoted attribute values, raw text and foreign content are read, not cut.
             (
-                "<a title='x > <!-- y'>t</a><!-- z -->",
-                "<a title='x > <!-- y'>t</a>",
+                "<a class='x > <!-- y'>t</a><!-- z -->",
+                "<a class='x > <!-- y'>t</a>",
             ),
             (
                 "<textarea><!-- kept --></textarea><title><!-- kept --></title>",
@@ -954,24 +981,54 @@ mod tests {
                 "<b><svg></b><script type='x/json'><p><!--x--></script><p data-k=1>",
                 "<b><svg></b><script type='x/json'><p><!--x--></script><p data-k=1>",
             ),
-            // Data for scripts is cut from the tags, but a picture's and a code block's.
+            // What nothing reads is cut from the tags: data for scripts, event handlers,
+            // presentation, labels. What is read stays, and so do all the attributes of
+            // pictures, media and embeds, and a code block's language.
             (
                 "<div data-id=7 class=a data-x = 'y>z'data-e><p DATA-K=\"v\">t</p></div>",
-                "<div  class=a ><p >t</p></div>",
+                "<div class=a ><p >t</p></div>",
+            ),
+            (
+                "<div onclick=\"f()\" style=\"display:none\" tabindex=1 aria-label=x \
+                 aria-hidden=true title=t><a href=/x target=_blank rel=next data-k=1>a</a>",
+                "<div style=\"display:none\" aria-hidden=true ><a href=/x rel=next >a</a>",
             ),
             (
                 "<img data-src=a.png alt=x><picture data-p=1><source data-srcset=b>\
-                 <image data-src=c></picture><code data-lang=rust data-x=1>f</code>",
+                 <image data-src=c></picture><pre data-lang=rust data-x=1>f</pre>\
+                 <iframe title=v data-src=//v.example/1></iframe>",
                 "<img data-src=a.png alt=x><picture data-p=1><source data-srcset=b>\
-                 <image data-src=c></picture><code data-lang=rust >f</code>",
+                 <image data-src=c></picture><pre data-lang=rust >f</pre>\
+                 <iframe title=v data-src=//v.example/1></iframe>",
+            ),
+            // Formatting elements keep theirs: the tree builder forgets the oldest of three
+            // alike, and cutting what tells them apart would make these four alike.
+            (
+                "<p><b class=x data-a=1><b class=x data-a=2><b class=x data-a=3>\
+                 <b class=x data-a=4></p>t",
+                "<p><b class=x data-a=1><b class=x data-a=2><b class=x data-a=3>\
+                 <b class=x data-a=4></p>t",
             ),
             (
                 "<script data-a=1>x</script><style data-b>y</style><title data-c>z</title>",
                 "<script ></script><style ></style><title >z</title>",
             ),
             (
-                "<a title='data-x=1' data-=2 data>t</a><x data-y=1/>",
-                "<a title='data-x=1' data-=2 data>t</a><x >",
+                "<a class='data-x=1' data-=2 data>t</a><x data-y=1/>",
+                "<a class='data-x=1' >t</a><x >",
+            ),
+            // Attributes before the `>` go with the slashes before them, which would
+            // otherwise self-close the tag; a self-closing slash stays, and so does what
+            // separates the attributes kept.
+            (
+                "<svg><path/d=M0><g/ data-k>t</g><a//x=\"1\"y></a><g x=\"1\"/>\
+                 <a class=c x=\"1\"/></path></svg>",
+                "<svg><path><g/ >t</g><a></a><g />\
+                 <a class=c /></path></svg>",
+            ),
+            (
+                "<table border=\"2\"color=#008 border=2 bordercolor=\"#ccc\"><tr><td>t",
+                "<table color=#008 ><tr><td>t",
             ),
         ] {
             assert_eq!(prepare(html, usize::MAX).markup, want, "{html}");
@@ -1053,6 +1110,11 @@ mod tests {
         "<image data-src=y>",
         "<span data-lang=en data-k>",
         "<font color=red>",
+        "<i title=1>",
+        "<i>",
+        "<a href=x onclick=y>",
+        "<g d=\"1\"/>",
+        "<p/d>",
         "</div>",
         "é",
         "\0",
@@ -1091,14 +1153,14 @@ mod tests {
         #[test]
         fn cutting_first_is_parsing_all_but_for_comments_and_code(html in markup(CDATA)) {
             prop_assert_eq!(without_inert(parse(&html)), without_inert(parse_markup(&html)), "{}", html);
-            prop_assert!(unsure_of_foreign(&html) || unread_data(&parse(&html)).is_empty(), "{}", html);
+            prop_assert!(unsure_of_foreign(&html) || unread_attributes(&parse(&html)).is_empty(), "{}", html);
         }
 
         /// The same inside foreign content's HTML integration points.
         #[test]
         fn and_so_it_is_in_integration_points(html in markup(POINTS)) {
             prop_assert_eq!(without_inert(parse(&html)), without_inert(parse_markup(&html)), "{}", html);
-            prop_assert!(unsure_of_foreign(&html) || unread_data(&parse(&html)).is_empty(), "{}", html);
+            prop_assert!(unsure_of_foreign(&html) || unread_attributes(&parse(&html)).is_empty(), "{}", html);
         }
     }
 }

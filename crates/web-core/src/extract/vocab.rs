@@ -66,18 +66,66 @@ pub(crate) fn is_never_content(name: &str) -> bool {
 /// The data attribute rendering reads: a code block's language.
 pub(crate) const CODE_LANGUAGE: &str = "data-lang";
 
-/// Whether an attribute, by its name, is data for a page's scripts that nothing reads:
-/// `data-*`, but [`CODE_LANGUAGE`].
-pub(crate) fn is_unread_data(name: &[u8]) -> bool {
-    name.len() > 5
-        && name[..5].eq_ignore_ascii_case(b"data-")
-        && !name.eq_ignore_ascii_case(CODE_LANGUAGE.as_bytes())
+/// The attributes something reads, by name: content selection and the filters (`class`,
+/// `id`, `role`, `itemprop`, `style`, `hidden`, `aria-hidden`, `aria-modal`, `href`, `rel`,
+/// `dir`, and a table's `datatable`, `summary` and `colspan`), metadata (`content`, `name`,
+/// `property`, `http-equiv`, `charset`, `lang`, and `type`, which marks a data island),
+/// rendering (`alt`, a list's `start`, [`CODE_LANGUAGE`]), and the tree builder, whose
+/// rules read an `input`'s `type`, a `font`'s `color`, `face` and `size`, an
+/// `annotation-xml`'s `encoding` and a `template`'s `shadowrootmode`.
+const READ_ATTRIBUTES: [&str; 29] = [
+    "class",
+    "id",
+    "role",
+    "itemprop",
+    "style",
+    "hidden",
+    "aria-hidden",
+    "aria-modal",
+    "href",
+    "rel",
+    "dir",
+    "datatable",
+    "summary",
+    "colspan",
+    "content",
+    "name",
+    "property",
+    "http-equiv",
+    "charset",
+    "lang",
+    "type",
+    "alt",
+    "start",
+    CODE_LANGUAGE,
+    "color",
+    "face",
+    "size",
+    "encoding",
+    "shadowrootmode",
+];
+
+/// Whether nothing reads an attribute, by its name (see [`READ_ATTRIBUTES`]): the page's
+/// data for its scripts (`data-*`), event handlers, presentation, accessibility labels and
+/// the like.
+pub(crate) fn is_unread_attribute(name: &[u8]) -> bool {
+    !READ_ATTRIBUTES
+        .iter()
+        .any(|r| name.eq_ignore_ascii_case(r.as_bytes()))
 }
 
-/// Elements whose `data-*` attributes are read: a picture's lazy-loaded source (content
-/// selection keeps an image by it, and with the image its `alt` text). `image` is what the
-/// tree builder makes `img`.
-pub(crate) const READS_DATA: [&str; 4] = ["img", "image", "picture", "source"];
+/// Elements whose attributes are all read or all matter, whatever their names:
+/// - pictures and media, which content selection keeps by a lazy-loaded source in any
+///   attribute, and embeds, kept when any attribute names a video (`image` is what the
+///   tree builder makes `img`);
+/// - the formatting elements, which the tree builder compares attribute by attribute: when
+///   a fourth alike opens, it forgets the oldest of the three before, so cutting attributes
+///   that differ would make alike what was not. An `a` is cut as any element: the tree
+///   builder closes an open one before it opens another.
+pub(crate) const KEEPS_ATTRIBUTES: [&str; 23] = [
+    "img", "image", "picture", "source", "figure", "video", "audio", "object", "embed", "iframe",
+    "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u",
+];
 
 /// Whole class names that mark hidden or screen-reader-only text.
 const HIDDEN_CLASSES: &[&str] = &[
