@@ -93,6 +93,8 @@ pub(crate) fn prepare(html: &str, limit: usize) -> Prepared<'_> {
     let mut foreign: Vec<(Context, usize)> = Vec::new();
     // Open elements by name as the markup writes them, compared ASCII case-insensitively.
     let mut open: Vec<&[u8]> = Vec::new();
+    // The ranges that cut a start tag's unread attributes.
+    let mut unread_ranges = Vec::new();
     let mut flattened = false;
     // A `<` that is text just before a cut would open a tag with what follows the cut: such
     // a cut of inert markup is not made. Nor is any inside foreign content, where only the
@@ -179,17 +181,21 @@ pub(crate) fn prepare(html: &str, limit: usize) -> Prepared<'_> {
                 None => b.len(),
             };
         } else if rest.get(1).is_some_and(u8::is_ascii_alphabetic) {
-            let tag = attributes(b, lt + 1, None);
+            let tag = attributes(b, lt + 1, Some(&mut unread_ranges));
             let end = tag.end;
             let name = tag_name(b, lt + 1);
             let raw = |n: &str| name.eq_ignore_ascii_case(n.as_bytes());
             // The unread attributes are cut once the tag is known to stay, before any cut
             // after it.
-            let mut unread =
-                !unsure && tag.unread && tag.closed && !KEEPS_ATTRIBUTES.iter().any(|&n| raw(n));
+            let mut unread = !unsure
+                && !unread_ranges.is_empty()
+                && tag.closed
+                && !KEEPS_ATTRIBUTES.iter().any(|&n| raw(n));
             let mut cut_unread = |out: &mut Cuts<'_>| {
                 if std::mem::take(&mut unread) {
-                    attributes(b, lt + 1, Some(out));
+                    for &(from, to) in &unread_ranges {
+                        out.cut(from, to);
+                    }
                 }
             };
             i = end;
@@ -467,18 +473,19 @@ struct Tag {
     self_closing: bool,
     /// Whether it has a `type` attribute naming JSON.
     json: bool,
-    /// Whether it has an attribute [`is_unread_attribute`] names.
-    unread: bool,
     /// Whether it has a `color`, `face` or `size` attribute, with which a `font` start tag
     /// breaks out of foreign content.
     font_breaks: bool,
 }
 
 /// Reads the attributes of the tag whose name starts at `at` as the tokenizer does, a
-/// quoted value running to its closing quote whatever it holds. With `cut`, the attributes
-/// [`is_unread_attribute`] names are cut, with what separates them, keeping what separates
-/// the rest and whether the tag self-closes.
-fn attributes(b: &[u8], at: usize, mut cut: Option<&mut Cuts<'_>>) -> Tag {
+/// quoted value running to its closing quote whatever it holds. With `unread`, it lists
+/// there the ranges to cut to cut the attributes [`is_unread_attribute`] names, with what
+/// separates them, keeping what separates the rest and whether the tag self-closes.
+fn attributes(b: &[u8], at: usize, mut unread: Option<&mut Vec<(usize, usize)>>) -> Tag {
+    if let Some(ranges) = unread.as_deref_mut() {
+        ranges.clear();
+    }
     let space = |c: u8| matches!(c, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
     let name_of_tag = tag_name(b, at);
     let font = name_of_tag.eq_ignore_ascii_case(b"font");
@@ -488,7 +495,6 @@ fn attributes(b: &[u8], at: usize, mut cut: Option<&mut Cuts<'_>>) -> Tag {
         closed: false,
         self_closing: false,
         json: false,
-        unread: false,
         font_breaks: false,
     };
     // The unread attributes since the tag's name or the last attribute kept go as one
@@ -515,9 +521,9 @@ fn attributes(b: &[u8], at: usize, mut cut: Option<&mut Cuts<'_>>) -> Tag {
         match b.get(i) {
             None => return tag,
             Some(b'>') => {
-                if let (Some(cuts), Some((_, slashes))) = (cut.as_deref_mut(), stretch) {
+                if let (Some(ranges), Some((_, slashes))) = (unread.as_deref_mut(), stretch) {
                     // A self-closing slash stays.
-                    cuts.cut(slashes, if slash { i - 1 } else { i });
+                    ranges.push((slashes, if slash { i - 1 } else { i }));
                 }
                 tag.end = i + 1;
                 tag.closed = true;
@@ -533,12 +539,11 @@ fn attributes(b: &[u8], at: usize, mut cut: Option<&mut Cuts<'_>>) -> Tag {
             i += 1;
         }
         let is_type = b[name..i].eq_ignore_ascii_case(b"type");
-        let unread = is_unread_attribute(&b[name..i]);
+        let cut = is_unread_attribute(&b[name..i]);
         tag.font_breaks |= font
             && [&b"color"[..], b"face", b"size"]
                 .iter()
                 .any(|n| b[name..i].eq_ignore_ascii_case(n));
-        tag.unread |= unread;
         let mut value: &[u8] = &[];
         let mut after = i;
         while after < b.len() && space(b[after]) {
@@ -568,12 +573,12 @@ fn attributes(b: &[u8], at: usize, mut cut: Option<&mut Cuts<'_>>) -> Tag {
         if is_type {
             tag.json = value.windows(4).any(|w| w.eq_ignore_ascii_case(b"json"));
         }
-        if unread {
+        if cut {
             stretch.get_or_insert(run);
         } else if let Some((from, _)) = stretch.take()
-            && let Some(cuts) = cut.as_deref_mut()
+            && let Some(ranges) = unread.as_deref_mut()
         {
-            cuts.cut(from, name);
+            ranges.push((from, name));
         }
     }
 }
