@@ -8,7 +8,7 @@
 //! site's footer note or a widget: short legal, contact and share lines, and a heading over
 //! a list of short items only.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use ::url::Url;
 use dom_query::{NodeId, NodeRef};
