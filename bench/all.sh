@@ -23,7 +23,7 @@ cargo build --release --quiet -p mcp-web
 for part in "${parts[@]}"; do
   case "$part" in
     mcp) command=(bash bench/mcp.sh) ;;
-    extract-full) command=(bash bench/extract.sh ../shared/extract-devset-full 1) ;;
+    extract-full) command=(bash bench/extract.sh ../shared/extract-devset-full 3) ;;
     extract-snippets) command=(bash bench/extract.sh ../shared/extract-devset 3) ;;
     pdf) command=(bash bench/pdf.sh) ;;
     crawl) command=(bash bench/crawl.sh) ;;

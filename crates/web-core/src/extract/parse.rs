@@ -479,9 +479,10 @@ struct Tag {
 }
 
 /// Reads the attributes of the tag whose name starts at `at` as the tokenizer does, a
-/// quoted value running to its closing quote whatever it holds. With `unread`, it lists
-/// there the ranges to cut to cut the attributes [`is_unread_attribute`] names, with what
-/// separates them, keeping what separates the rest and whether the tag self-closes.
+/// quoted value running to its closing quote whatever it holds. With `unread`, it fills
+/// that list with the byte ranges whose cutting removes the attributes
+/// [`is_unread_attribute`] names and what separates them, keeping what separates the rest
+/// and whether the tag self-closes.
 fn attributes(b: &[u8], at: usize, mut unread: Option<&mut Vec<(usize, usize)>>) -> Tag {
     if let Some(ranges) = unread.as_deref_mut() {
         ranges.clear();
