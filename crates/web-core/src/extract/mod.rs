@@ -35,6 +35,7 @@ pub mod pdf;
 mod prune;
 mod render;
 mod text;
+mod tokens;
 mod tree;
 mod vocab;
 mod xml;

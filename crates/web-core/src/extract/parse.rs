@@ -12,20 +12,22 @@
 //! formatting elements, which the tree builder compares by their attributes. The same pass
 //! drops start tags nested too deep to parse in bounded time.
 //!
-//! The HTML parser reports every parse error to the tree it builds, and the document type
+//! The tree builder reports every parse error to the tree it builds, and the document type
 //! keeps each report in a list, one formatted string per error. A hostile page is
 //! little but errors — two megabytes of NUL bytes or of `<` are two million of them — so
 //! the list alone took hundreds of megabytes for a page whose text is a dozen
 //! characters, and every copy of the document copied it again. [`parse_markup`] builds the
 //! same document through a tree sink that drops the reports: the extractor never reads them.
+//! Its tokens come from [`tokens`], not from html5ever's own tokenizer.
 
 use std::borrow::Cow;
 
 use dom_query::Document;
-use html5ever::tendril::{StrTendril, TendrilSink};
+use html5ever::tendril::StrTendril;
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeBuilderOpts, TreeSink};
-use html5ever::{Attribute, ParseOpts, QualName, parse_document};
+use html5ever::{Attribute, QualName};
 
+use super::tokens;
 use super::tree::{HIGHS, ONES};
 use super::vocab::{KEEPS_ATTRIBUTES, is_unread_attribute};
 
@@ -38,18 +40,13 @@ pub(crate) fn parse(html: &str) -> Document {
 }
 
 /// Parses `html` as `Document::from` does (scripting disabled), without keeping the
-/// parser's error reports.
+/// parser's error reports, through [`tokens::build`].
 pub(crate) fn parse_markup(html: &str) -> Document {
-    let opts = ParseOpts {
-        tree_builder: TreeBuilderOpts {
-            scripting_enabled: false,
-            ..TreeBuilderOpts::default()
-        },
-        ..ParseOpts::default()
+    let opts = TreeBuilderOpts {
+        scripting_enabled: false,
+        ..TreeBuilderOpts::default()
     };
-    parse_document(Quiet(Document::default()), opts)
-        .one(StrTendril::from(html))
-        .0
+    tokens::build(html, Quiet(Document::default()), opts).0
 }
 
 /// Markup ready to parse: what [`prepare`] made of a page.
