@@ -9,7 +9,7 @@ use dom_query::{Document, Element, LocalName, NodeId, NodeRef, local_name};
 use dom_smoothie::{Config, Readability};
 use html5ever::ns;
 
-use super::parse::{DEPTH_LIMIT, Prepared, parse_markup, prepare};
+use super::parse::{DEPTH_LIMIT, Parsed, parse_page};
 use super::prune::{
     Memo, TITLE_MARK, dateline, drop_comment_section, drop_orphan_headings, drop_tail_chrome,
     is_list_line, prune,
@@ -86,9 +86,9 @@ const SHELL_MIN_BYTES: usize = 512;
 
 /// Extracts an HTML body.
 pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
-    let Prepared { markup, flattened } = prepare(body, DEPTH_LIMIT);
+    let Parsed { doc, flattened } = parse_page(body, DEPTH_LIMIT);
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
-    let (doc, readable) = readable_title(parse_markup(&markup), url);
+    let (doc, readable) = readable_title(doc, url);
     let marks = Marks::of(&doc);
     let raw_title = marks.title(&doc);
     let site = readable
@@ -175,7 +175,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
                     // too small to stand for it: the rare page that falls back to its prose
                     // region is parsed and cleaned again.
                     let doc = unselected.unwrap_or_else(|| {
-                        let doc = parse_markup(&markup);
+                        let doc = parse_page(body, DEPTH_LIMIT).doc;
                         if let Some(title) = title.as_deref() {
                             mark_title_headings(&doc, title);
                         }

@@ -3,7 +3,7 @@
 //!
 //! Pure: no I/O, no async. [`extract`] takes a body already decoded to UTF-8, its content
 //! type and the final URL, and always answers: it never panics and runs in bounded time on
-//! any input (deep nesting is flattened before parsing, and trees too deep for the content
+//! any input (start tags nested too deep are left out of the parse, and trees too deep for the content
 //! selector fall back to the whole body).
 //!
 //! HTML goes through main-content selection (`dom_smoothie`, a Readability port, run on a

@@ -1,7 +1,7 @@
 //! The class-name and element vocabulary the chrome filter (`html`) and the boilerplate
 //! filter (`prune`) share, and that `render` consults: the elements that are never content,
-//! the attributes that hide an element, the attributes something reads (the pre-parse pass
-//! cuts the others), the word and phrase lists that mark chrome, consent
+//! the attributes that hide an element, the attributes something reads (the parser's tokens
+//! leave out the others), the word and phrase lists that mark chrome, consent
 //! banners, layout, content, author boxes and metadata in class names and ids, and the
 //! reading of a class or id value against all of them at once ([`Sense`]): its words looked
 //! up in one table, its phrases searched by one automaton, both built once from the lists.
