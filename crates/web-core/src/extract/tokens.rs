@@ -7,8 +7,8 @@
 //! text after the start tag that asks for it, and into CDATA sections only inside foreign
 //! content. html5gum reads runs of text, attribute values and names as byte slices and hands
 //! each token over whole, where html5ever's tokenizer reads every character of a tag through
-//! its input queue and pushes it one at a time into a growing string: on the development
-//! sets' pages the same trees are built with about half the instructions.
+//! its input queue and pushes it one at a time into a growing string: on the snippet set's
+//! pages the same trees are built with about half the parsing instructions.
 //!
 //! Comments, the code of scripts and style sheets, and the attributes nothing reads are a
 //! large part of a page's markup and never its text: [`Leave::inert`] leaves them out of the
