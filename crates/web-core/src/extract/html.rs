@@ -966,6 +966,8 @@ fn drop_repeated_headings(lines: &mut Vec<String>, title: Option<&str>, site: Op
     let site = site.map(heading_words).filter(|w| !w.is_empty());
     let mut title_seen = false;
     let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    // The lines kept that are not blank, counted as they are kept.
+    let mut kept = 0usize;
     let mut skip_blank = false;
     for line in lines.drain(..) {
         if skip_blank && line.is_empty() {
@@ -976,7 +978,7 @@ fn drop_repeated_headings(lines: &mut Vec<String>, title: Option<&str>, site: Op
         let hashes = line.bytes().take_while(|&b| b == b'#').count();
         if (1..=6).contains(&hashes) && line.as_bytes().get(hashes) == Some(&b' ') {
             let words = heading_words(&line[hashes..]);
-            let at_top = out.iter().filter(|l| !l.is_empty()).count() < REPEAT_TOP_LINES;
+            let at_top = kept < REPEAT_TOP_LINES;
             let is_title = !title_seen
                 && title.as_ref().is_some_and(|t| {
                     *t == words
@@ -990,6 +992,7 @@ fn drop_repeated_headings(lines: &mut Vec<String>, title: Option<&str>, site: Op
                 continue;
             }
         }
+        kept += usize::from(!line.is_empty());
         out.push(line);
     }
     while out.first().is_some_and(String::is_empty) {
@@ -1630,10 +1633,14 @@ mod tests {
         let mut l = lines("Sports\n\n## Drouin out for Game 1\n\nThe left wing will not play.");
         drop_repeated_headings(&mut l, title, None);
         assert_eq!(l, lines("Sports\n\nThe left wing will not play."));
-        let text = "Sports\n\nBy A. Writer\n\n## Drouin out for Game 1\n\nText\n\n## Game 1";
-        let mut l = lines(text);
-        drop_repeated_headings(&mut l, title, None);
-        assert_eq!(l, lines(text));
+        for text in [
+            "Sports\n\nBy A. Writer\n\n## Drouin out for Game 1\n\nText",
+            "# Game 1\n\nText",
+        ] {
+            let mut l = lines(text);
+            drop_repeated_headings(&mut l, title, None);
+            assert_eq!(l, lines(text));
+        }
         // Text made of the title heading alone keeps it.
         let mut l = lines("# Storm");
         drop_repeated_headings(&mut l, Some("Storm"), None);
