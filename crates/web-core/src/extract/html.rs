@@ -73,11 +73,8 @@ const HEADLINE_MAX_CHARS: usize = 400;
 /// A selection away from the headline's post gives way to the post when it has at most this
 /// many times the post's visible characters.
 const POST_MAX_GROWTH: f64 = 2.0;
-/// An `h1` restored as the headline has at least this many words, as has a heading that
-/// repeats part of the title.
+/// An `h1` restored as the headline has at least this many words.
 const HEADLINE_MIN_WORDS: usize = 3;
-/// A heading that says part of the title repeats it among this many lines at the top.
-const REPEAT_TOP_LINES: usize = 2;
 /// Images whose `alt` says the title, from this many on, are a gallery's repeated title.
 const TITLE_ALTS_MIN: usize = 3;
 /// The dateline is looked for, and put back, among this many lines at the top.
@@ -953,10 +950,8 @@ fn heading_words(text: &str) -> Vec<String> {
 }
 
 /// Drops the body headings that a `# Title` line above the text already says: the first
-/// heading that repeats the title, or at the top (among the first [`REPEAT_TOP_LINES`]
-/// lines that are not blank) says part of it (a run of at least [`HEADLINE_MIN_WORDS`] of
-/// its words: the page's short headline under a longer `og:title`), and every heading that
-/// is only the site's name. The blank line after a dropped heading goes with it.
+/// heading that repeats the title, and every heading that is only the site's name. The
+/// blank line after a dropped heading goes with it.
 fn drop_repeated_headings(lines: &mut Vec<String>, title: Option<&str>, site: Option<&str>) {
     // Text made only of headings keeps them all.
     if lines.iter().all(|l| l.is_empty() || l.starts_with('#')) {
@@ -966,8 +961,6 @@ fn drop_repeated_headings(lines: &mut Vec<String>, title: Option<&str>, site: Op
     let site = site.map(heading_words).filter(|w| !w.is_empty());
     let mut title_seen = false;
     let mut out: Vec<String> = Vec::with_capacity(lines.len());
-    // The lines kept that are not blank, counted as they are kept.
-    let mut kept = 0usize;
     let mut skip_blank = false;
     for line in lines.drain(..) {
         if skip_blank && line.is_empty() {
@@ -978,21 +971,13 @@ fn drop_repeated_headings(lines: &mut Vec<String>, title: Option<&str>, site: Op
         let hashes = line.bytes().take_while(|&b| b == b'#').count();
         if (1..=6).contains(&hashes) && line.as_bytes().get(hashes) == Some(&b' ') {
             let words = heading_words(&line[hashes..]);
-            let at_top = kept < REPEAT_TOP_LINES;
-            let is_title = !title_seen
-                && title.as_ref().is_some_and(|t| {
-                    *t == words
-                        || (at_top
-                            && words.len() >= HEADLINE_MIN_WORDS
-                            && t.windows(words.len()).any(|run| run == words))
-                });
+            let is_title = !title_seen && title.as_ref() == Some(&words);
             if is_title || site.as_ref() == Some(&words) {
                 title_seen |= is_title;
                 skip_blank = true;
                 continue;
             }
         }
-        kept += usize::from(!line.is_empty());
         out.push(line);
     }
     while out.first().is_some_and(String::is_empty) {
@@ -1623,24 +1608,6 @@ mod tests {
             Some("Coast Herald"),
         );
         assert_eq!(l, before);
-        // At the top, a heading that says a part of the title (three words or more) repeats
-        // it: a short headline under a longer `og:title`. Further down, or shorter, it is
-        // the text's own.
-        let title = Some("Jonathan Drouin out for Game 1 with bruised foot");
-        let mut l = lines("# Drouin out for Game 1\n\nThe left wing will not play.");
-        drop_repeated_headings(&mut l, title, None);
-        assert_eq!(l, lines("The left wing will not play."));
-        let mut l = lines("Sports\n\n## Drouin out for Game 1\n\nThe left wing will not play.");
-        drop_repeated_headings(&mut l, title, None);
-        assert_eq!(l, lines("Sports\n\nThe left wing will not play."));
-        for text in [
-            "Sports\n\nBy A. Writer\n\n## Drouin out for Game 1\n\nText",
-            "# Game 1\n\nText",
-        ] {
-            let mut l = lines(text);
-            drop_repeated_headings(&mut l, title, None);
-            assert_eq!(l, lines(text));
-        }
         // Text made of the title heading alone keeps it.
         let mut l = lines("# Storm");
         drop_repeated_headings(&mut l, Some("Storm"), None);
