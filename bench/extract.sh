@@ -29,9 +29,10 @@ pin=(taskset -c "${BENCH_CORE:-0}")
 command -v taskset >/dev/null || pin=()
 
 cargo build --quiet --release -p mcp-web-core --example extract_devset --manifest-path "$root/Cargo.toml"
+bin="$root/target/release/examples/extract_devset"
 
 echo "== mcp-web extract (release build, one core, best of $rounds)"
-"${pin[@]}" "$root/target/release/examples/extract_devset" "$devset" "$out/mcp-web" "$rounds"
+"${pin[@]}" "$bin" "$devset" "$out/mcp-web" "$rounds"
 # The snippet set's scorer prints a summary with --quiet; the full-text set's prints its
 # summary (macro, micro, per dataset) last.
 score() {
@@ -44,7 +45,7 @@ score() {
 score "$out/mcp-web"
 
 echo "== dom_smoothie alone (release build, one core, best of $rounds)"
-EXTRACT_ENGINE=dom_smoothie "${pin[@]}" "$root/target/release/examples/extract_devset" "$devset" "$out/dom_smoothie" "$rounds"
+EXTRACT_ENGINE=dom_smoothie "${pin[@]}" "$bin" "$devset" "$out/dom_smoothie" "$rounds"
 score "$out/dom_smoothie"
 
 echo "== trafilatura (one core, best of $rounds)"
@@ -79,7 +80,6 @@ PY
 score "$out/trafilatura"
 
 if [ -d "$out/trafilatura-answer" ]; then
-  bin="$root/target/release/examples/extract_devset"
   EXTRACT_ANSWER=1 "$bin" "$devset" "$out/mcp-web-answer" 2>/dev/null
   EXTRACT_ANSWER=1 EXTRACT_ENGINE=dom_smoothie "$bin" "$devset" "$out/dom_smoothie-answer" 2>/dev/null
   for x in mcp-web dom_smoothie trafilatura; do
