@@ -986,11 +986,11 @@ impl fmt::Display for RobotsRefused {
         match reason {
             RobotsReason::Rule { line, line_no } => write!(
                 f,
-                "skipped {url}: robots.txt {line} (line {line_no}) disallows it for user agent '{agent}'. web_fetch reads a single page regardless; set \"respect-robots\": false to crawl it anyway."
+                "skipped {url}: robots.txt {line} (line {line_no}) disallows it for user agent '{agent}'. A fetch of that one page reads it regardless; set \"respect-robots\": false to crawl it anyway."
             ),
             RobotsReason::Unavailable { status } => write!(
                 f,
-                "skipped {url}: robots.txt answered {status}, a server error, which RFC 9309 says means the whole site is disallowed until it recovers. web_fetch reads a single page regardless; set \"respect-robots\": false to crawl it anyway."
+                "skipped {url}: robots.txt answered {status}, a server error, which RFC 9309 says means the whole site is disallowed until it recovers. A fetch of that one page reads it regardless; set \"respect-robots\": false to crawl it anyway."
             ),
         }
     }
@@ -1116,12 +1116,12 @@ impl fmt::Display for Search {
         match &*self.failure {
             SearchFailure::MissingKey { env } => write!(
                 f,
-                "web_search needs a Brave Search API key. Set the environment variable {env}, or point \"api-key-env\" at the variable that holds it, or put an \"api-key\" in the web config."
+                "Searching needs a Brave Search API key. Set the environment variable {env}, or point \"api-key-env\" at the variable that holds it, or put an \"api-key\" in the web config."
             ),
             SearchFailure::KeyRefused { status, origin } => {
                 write!(
                     f,
-                    "web_search ({p}): the search provider refused the API key (HTTP {status}{}). The key came from {origin}: ",
+                    "search ({p}): the search provider refused the API key (HTTP {status}{}). The key came from {origin}: ",
                     reason_suffix(*status)
                 )?;
                 match origin {
@@ -1135,12 +1135,12 @@ impl fmt::Display for Search {
             }
             SearchFailure::KeyUnsendable { origin } => write!(
                 f,
-                "web_search ({p}): the API key from {origin} holds a line break or another character an HTTP header cannot carry, so it was not sent. Set it to the key alone."
+                "search ({p}): the API key from {origin} holds a line break or another character an HTTP header cannot carry, so it was not sent. Set it to the key alone."
             ),
             SearchFailure::RateLimited { retry } => {
                 write!(
                     f,
-                    "web_search ({p}): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); "
+                    "search ({p}): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); "
                 )?;
                 match retry {
                     Some(when) => write!(f, "retry {when}.")?,
@@ -1159,13 +1159,13 @@ impl fmt::Display for Search {
                 if server_side {
                     write!(
                         f,
-                        "web_search ({p}): the search provider failed with HTTP {status}{}, an error on its side",
+                        "search ({p}): the search provider failed with HTTP {status}{}, an error on its side",
                         reason_suffix(*status)
                     )?;
                 } else {
                     write!(
                         f,
-                        "web_search ({p}): the search provider refused the request with HTTP {status}{}",
+                        "search ({p}): the search provider refused the request with HTTP {status}{}",
                         reason_suffix(*status)
                     )?;
                 }
@@ -1199,7 +1199,7 @@ impl fmt::Display for Search {
                 };
                 write!(
                     f,
-                    "web_search ({p}): could not reach the search provider at {url}: {what} ({detail}). "
+                    "search ({p}): could not reach the search provider at {url}: {what} ({detail}). "
                 )?;
                 match failure {
                     TransportFailure::Tls => f.write_str(
@@ -1213,14 +1213,14 @@ impl fmt::Display for Search {
             }
             SearchFailure::Deadline { url, key, limit } => write!(
                 f,
-                "web_search ({p}): the search provider at {url} did not answer within the {key} of {}. Raise \"{key}\" if it is slow rather than down.",
+                "search ({p}): the search provider at {url} did not answer within the {key} of {}. Raise \"{key}\" if it is slow rather than down.",
                 seconds(*limit)
             ),
             SearchFailure::Malformed { url, detail } => write!(
                 f,
-                "web_search ({p}): the answer from {url} is not the provider's search JSON ({detail}). Check that \"search-url\" points at the provider's API."
+                "search ({p}): the answer from {url} is not the provider's search JSON ({detail}). Check that \"search-url\" points at the provider's API."
             ),
-            SearchFailure::Other { detail, .. } => write!(f, "web_search ({p}) failed: {detail}"),
+            SearchFailure::Other { detail, .. } => write!(f, "search ({p}) failed: {detail}"),
         }
     }
 }
@@ -1557,7 +1557,7 @@ mod tests {
                         line_no: 3,
                     },
                 }),
-                r#"skipped https://x.example/private/a: robots.txt Disallow: /private (line 3) disallows it for user agent 'mcp-web'. web_fetch reads a single page regardless; set "respect-robots": false to crawl it anyway."#,
+                r#"skipped https://x.example/private/a: robots.txt Disallow: /private (line 3) disallows it for user agent 'mcp-web'. A fetch of that one page reads it regardless; set "respect-robots": false to crawl it anyway."#,
             ),
             (
                 Error::RobotsRefused(RobotsRefused {
@@ -1565,7 +1565,7 @@ mod tests {
                     agent: "mcp-web".into(),
                     reason: RobotsReason::Unavailable { status: 503 },
                 }),
-                r#"skipped https://x.example/a: robots.txt answered 503, a server error, which RFC 9309 says means the whole site is disallowed until it recovers. web_fetch reads a single page regardless; set "respect-robots": false to crawl it anyway."#,
+                r#"skipped https://x.example/a: robots.txt answered 503, a server error, which RFC 9309 says means the whole site is disallowed until it recovers. A fetch of that one page reads it regardless; set "respect-robots": false to crawl it anyway."#,
             ),
             (
                 Error::Http(Http {
@@ -1612,43 +1612,43 @@ mod tests {
                         key: None,
                     },
                 )),
-                "web_search (mine) failed: the quota is spent",
+                "search (mine) failed: the quota is spent",
             ),
             (
                 search(SearchFailure::MissingKey {
                     env: "BRAVE_API_KEY".into(),
                 }),
-                r#"web_search needs a Brave Search API key. Set the environment variable BRAVE_API_KEY, or point "api-key-env" at the variable that holds it, or put an "api-key" in the web config."#,
+                r#"Searching needs a Brave Search API key. Set the environment variable BRAVE_API_KEY, or point "api-key-env" at the variable that holds it, or put an "api-key" in the web config."#,
             ),
             (
                 search(SearchFailure::KeyRefused {
                     status: 401,
                     origin: KeyOrigin::Env("MY_KEY".into()),
                 }),
-                r#"web_search (brave): the search provider refused the API key (HTTP 401 Unauthorized). The key came from the environment variable MY_KEY (the one "api-key-env" names): check its value, point "api-key-env" at the variable that holds a valid key, or put an "api-key" in the web config."#,
+                r#"search (brave): the search provider refused the API key (HTTP 401 Unauthorized). The key came from the environment variable MY_KEY (the one "api-key-env" names): check its value, point "api-key-env" at the variable that holds a valid key, or put an "api-key" in the web config."#,
             ),
             (
                 search(SearchFailure::KeyRefused {
                     status: 422,
                     origin: KeyOrigin::Config,
                 }),
-                r#"web_search (brave): the search provider refused the API key (HTTP 422). The key came from the "api-key" of the web config: check it, or remove it so that the variable "api-key-env" names is read instead."#,
+                r#"search (brave): the search provider refused the API key (HTTP 422). The key came from the "api-key" of the web config: check it, or remove it so that the variable "api-key-env" names is read instead."#,
             ),
             (
                 search(SearchFailure::KeyUnsendable {
                     origin: KeyOrigin::Config,
                 }),
-                r#"web_search (brave): the API key from the "api-key" of the web config holds a line break or another character an HTTP header cannot carry, so it was not sent. Set it to the key alone."#,
+                r#"search (brave): the API key from the "api-key" of the web config holds a line break or another character an HTTP header cannot carry, so it was not sent. Set it to the key alone."#,
             ),
             (
                 search(SearchFailure::RateLimited {
                     retry: Some("in 2 seconds".into()),
                 }),
-                "web_search (brave): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); retry in 2 seconds. No configuration key changes this.",
+                "search (brave): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); retry in 2 seconds. No configuration key changes this.",
             ),
             (
                 search(SearchFailure::RateLimited { retry: None }),
-                "web_search (brave): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); it named no time, so wait a little before trying again. No configuration key changes this.",
+                "search (brave): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); it named no time, so wait a little before trying again. No configuration key changes this.",
             ),
             (
                 search(SearchFailure::Status {
@@ -1656,7 +1656,7 @@ mod tests {
                     detail: None,
                     hint: None,
                 }),
-                "web_search (brave): the search provider failed with HTTP 502 Bad Gateway, an error on its side. Try again later. No configuration key changes this.",
+                "search (brave): the search provider failed with HTTP 502 Bad Gateway, an error on its side. Try again later. No configuration key changes this.",
             ),
             (
                 search(SearchFailure::Status {
@@ -1664,7 +1664,7 @@ mod tests {
                     detail: Some("bad q".into()),
                     hint: None,
                 }),
-                r#"web_search (brave): the search provider refused the request with HTTP 400 Bad Request: "bad q". No configuration key changes this."#,
+                r#"search (brave): the search provider refused the request with HTTP 400 Bad Request: "bad q". No configuration key changes this."#,
             ),
             (
                 search(SearchFailure::Unreachable {
@@ -1672,7 +1672,7 @@ mod tests {
                     failure: TransportFailure::Refused,
                     detail: "os error 111".into(),
                 }),
-                r#"web_search (brave): could not reach the search provider at https://search.example/res/v1/web/search: the connection was refused (os error 111). Check that "search-url" names the provider's address and that it is up."#,
+                r#"search (brave): could not reach the search provider at https://search.example/res/v1/web/search: the connection was refused (os error 111). Check that "search-url" names the provider's address and that it is up."#,
             ),
             (
                 search(SearchFailure::Deadline {
@@ -1680,14 +1680,14 @@ mod tests {
                     key: "timeout",
                     limit: Duration::from_millis(500),
                 }),
-                r#"web_search (brave): the search provider at https://search.example/res/v1/web/search did not answer within the timeout of 0.5 s. Raise "timeout" if it is slow rather than down."#,
+                r#"search (brave): the search provider at https://search.example/res/v1/web/search did not answer within the timeout of 0.5 s. Raise "timeout" if it is slow rather than down."#,
             ),
             (
                 search(SearchFailure::Malformed {
                     url: "https://search.example/search".into(),
                     detail: "not JSON".into(),
                 }),
-                r#"web_search (brave): the answer from https://search.example/search is not the provider's search JSON (not JSON). Check that "search-url" points at the provider's API."#,
+                r#"search (brave): the answer from https://search.example/search is not the provider's search JSON (not JSON). Check that "search-url" points at the provider's API."#,
             ),
             (Error::Cancelled, "cancelled by the client."),
         ];

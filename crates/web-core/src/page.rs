@@ -13,7 +13,7 @@
 //! use mcp_web_core::page::PageText;
 //! # fn demo(page: &mcp_web_core::fetch::Page) {
 //! let text = PageText::new(page);
-//! let answer = text.render(40_000); // exactly what web_fetch answers
+//! let answer = text.render(40_000, "web_grep"); // exactly what web_fetch answers
 //! for (number, line) in text.numbered_body() {
 //!     // `number` is the line's number in `answer` (when the cap keeps it).
 //! #   let _ = (number, line);
@@ -157,16 +157,12 @@ impl PageText {
         self.flags
     }
 
-    /// Why the fetched body stops before the document's end, if it does.
-    pub fn fetch_cut(&self) -> Option<Truncation> {
-        self.cut
-    }
-
     /// The `web_fetch` answer: the header, the body cut head-only to at most
     /// `max_chars` characters (the `max-chars` key) on a line boundary, and — when the
     /// text stops early — a blank line and a `[truncated: …]` notice naming the cap and
-    /// the key that raises it.
-    pub fn render(&self, max_chars: usize) -> String {
+    /// the key that raises it. `search` is how the reader names the search of a whole
+    /// page with a pattern (a tool's name, or a command), which the notice points to.
+    pub fn render(&self, max_chars: usize, search: &str) -> String {
         let body = self.body().join("\n");
         let mut kept: &str = &body;
         let mut notice = self.cut.map(|cut| fetch_notice(cut, body.chars().count()));
@@ -184,7 +180,7 @@ impl PageText {
                 None => String::new(),
             };
             notice = Some(format!(
-                "[truncated: kept the first {} characters because the answer cap of {max_chars} characters was reached; web_grep searches the whole page; raise max-chars to keep more{before}]",
+                "[truncated: kept the first {} characters because the answer cap of {max_chars} characters was reached; {search} searches the whole page; raise max-chars to keep more{before}]",
                 kept.chars().count()
             ));
         }
@@ -197,12 +193,6 @@ impl PageText {
         }
         out
     }
-}
-
-/// Renders `page` exactly as `web_fetch` answers it, `max_chars` applied (see
-/// [`PageText::render`]).
-pub fn render(page: &Page, max_chars: usize) -> String {
-    PageText::new(page).render(max_chars)
 }
 
 /// The notice of a body the fetch cut, `kept` characters long.
@@ -219,8 +209,9 @@ fn fetch_notice(cut: Truncation, kept: usize) -> String {
 }
 
 /// The longest prefix of `text` of at most `max` characters that ends on a line
-/// boundary (the first line cut on a character boundary when no whole line fits).
-fn cut_to_line(text: &str, max: usize) -> &str {
+/// boundary (the first line cut on a character boundary when no whole line fits): the one
+/// head-only cut of every answer.
+pub fn cut_to_line(text: &str, max: usize) -> &str {
     let end = text.char_indices().nth(max).map_or(text.len(), |(i, _)| i);
     let prefix = &text[..end];
     if end == text.len() || text[end..].starts_with('\n') {

@@ -85,5 +85,5 @@ pub async fn fetch(
     let fetched = ops::fetch::fetch(&context, raw, &call, &())
         .await
         .map_err(Failure::Fetch)?;
-    Ok(fetched.text.render(context.max_chars()))
+    Ok(fetched.text.render(context.max_chars(), "mcp-web grep"))
 }

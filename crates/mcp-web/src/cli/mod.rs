@@ -23,25 +23,25 @@ pub mod serve;
 /// The subcommands of `mcp-web`.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
-    /// Run a file of tool calls side by side and print each answer in order.
+    /// `mcp-web batch`: its help is [`batch::ABOUT`].
     #[command(about = batch::ABOUT, long_about = batch::LONG_ABOUT)]
     Batch(batch::BatchArgs),
-    /// Check URLs against the floor without fetching them.
+    /// `mcp-web check`: its help is [`check::ABOUT`].
     #[command(about = check::ABOUT, long_about = check::LONG_ABOUT)]
     Check(check::CheckArgs),
-    /// Crawl one site through the floor and print the index web_crawl answers.
+    /// `mcp-web crawl`: its help is [`crawl::ABOUT`].
     #[command(about = crawl::ABOUT, long_about = crawl::LONG_ABOUT)]
     Crawl(crawl::CrawlArgs),
-    /// Fetch one page through the floor and print what web_fetch answers.
+    /// `mcp-web fetch`: its help is [`fetch::ABOUT`].
     #[command(about = fetch::ABOUT, long_about = fetch::LONG_ABOUT)]
     Fetch(fetch::FetchArgs),
-    /// Print the lines of a page (or a site) that match a pattern, as web_grep answers.
+    /// `mcp-web grep`: its help is [`grep::ABOUT`].
     #[command(about = grep::ABOUT, long_about = grep::LONG_ABOUT)]
     Grep(grep::GrepArgs),
-    /// Explain whether robots.txt lets our user agent crawl each URL.
+    /// `mcp-web robots`: its help is [`robots::ABOUT`].
     #[command(about = robots::ABOUT, long_about = robots::LONG_ABOUT)]
     Robots(robots::RobotsArgs),
-    /// Ask the search provider and print the JSON web_search answers.
+    /// `mcp-web search`: its help is [`search::ABOUT`].
     #[command(about = search::ABOUT, long_about = search::LONG_ABOUT)]
     Search(search::SearchArgs),
     /// Serve the Web pack over MCP: stdio by default, Streamable HTTP with --http.

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use mcp_web_core::config::Settings;
 use mcp_web_core::error::ConfigError;
 use mcp_web_core::fetch::{Call, Fetcher};
+use mcp_web_core::page;
 use mcp_web_core::robots::cache::RobotsCache;
 use mcp_web_core::search::{self as core_search, SearchProvider};
 use mcp_web_core::transport::{Resolve, SystemResolver};
@@ -151,13 +152,10 @@ impl Observer for () {
 /// and `narrow` (what else gives a shorter answer, such as "lower max-results"). An answer
 /// within the cap is returned as it is.
 pub fn cap(answer: String, max_chars: usize, narrow: &str) -> String {
-    let Some((end, _)) = answer.char_indices().nth(max_chars) else {
+    if answer.chars().nth(max_chars).is_none() {
         return answer;
-    };
-    let kept = match answer[..end].rfind('\n') {
-        Some(nl) => answer[..nl].trim_end(),
-        None => &answer[..end],
-    };
+    }
+    let kept = page::cut_to_line(&answer, max_chars).trim_end();
     format!(
         "{kept}\n\n[truncated: kept the first {} characters because the answer cap of {max_chars} characters was reached; raise max-chars to keep more, or {narrow}]",
         kept.chars().count()
@@ -177,5 +175,16 @@ mod tests {
             "first line\n\n[truncated: kept the first 10 characters because the answer cap of 15 characters was reached; raise max-chars to keep more, or lower max-results]"
         );
         assert!(cap("é".repeat(20), 5, "x").starts_with("ééééé\n\n[truncated: kept the first 5"));
+    }
+
+    #[test]
+    fn the_cap_keeps_a_whole_line_that_ends_at_the_cap() {
+        // The answer cap and the page cut are one cutter: a line that ends exactly at the
+        // cap is kept whole by both.
+        let text = "ab\ncd\nef";
+        assert!(
+            cap(text.to_owned(), 5, "x").starts_with("ab\ncd\n\n[truncated: kept the first 5 ")
+        );
+        assert_eq!(page::cut_to_line(text, 5), "ab\ncd");
     }
 }

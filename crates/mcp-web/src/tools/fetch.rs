@@ -67,7 +67,7 @@ pub async fn call(context: &Context, request: Request) {
     };
     match fetched {
         Ok(fetched) => {
-            let answer = fetched.text.render(context.max_chars());
+            let answer = fetched.text.render(context.max_chars(), "web_grep");
             request.text(answer);
         }
         Err(error) => answer_error(request, &error),

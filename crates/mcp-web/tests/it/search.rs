@@ -108,7 +108,7 @@ async fn with_no_key_anywhere_the_pack_serves_the_other_tools() {
     assert!(searched.is_error());
     assert_eq!(
         searched.text(),
-        r#"web_search needs a Brave Search API key. Set the environment variable MCP_WEB_TEST_NO_KEY_HERE, or point "api-key-env" at the variable that holds it, or put an "api-key" in the web config."#
+        r#"Searching needs a Brave Search API key. Set the environment variable MCP_WEB_TEST_NO_KEY_HERE, or point "api-key-env" at the variable that holds it, or put an "api-key" in the web config."#
     );
     assert_eq!(
         structured(&searched),
@@ -177,7 +177,7 @@ async fn a_provider_failure_is_a_tool_error_that_teaches() {
     let result = call(&server_of(web), "web_search", json!({"query": "raku"})).await;
     assert!(result.is_error());
     assert!(
-        result.text().starts_with("web_search (brave): the search provider refused the API key (HTTP 401 Unauthorized). The key came from the \"api-key\" of the web config"),
+        result.text().starts_with("search (brave): the search provider refused the API key (HTTP 401 Unauthorized). The key came from the \"api-key\" of the web config"),
         "{}",
         result.text()
     );
@@ -312,7 +312,7 @@ async fn a_provider_passed_in_code_replaces_the_configured_one() {
     assert!(answer.is_error());
     assert_eq!(
         answer.text(),
-        "web_search (fake) failed: the fake engine's quota is spent; try tomorrow."
+        "search (fake) failed: the fake engine's quota is spent; try tomorrow."
     );
     assert_eq!(
         structured(&answer),
@@ -415,14 +415,14 @@ fn a_provider_failure_is_exit_status_1_with_the_message_on_stderr() {
     assert_eq!((code, out.as_str()), (1, ""));
     assert_eq!(
         err,
-        "mcp-web: web_search (brave): the search provider failed with HTTP 500 Internal Server Error, an error on its side: \"Something broke\". Try again later. No configuration key changes this.\n"
+        "mcp-web: search (brave): the search provider failed with HTTP 500 Internal Server Error, an error on its side: \"Something broke\". Try again later. No configuration key changes this.\n"
     );
 
     let (code, _, err) = run(&["raku", "--search-url", &brave.url("/")], &[]);
     assert_eq!(code, 1);
     assert_eq!(
         err,
-        "mcp-web: web_search needs a Brave Search API key. Set the environment variable BRAVE_API_KEY, or point \"api-key-env\" at the variable that holds it, or put an \"api-key\" in the web config.\n"
+        "mcp-web: Searching needs a Brave Search API key. Set the environment variable BRAVE_API_KEY, or point \"api-key-env\" at the variable that holds it, or put an \"api-key\" in the web config.\n"
     );
 }
 
@@ -454,7 +454,7 @@ fn a_silent_endpoint_is_a_deadline() {
     assert_eq!(code, 1);
     assert!(
         err.starts_with(&format!(
-            "mcp-web: web_search (brave): the search provider at http://{addr}/res/v1/web/search did not answer within the timeout of 0.3 s."
+            "mcp-web: search (brave): the search provider at http://{addr}/res/v1/web/search did not answer within the timeout of 0.3 s."
         )),
         "{err}"
     );

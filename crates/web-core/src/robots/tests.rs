@@ -1022,7 +1022,7 @@ fn refusal_names_line_agent_and_key() {
     assert_eq!(error.rule(), "robots-disallow");
     assert_eq!(
         error.to_string(),
-        r#"skipped https://x.example/private/a: robots.txt Disallow: /private (line 3) disallows it for user agent 'mcp-web'. web_fetch reads a single page regardless; set "respect-robots": false to crawl it anyway."#
+        r#"skipped https://x.example/private/a: robots.txt Disallow: /private (line 3) disallows it for user agent 'mcp-web'. A fetch of that one page reads it regardless; set "respect-robots": false to crawl it anyway."#
     );
     assert_eq!(robots.check("mcp-web", "/public").refusal("u", "a"), None);
     let server_error = Verdict::new(Reason::ServerError { status: 503 });

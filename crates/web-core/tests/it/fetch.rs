@@ -8,7 +8,7 @@ use mcp_web_core::ErrorKind;
 use mcp_web_core::error::{Error, Phase};
 use mcp_web_core::fetch::{FetchOptions, Fetcher, Truncation};
 use mcp_web_core::media::Kind;
-use mcp_web_core::page::{PageText, render};
+use mcp_web_core::page::PageText;
 use mcp_web_core::transport::{ProxyUrl, StaticResolver};
 use mcp_web_core::url::CheckedUrl;
 use tokio::io::AsyncWriteExt;
@@ -223,7 +223,7 @@ async fn body_deadline_keeps_the_head_and_says_so() {
         })
     );
     assert_eq!(server.written(), SENT.len(), "all was sent before the cut");
-    let answer = render(&page, 40_000);
+    let answer = PageText::new(&page).render(40_000, "web_grep");
     assert!(answer.ends_with("first line\nsecond line\nthird line\n\n[truncated: kept the first 33 characters because the timeout of 2 s ran out while reading the body; the rest of the page was not fetched; raise timeout to wait longer]"), "{answer}");
 }
 
@@ -444,7 +444,7 @@ async fn redirects_chain_loop_and_missing_location() {
     assert!(page.redirected());
     assert_eq!(page.final_url.as_str(), format!("{base}/final"));
     assert_eq!(
-        render(&page, 40_000),
+        PageText::new(&page).render(40_000, "web_grep"),
         format!("# Final\nRetrieved from {base}/final\n\narrived")
     );
 }
@@ -516,7 +516,7 @@ async fn a_gzip_bomb_stops_at_max_bytes() {
     let page = get_site(options, server.port()).await.unwrap();
     assert_eq!(page.bytes, 3 << 20);
     assert_eq!(page.truncated, Some(Truncation::ByteCap { limit: 3 << 20 }));
-    let answer = render(&page, usize::MAX);
+    let answer = PageText::new(&page).render(usize::MAX, "web_grep");
     assert!(answer.ends_with(&format!(
         "[truncated: kept the first {} characters because the server's byte cap of {} bytes was reached; the rest of the page was not fetched; raise max-bytes to keep more]",
         3 << 20,
@@ -553,7 +553,7 @@ async fn charsets_declared_only_in_meta() {
     assert_eq!(page.charset, "windows-1251");
     assert_eq!(page.kind, Kind::Html);
     assert_eq!(
-        render(&page, 40_000),
+        PageText::new(&page).render(40_000, "web_grep"),
         "# Проверка\n\nСъешь же ещё этих мягких французских булок"
     );
     let page = get(
@@ -564,7 +564,7 @@ async fn charsets_declared_only_in_meta() {
     .unwrap();
     assert_eq!(page.charset, "Shift_JIS");
     assert_eq!(
-        render(&page, 40_000),
+        PageText::new(&page).render(40_000, "web_grep"),
         "# 日本語\n\nいろはにほへと ちりぬるを"
     );
 }
@@ -591,7 +591,7 @@ async fn a_utf8_page_cut_inside_a_character_keeps_whole_characters_and_lines() {
     let page = get_site(options, server.port()).await.unwrap();
     assert_eq!(page.bytes, cap);
     assert!(!page.text.contains('\u{fffd}'));
-    let answer = render(&page, 40_000);
+    let answer = PageText::new(&page).render(40_000, "web_grep");
     let (text, notice) = answer.rsplit_once("\n\n").unwrap();
     let kept = text
         .strip_prefix(&format!("# http://site.test:{}/\n\n", server.port()))
@@ -605,7 +605,7 @@ async fn a_utf8_page_cut_inside_a_character_keeps_whole_characters_and_lines() {
         )
     );
     // Both caps cut: the answer cap cuts the page the byte cap had cut; both are named.
-    let answer = render(&page, 1000);
+    let answer = PageText::new(&page).render(1000, "web_grep");
     let notice = answer.lines().last().unwrap();
     let kept = answer.rsplit_once("\n\n").unwrap().0;
     let kept = kept
@@ -634,7 +634,7 @@ async fn max_chars_cuts_the_answer_and_points_to_web_grep() {
     .await;
     let page = get_site(quick_options(), server.port()).await.unwrap();
     assert_eq!(page.truncated, None);
-    let answer = render(&page, 1000);
+    let answer = PageText::new(&page).render(1000, "web_grep");
     let notice = answer.lines().last().unwrap();
     assert!(
         notice.starts_with("[truncated: kept the first "),

@@ -107,12 +107,12 @@ async fn lines_are_numbered_as_web_fetch_shows_them() {
         numbered.contains(&(8, "Third paragraph of prose.")),
         "{numbered:?}"
     );
-    let whole = text.render(usize::MAX);
+    let whole = text.render(usize::MAX, "web_grep");
     assert_eq!(whole, text.lines().join("\n"));
     assert_numbers_agree(&text, &whole);
 
     // A cap cuts the answer, not the numbering: the lines kept keep their numbers.
-    let cut = text.render(40);
+    let cut = text.render(40, "web_grep");
     assert!(cut.ends_with("raise max-chars to keep more]"), "{cut}");
     assert!(!cut.contains("Third"), "{cut}");
     assert_numbers_agree(&text, &cut);
@@ -150,7 +150,7 @@ async fn a_body_cut_by_the_byte_cap_loses_its_unfinished_line_only() {
         text.numbered_body().last(),
         Some((2 + 210, "line 210 of the log"))
     );
-    let rendered = text.render(usize::MAX);
+    let rendered = text.render(usize::MAX, "web_grep");
     assert!(rendered.ends_with("byte cap of 4096 bytes was reached; the rest of the page was not fetched; raise max-bytes to keep more]"), "{rendered}");
     assert_numbers_agree(&text, &rendered);
 }

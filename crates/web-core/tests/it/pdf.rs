@@ -232,7 +232,7 @@ async fn a_report_reads_as_pages_of_text() {
     assert_eq!(text.body().join("\n"), REPORT_TEXT);
     assert!(text.links().is_empty());
     assert_eq!(
-        text.render(40_000),
+        text.render(40_000, "web_grep"),
         format!("# Acme Results 2025\n\n{REPORT_TEXT}")
     );
     // Line numbers: the page markers are lines of the answer like any other.
@@ -315,7 +315,7 @@ async fn max_chars_cuts_the_text_with_the_usual_notice() {
         text.body()[1],
         "Page ba holds a sentence long enough to fill the answer."
     );
-    let rendered = text.render(1000);
+    let rendered = text.render(1000, "web_grep");
     assert!(rendered.chars().count() < 1300, "{rendered}");
     assert!(
         rendered.ends_with("web_grep searches the whole page; raise max-chars to keep more]"),
@@ -532,7 +532,7 @@ async fn grep_numbers_a_pdfs_lines_as_web_fetch_shows_them() {
         .map(|m| (m.line, m.text))
         .collect();
     assert_eq!(hits, [(10, "Second page of text.".to_owned())]);
-    let rendered = text.render(40_000);
+    let rendered = text.render(40_000, "web_grep");
     assert_eq!(rendered.lines().nth(9), Some("Second page of text."));
     assert_eq!(rendered.lines().nth(8), Some("[page 2]"));
 }

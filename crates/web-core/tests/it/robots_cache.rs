@@ -103,7 +103,7 @@ async fn a_fetched_file_is_obeyed_for_our_product_token_and_fetched_once() {
     assert_eq!(
         refusal.to_string(),
         format!(
-            r#"skipped http://{}/mine?x=1: robots.txt Disallow: /mine (line 2) disallows it for user agent 'mcp-web'. web_fetch reads a single page regardless; set "respect-robots": false to crawl it anyway."#,
+            r#"skipped http://{}/mine?x=1: robots.txt Disallow: /mine (line 2) disallows it for user agent 'mcp-web'. A fetch of that one page reads it regardless; set "respect-robots": false to crawl it anyway."#,
             server.addr
         )
     );

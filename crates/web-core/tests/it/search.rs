@@ -212,7 +212,7 @@ async fn the_key_is_read_from_the_environment_at_call_time() {
     let error = provider.search("raku", 3).await.unwrap_err();
     assert_eq!(
         error.to_string(),
-        r#"web_search needs a Brave Search API key. Set the environment variable MCP_WEB_TEST_LATE_KEY, or point "api-key-env" at the variable that holds it, or put an "api-key" in the web config."#
+        r#"Searching needs a Brave Search API key. Set the environment variable MCP_WEB_TEST_LATE_KEY, or point "api-key-env" at the variable that holds it, or put an "api-key" in the web config."#
     );
     assert_eq!(
         (error.kind(), error.rule(), error.config_key()),
@@ -254,7 +254,7 @@ async fn the_default_message_names_brave_api_key() {
     let error = provider.search("raku", 3).await.unwrap_err();
     assert_eq!(
         error.to_string(),
-        r#"web_search needs a Brave Search API key. Set the environment variable BRAVE_API_KEY, or point "api-key-env" at the variable that holds it, or put an "api-key" in the web config."#
+        r#"Searching needs a Brave Search API key. Set the environment variable BRAVE_API_KEY, or point "api-key-env" at the variable that holds it, or put an "api-key" in the web config."#
     );
 }
 
@@ -305,7 +305,7 @@ async fn a_validation_error_is_not_a_key_error() {
     assert_eq!(error.rule(), "provider-status");
     assert_eq!(
         error.to_string(),
-        r#"web_search (brave): the search provider refused the request with HTTP 422: "Unable to validate request parameter(s)". Check "search-country" (a two-letter country code) and "search-lang" (a language code Brave supports)."#
+        r#"search (brave): the search provider refused the request with HTTP 422: "Unable to validate request parameter(s)". Check "search-country" (a two-letter country code) and "search-lang" (a language code Brave supports)."#
     );
 }
 
@@ -319,7 +319,7 @@ async fn a_rate_limit_says_when_to_retry() {
     let error = brave(&server, "k").search("raku", 3).await.unwrap_err();
     assert_eq!(
         error.to_string(),
-        "web_search (brave): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); retry in 2 seconds. No configuration key changes this."
+        "search (brave): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); retry in 2 seconds. No configuration key changes this."
     );
     assert_eq!(
         (error.kind(), error.rule(), error.config_key()),
@@ -382,7 +382,7 @@ async fn a_server_error_is_named_as_the_provider_s() {
     let error = brave(&server, "k").search("raku", 3).await.unwrap_err();
     assert_eq!(
         error.to_string(),
-        r#"web_search (brave): the search provider failed with HTTP 500 Internal Server Error, an error on its side: "Internal error". Try again later. No configuration key changes this."#
+        r#"search (brave): the search provider failed with HTTP 500 Internal Server Error, an error on its side: "Internal error". Try again later. No configuration key changes this."#
     );
     assert_eq!(
         (error.rule(), error.config_key()),
@@ -406,7 +406,7 @@ async fn a_malformed_body_says_so() {
         assert_eq!(error.config_key(), Some("search-url"));
         assert!(
             error.to_string().starts_with(&format!(
-                "web_search (brave): the answer from http://127.0.0.1:{}/res/v1/web/search is not the provider's search JSON (",
+                "search (brave): the answer from http://127.0.0.1:{}/res/v1/web/search is not the provider's search JSON (",
                 server.port()
             )),
             "{error}"
@@ -483,7 +483,7 @@ async fn a_closed_port_is_unreachable() {
     assert_eq!(error.config_key(), Some("search-url"));
     assert!(
         error.to_string().starts_with(&format!(
-            "web_search (brave): could not reach the search provider at http://127.0.0.1:{port}/res/v1/web/search: "
+            "search (brave): could not reach the search provider at http://127.0.0.1:{port}/res/v1/web/search: "
         )),
         "{error}"
     );
@@ -621,7 +621,7 @@ async fn searxng_zero_results_malformed_and_errors() {
     .expect("a provider");
     let error = provider.search("zzz", 10).await.unwrap_err();
     assert!(
-        error.to_string().starts_with("web_search (searxng): the search provider failed with HTTP 502 Bad Gateway, an error on its side"),
+        error.to_string().starts_with("search (searxng): the search provider failed with HTTP 502 Bad Gateway, an error on its side"),
         "{error}"
     );
 }

@@ -1,6 +1,6 @@
 //! Tidy: the repository checks itself. Every `.rs` file under `crates/` opens with a
 //! `//!` paragraph; no test is skipped or expected to panic; the modules of
-//! mcp-web-core respect the layer table of SPEC §2; mcp-kit never names mcp-web-core;
+//! mcp-web-core respect the layer table of ARCHITECTURE.md; mcp-kit never names mcp-web-core;
 //! only mcp-kit names rmcp; only `transport` uses the socket and resolver APIs that
 //! `clippy.toml` bans; only `search` uses `transport::operator`, the connector that
 //! skips the guard; the modules of `extract` import each other without a circle.
@@ -127,7 +127,7 @@ fn no_skipped_or_panicking_tests(path: &str, text: &str) -> Vec<String> {
     out
 }
 
-/// The modules of mcp-web-core in the order of SPEC §2's table, with their layer, but
+/// The modules of mcp-web-core in the order of ARCHITECTURE.md's layer table, with their layer, but
 /// for `addr` before `error`: a refusal refers to its address-table row.
 /// A module may use the modules in the rows above its own: every lower layer, and
 /// within its layer the rows before it (so every module but `addr` may use `error`).
@@ -239,7 +239,7 @@ fn respects_layers(path: &str, text: &str) -> Vec<String> {
     };
     let Some(row) = layer_row(&module) else {
         return vec![format!(
-            "{path}:1: rule layering: module `{module}` is not in the layer table (SPEC §2); add it to LAYERS in tidy.rs"
+            "{path}:1: rule layering: module `{module}` is not in the layer table (ARCHITECTURE.md); add it to LAYERS in tidy.rs"
         )];
     };
     let (own, layer) = LAYERS[row];
@@ -252,7 +252,7 @@ fn respects_layers(path: &str, text: &str) -> Vec<String> {
                 Some(r) => {
                     let (name, their) = LAYERS[r];
                     out.push(format!(
-                        "{path}:{n}: rule layering: `{own}` (layer {layer}) uses `crate::{used}`, but `{name}` (layer {their}) is not above it in SPEC §2's table"
+                        "{path}:{n}: rule layering: `{own}` (layer {layer}) uses `crate::{used}`, but `{name}` (layer {their}) is not above it in ARCHITECTURE.md's layer table"
                     ));
                 }
                 None if used

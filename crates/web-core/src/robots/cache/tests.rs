@@ -399,7 +399,7 @@ async fn outages_are_retried_soon() {
         .unwrap_err();
     assert_eq!(
         refusal.to_string(),
-        r#"skipped http://a.example/p/1: robots.txt Disallow: /p (line 2) disallows it for user agent 'mcp-web'. web_fetch reads a single page regardless; set "respect-robots": false to crawl it anyway."#
+        r#"skipped http://a.example/p/1: robots.txt Disallow: /p (line 2) disallows it for user agent 'mcp-web'. A fetch of that one page reads it regardless; set "respect-robots": false to crawl it anyway."#
     );
     assert_eq!(
         cache.crawl_delay(&target, &call_of(&cancel)).await,
