@@ -10,6 +10,14 @@ web_fetch of a page and half web_grep of the site at depth 1, each over its own
 connection. Reports per era: errors (HTTP status not 200, JSON-RPC error, or isError),
 latency p50 and p99, the server's peak RSS (VmHWM) and its open fds before and after.
 Prints a Markdown table.
+
+Each era runs twice: the calls alone, then the same calls released together with hostile
+ones (HOSTILE of them, 12 by default, a third each): a `web_fetch` of a PDF whose one page
+names the same content stream 150,000 times (gigabytes once decoded), a `web_grep` of a
+2 MB page of letters with the pattern `[a-z]{1,2000}[0-9]` (a lazy DFA's worst case), and a
+`web_crawl` at depth 2 of pages that each link to 70,000 others. The hostile calls are
+expected to fail or be cut; what is measured is the other calls' latency beside them
+(their p99 with the hostile calls against without, as a ratio).
 """
 
 import http.client
@@ -36,7 +44,49 @@ def page(n):
     ).encode()
 
 
-SITE = {"/": page(-1), **{f"/p{k}": page(k) for k in range(PAGES)}}
+def pdf_bomb(references=150_000):
+    """A PDF whose one page names one Flate stream `references` times in its /Contents."""
+    import zlib
+
+    content = zlib.compress(b"BT /F1 12 Tf 72 712 Td (" + b"A" * 4000 + b") Tj ET\n" * 4)
+    refs = b" ".join(b"4 0 R" for _ in range(references))
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents [" + refs
+        + b"] /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length " + str(len(content)).encode() + b" /Filter /FlateDecode >>\nstream\n"
+        + content + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for offset in offsets:
+        out += b"%010d 00000 n \n" % offset
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+FAN = 70_000
+FAN_PAGE = (
+    "<!doctype html><html><head><title>Fan</title></head><body><main><p>Many links.</p>"
+    + "".join(f'<a href="/fan/{k}">{k}</a>' for k in range(FAN))
+    + "</main></body></html>"
+).encode()
+LETTERS = ("abcdefghij" * 10 + "\n").encode() * 20_000  # 2 MB, no digit anywhere
+
+SITE = {
+    "/": page(-1),
+    **{f"/p{k}": page(k) for k in range(PAGES)},
+    "/bomb.pdf": pdf_bomb(),
+    "/letters.txt": LETTERS,
+}
+TYPES = {"/bomb.pdf": "application/pdf", "/letters.txt": "text/plain; charset=utf-8"}
 
 
 class Site(BaseHTTPRequestHandler):
@@ -47,11 +97,13 @@ class Site(BaseHTTPRequestHandler):
 
     def do_GET(self):
         body = SITE.get(self.path)
+        if self.path == "/fan" or self.path.startswith("/fan/"):
+            body = FAN_PAGE
         if body is None:
             self.send_error(404)
             return
         self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Type", TYPES.get(self.path, "text/html; charset=utf-8"))
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -114,7 +166,17 @@ def post(port, body, headers):
         conn.close()
 
 
-def run_era(era, port, site, calls):
+def hostile_call(i, site):
+    """The i-th hostile call: a PDF bomb, a pathological pattern or a fan-out crawl."""
+    kind = i % 3
+    if kind == 0:
+        return "web_fetch", {"url": f"{site}/bomb.pdf"}
+    if kind == 1:
+        return "web_grep", {"url": f"{site}/letters.txt", "pattern": "[a-z]{1,2000}[0-9]", "regex": True}
+    return "web_crawl", {"url": f"{site}/fan", "depth": 2, "max-pages": 20}
+
+
+def run_era(era, port, site, calls, hostile=0):
     headers = {}
     if era == "legacy":
         status_code, answer, session = post(
@@ -130,11 +192,13 @@ def run_era(era, port, site, calls):
     else:
         headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call"}
 
-    results = [None] * calls
-    barrier = threading.Barrier(calls)
+    results = [None] * (calls + hostile)
+    barrier = threading.Barrier(calls + hostile)
 
     def one(i):
-        if i % 2 == 0:
+        if i >= calls:
+            tool, args = hostile_call(i - calls, site)
+        elif i % 2 == 0:
             tool, args = "web_fetch", {"url": f"{site}/p{i % PAGES}"}
         else:
             tool, args = "web_grep", {"url": f"{site}/", "pattern": f"needle {i % PAGES}.", "depth": 1}
@@ -159,20 +223,23 @@ def run_era(era, port, site, calls):
             ok, why = False, repr(error)
         results[i] = (time.perf_counter() - start, ok, why)
 
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(calls)]
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(calls + hostile)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    latencies = sorted(r[0] * 1000 for r in results)
-    errors = [r[2] for r in results if not r[1]]
+    good = results[:calls]
+    latencies = sorted(r[0] * 1000 for r in good)
+    errors = [r[2] for r in good if not r[1]]
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-    return statistics.median(latencies), p99, errors
+    hostile_slowest = max((r[0] * 1000 for r in results[calls:]), default=0.0)
+    return statistics.median(latencies), p99, errors, hostile_slowest
 
 
 def main():
     binary = sys.argv[1]
     calls = int(sys.argv[2]) if len(sys.argv) > 2 else 200
+    hostile = int(os.environ.get("HOSTILE", "12"))
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Site)
     httpd.daemon_threads = True
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
@@ -191,19 +258,29 @@ def main():
             except OSError:
                 time.sleep(0.05)
         rows = []
+        ratios = []
         for era in ["legacy", "2026-07-28"]:
-            before = fds(server.pid)
-            p50, p99, errors = run_era(era, port, site, calls)
-            time.sleep(1)  # let closed connections be reaped before counting fds
-            after = fds(server.pid)
-            hwm = status(server.pid)["VmHWM"]
-            rows.append((era, calls, len(errors), p50, p99, hwm, before, after))
-            for why in errors[:5]:
-                print(f"  {era} error: {why}", file=sys.stderr)
-        print("| era | calls | errors | p50 | p99 | peak RSS (VmHWM) | fds before | fds after |")
-        print("|---|---|---|---|---|---|---|---|")
-        for era, n, errs, p50, p99, hwm, before, after in rows:
-            print(f"| {era} | {n} | {errs} | {p50:.1f} ms | {p99:.1f} ms | {hwm} | {before} | {after} |")
+            alone = None
+            for extra in ([0, hostile] if hostile else [0]):
+                before = fds(server.pid)
+                p50, p99, errors, slowest = run_era(era, port, site, calls, extra)
+                time.sleep(1)  # let closed connections be reaped before counting fds
+                after = fds(server.pid)
+                hwm = status(server.pid)["VmHWM"]
+                mix = "alone" if extra == 0 else f"+ {extra} hostile (slowest {slowest:.0f} ms)"
+                rows.append((era, mix, calls, len(errors), p50, p99, hwm, before, after))
+                if extra == 0:
+                    alone = p99
+                else:
+                    ratios.append((era, p99 / alone))
+                for why in errors[:5]:
+                    print(f"  {era} error: {why}", file=sys.stderr)
+        print("| era | calls | beside | errors | p50 | p99 | peak RSS (VmHWM) | fds before | fds after |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for era, mix, n, errs, p50, p99, hwm, before, after in rows:
+            print(f"| {era} | {n} | {mix} | {errs} | {p50:.1f} ms | {p99:.1f} ms | {hwm} | {before} | {after} |")
+        for era, ratio in ratios:
+            print(f"{era}: the calls' p99 beside the hostile ones / alone = {ratio:.2f} (target <= 2)")
     finally:
         server.terminate()
         server.wait()
