@@ -9,6 +9,13 @@
 //! answer route and one cancellation per id and would let the second call take over
 //! the first. A request's id stays in flight until its response stream ends; a
 //! client that hangs up first has its call cancelled, so the id is free for real.
+//!
+//! Before any token is checked, what a connection may hold is bounded: at most
+//! [`HttpOptions::max_connections`] are served at once (one more is answered 503 and
+//! closed), a request's head must arrive within [`HttpOptions::header_read_timeout`]
+//! (an idle kept-alive connection's next one too) and its body within
+//! [`HttpOptions::body_read_timeout`], and a failing `accept` (no file descriptor left)
+//! is retried after a growing pause, logged at most once per [`ACCEPT_LOG_EVERY`].
 
 use std::collections::HashSet;
 use std::convert::Infallible;
@@ -19,18 +26,20 @@ use std::path::Path;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited, combinators::BoxBody};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{
     SessionId, SessionManager as _, StreamableHttpServerConfig, StreamableHttpService,
 };
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tower_service::Service as _;
 
@@ -42,6 +51,21 @@ pub const ENDPOINT: &str = "/mcp";
 
 /// The largest request body read, in bytes; a larger one is answered 413.
 pub const MAX_BODY_BYTES: usize = 4 << 20;
+
+/// How long a client has, by default, to send a request's head.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a client has, by default, to send a request's body once its head arrived.
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How many connections are served at once by default.
+pub const MAX_CONNECTIONS: usize = 256;
+
+/// The shortest and the longest pause after a failed `accept`.
+const ACCEPT_BACKOFF: (Duration, Duration) = (Duration::from_millis(5), Duration::from_secs(1));
+
+/// A failing `accept` is logged at most once per this interval.
+pub const ACCEPT_LOG_EVERY: Duration = Duration::from_secs(10);
 
 /// The host names a loopback server answers to.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -124,7 +148,7 @@ impl AuthToken {
 }
 
 /// How the HTTP transport is exposed.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct HttpOptions {
     /// The bearer token every request must present. Required to bind anything but a
     /// loopback address.
@@ -135,6 +159,28 @@ pub struct HttpOptions {
     /// Browser origins (`scheme://host:port`) accepted in `Origin` besides the
     /// server's own loopback origins.
     pub allowed_origins: Vec<String>,
+    /// How long a client has to send a request's head, counted from the first read of
+    /// it (on a kept-alive connection, from the end of the previous answer); the
+    /// connection is closed past it.
+    pub header_read_timeout: Duration,
+    /// How long a client has to send a request's body once its head arrived; past it
+    /// the request is answered 408.
+    pub body_read_timeout: Duration,
+    /// How many connections are served at once; one more is answered 503 and closed.
+    pub max_connections: usize,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            auth_token: None,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            header_read_timeout: HEADER_READ_TIMEOUT,
+            body_read_timeout: BODY_READ_TIMEOUT,
+            max_connections: MAX_CONNECTIONS,
+        }
+    }
 }
 
 /// The HTTP transport cannot start: the message says why and what would change it.
@@ -177,6 +223,91 @@ pub fn check_bind(addr: SocketAddr, options: &HttpOptions) -> Result<(), HttpErr
 pub struct HttpListener {
     listener: TcpListener,
     options: HttpOptions,
+    open: watch::Sender<usize>,
+}
+
+/// Where connections come from: a bound socket, or a test's stand-in.
+pub(crate) trait Accept {
+    /// The next connection, or why none could be taken.
+    fn accept(&mut self) -> impl Future<Output = io::Result<(TcpStream, SocketAddr)>> + Send;
+}
+
+impl<A: Accept + Send> Accept for &mut A {
+    fn accept(&mut self) -> impl Future<Output = io::Result<(TcpStream, SocketAddr)>> + Send {
+        (**self).accept()
+    }
+}
+
+impl Accept for TcpListener {
+    async fn accept(&mut self) -> io::Result<(TcpStream, SocketAddr)> {
+        TcpListener::accept(self).await
+    }
+}
+
+/// A connection's place among those served; given back when dropped.
+struct Slot(watch::Sender<usize>);
+
+impl Slot {
+    /// A place when fewer than `max` are taken.
+    fn take(open: &watch::Sender<usize>, max: usize) -> Option<Self> {
+        let mut taken = false;
+        open.send_if_modified(|count| {
+            taken = *count < max;
+            if taken {
+                *count += 1;
+            }
+            taken
+        });
+        taken.then(|| Self(open.clone()))
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.send_modify(|count| *count = count.saturating_sub(1));
+    }
+}
+
+/// The pause after each failed `accept` and whether to log it: the pause doubles from
+/// the shortest to the longest and starts over after a success; the log line is
+/// written at most once per [`ACCEPT_LOG_EVERY`], counting the failures it stands for.
+#[derive(Debug)]
+pub(crate) struct AcceptErrors {
+    pause: Duration,
+    last_log: Option<tokio::time::Instant>,
+    unlogged: u64,
+}
+
+impl AcceptErrors {
+    /// No failure yet.
+    pub(crate) fn new() -> Self {
+        Self {
+            pause: ACCEPT_BACKOFF.0,
+            last_log: None,
+            unlogged: 0,
+        }
+    }
+
+    /// A failure at `now`: the pause to wait, and the number of failures to log (this
+    /// one and the ones left unlogged) when a log line is due.
+    pub(crate) fn failed(&mut self, now: tokio::time::Instant) -> (Duration, Option<u64>) {
+        let pause = self.pause;
+        self.pause = (self.pause * 2).min(ACCEPT_BACKOFF.1);
+        self.unlogged += 1;
+        let due = self
+            .last_log
+            .is_none_or(|last| now.duration_since(last) >= ACCEPT_LOG_EVERY);
+        if !due {
+            return (pause, None);
+        }
+        self.last_log = Some(now);
+        (pause, Some(std::mem::take(&mut self.unlogged)))
+    }
+
+    /// A success: the next failure pauses the shortest time again.
+    pub(crate) fn succeeded(&mut self) {
+        self.pause = ACCEPT_BACKOFF.0;
+    }
 }
 
 impl HttpListener {
@@ -185,7 +316,17 @@ impl HttpListener {
         check_bind(addr, &options)
             .map_err(|e| io::Error::new(io::ErrorKind::PermissionDenied, e))?;
         let listener = TcpListener::bind(addr).await?;
-        Ok(Self { listener, options })
+        let (open, _) = watch::channel(0);
+        Ok(Self {
+            listener,
+            options,
+            open,
+        })
+    }
+
+    /// The number of connections being served, as it changes.
+    pub fn open_connections(&self) -> watch::Receiver<usize> {
+        self.open.subscribe()
     }
 
     /// The address actually bound (its port when port 0 was asked for).
@@ -196,148 +337,207 @@ impl HttpListener {
     /// Serves `server` at [`ENDPOINT`] until `shutdown` is cancelled.
     pub async fn serve(self, server: Server, shutdown: CancellationToken) -> io::Result<()> {
         let local = self.listener.local_addr()?;
-        let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect();
-        if !local.ip().is_unspecified() && !local.ip().is_loopback() {
-            hosts.push(local.ip().to_string());
-        }
-        hosts.extend(self.options.allowed_hosts.iter().cloned());
-        let mut origins: Vec<String> = Vec::new();
-        for host in LOOPBACK_HOSTS {
-            let host = if host.contains(':') {
-                format!("[{host}]")
-            } else {
-                host.to_owned()
-            };
-            for scheme in ["http", "https"] {
-                origins.push(format!("{scheme}://{host}:{}", local.port()));
-            }
-        }
-        origins.extend(self.options.allowed_origins.iter().cloned());
+        let Self {
+            listener,
+            options,
+            open,
+        } = self;
+        serve_from(listener, local, options, open, server, shutdown).await
+    }
+}
 
-        let config = StreamableHttpServerConfig::default()
-            .with_allowed_hosts(hosts)
-            .with_allowed_origins(origins)
-            .enforce_origin_validation()
-            .with_max_request_body_bytes(MAX_BODY_BYTES)
-            .with_cancellation_token(shutdown.child_token());
-        let handler = server.handler("http");
-        let sessions = Arc::new(LocalSessionManager::default());
-        let service =
-            StreamableHttpService::new(move || Ok(handler.clone()), Arc::clone(&sessions), config);
-        let flights = Arc::new(Flights::default());
-        let token = self.options.auth_token.clone().map(Arc::new);
-
-        loop {
-            let (stream, peer) = tokio::select! {
-                accepted = self.listener.accept() => match accepted {
-                    Ok(accepted) => accepted,
-                    Err(error) => {
-                        tracing::warn!(%error, "accept failed");
-                        continue;
-                    }
-                },
-                () = shutdown.cancelled() => return Ok(()),
-            };
-            let service = service.clone();
-            let token = token.clone();
-            let sessions = Arc::clone(&sessions);
-            let flights = Arc::clone(&flights);
-            let connection_shutdown = shutdown.clone();
-            tokio::spawn(async move {
-                let handle = hyper::service::service_fn(move |request: http::Request<Incoming>| {
-                    let mut service = service.clone();
-                    let token = token.clone();
-                    let sessions = Arc::clone(&sessions);
-                    let flights = Arc::clone(&flights);
-                    async move {
-                        if request.uri().path() != ENDPOINT {
-                            return Ok::<_, Infallible>(plain(
-                                http::StatusCode::NOT_FOUND,
-                                format!("not found; the MCP endpoint is {ENDPOINT}"),
-                            ));
-                        }
-                        if let Some(token) = &token {
-                            let header = request
-                                .headers()
-                                .get(http::header::AUTHORIZATION)
-                                .map(http::HeaderValue::as_bytes);
-                            if !token.accepts(header) {
-                                let mut response = plain(
-                                    http::StatusCode::UNAUTHORIZED,
-                                    "missing or wrong bearer token".to_owned(),
-                                );
-                                response.headers_mut().insert(
-                                    http::header::WWW_AUTHENTICATE,
-                                    http::HeaderValue::from_static("Bearer"),
-                                );
-                                return Ok(response);
-                            }
-                        }
-                        let (parts, body) = request.into_parts();
-                        let body = match Limited::new(body, MAX_BODY_BYTES).collect().await {
-                            Ok(body) => body.to_bytes(),
-                            Err(error) if error.is::<LengthLimitError>() => {
-                                return Ok(plain(
-                                    http::StatusCode::PAYLOAD_TOO_LARGE,
-                                    format!(
-                                        "Payload Too Large: request body exceeds {MAX_BODY_BYTES} bytes"
-                                    ),
-                                ));
-                            }
-                            Err(error) => {
-                                return Ok(plain(
-                                    http::StatusCode::BAD_REQUEST,
-                                    format!("the request body could not be read: {error}"),
-                                ));
-                            }
-                        };
-                        let is_json = is_json_body(&parts.headers);
-                        let claim = match Flights::claim(&flights, &sessions, &parts.headers, &body)
-                        {
-                            Ok(claim) => claim,
-                            Err(refusal) => return Ok(json_answer(http::StatusCode::OK, &refusal)),
-                        };
-                        let request = http::Request::from_parts(parts, Full::new(body.clone()));
-                        let response = service.call(request).await?;
-                        let response = match claim {
-                            Some(claim) => response.map(|inner| {
-                                Tracked {
-                                    inner,
-                                    claim: Some(claim),
-                                }
-                                .boxed()
-                            }),
-                            None => response,
-                        };
-                        // The SDK answers a body it cannot read as a message with 415, as
-                        // if its type were wrong; JSON-RPC's answer is a 400 carrying the
-                        // error object.
-                        if response.status() == http::StatusCode::UNSUPPORTED_MEDIA_TYPE
-                            && is_json
-                            && let Verdict::Answer(answer) = jsonrpc::read_message(&body)
-                        {
-                            return Ok(json_answer(http::StatusCode::BAD_REQUEST, &answer));
-                        }
-                        Ok(response)
-                    }
-                });
-                let connection = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), handle);
-                tokio::pin!(connection);
-                tokio::select! {
-                    result = connection.as_mut() => {
-                        if let Err(error) = result {
-                            tracing::debug!(%error, %peer, "connection ended with an error");
-                        }
-                    }
-                    () = connection_shutdown.cancelled() => {
-                        connection.as_mut().graceful_shutdown();
-                        let _ = connection.await;
-                    }
-                }
-            });
+/// Serves `server` on the connections `acceptor` takes until `shutdown` is cancelled;
+/// `local` is the bound address, `open` counts the connections served.
+pub(crate) async fn serve_from(
+    mut acceptor: impl Accept,
+    local: SocketAddr,
+    options: HttpOptions,
+    open: watch::Sender<usize>,
+    server: Server,
+    shutdown: CancellationToken,
+) -> io::Result<()> {
+    let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect();
+    if !local.ip().is_unspecified() && !local.ip().is_loopback() {
+        hosts.push(local.ip().to_string());
+    }
+    hosts.extend(options.allowed_hosts.iter().cloned());
+    let mut origins: Vec<String> = Vec::new();
+    for host in LOOPBACK_HOSTS {
+        let host = if host.contains(':') {
+            format!("[{host}]")
+        } else {
+            host.to_owned()
+        };
+        for scheme in ["http", "https"] {
+            origins.push(format!("{scheme}://{host}:{}", local.port()));
         }
     }
+    origins.extend(options.allowed_origins.iter().cloned());
+
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins)
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(MAX_BODY_BYTES)
+        .with_cancellation_token(shutdown.child_token());
+    let handler = server.handler("http");
+    let sessions = Arc::new(LocalSessionManager::default());
+    let service =
+        StreamableHttpService::new(move || Ok(handler.clone()), Arc::clone(&sessions), config);
+    let flights = Arc::new(Flights::default());
+    let token = options.auth_token.clone().map(Arc::new);
+    let body_timeout = options.body_read_timeout;
+    let mut errors = AcceptErrors::new();
+
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = acceptor.accept() => match accepted {
+                Ok(accepted) => {
+                    errors.succeeded();
+                    accepted
+                }
+                Err(error) => {
+                    let (pause, log) = errors.failed(tokio::time::Instant::now());
+                    if let Some(failures) = log {
+                        tracing::warn!(%error, failures, ?pause, "accept failed; pausing before the next one");
+                    }
+                    tokio::select! {
+                        () = tokio::time::sleep(pause) => continue,
+                        () = shutdown.cancelled() => return Ok(()),
+                    }
+                }
+            },
+            () = shutdown.cancelled() => return Ok(()),
+        };
+        let Some(slot) = Slot::take(&open, options.max_connections) else {
+            refuse_busy(&stream);
+            continue;
+        };
+        let service = service.clone();
+        let token = token.clone();
+        let sessions = Arc::clone(&sessions);
+        let flights = Arc::clone(&flights);
+        let connection_shutdown = shutdown.clone();
+        let header_timeout = options.header_read_timeout;
+        tokio::spawn(async move {
+            let _slot = slot;
+            let handle = hyper::service::service_fn(move |request: http::Request<Incoming>| {
+                let mut service = service.clone();
+                let token = token.clone();
+                let sessions = Arc::clone(&sessions);
+                let flights = Arc::clone(&flights);
+                async move {
+                    if request.uri().path() != ENDPOINT {
+                        return Ok::<_, Infallible>(plain(
+                            http::StatusCode::NOT_FOUND,
+                            format!("not found; the MCP endpoint is {ENDPOINT}"),
+                        ));
+                    }
+                    if let Some(token) = &token {
+                        let header = request
+                            .headers()
+                            .get(http::header::AUTHORIZATION)
+                            .map(http::HeaderValue::as_bytes);
+                        if !token.accepts(header) {
+                            let mut response = plain(
+                                http::StatusCode::UNAUTHORIZED,
+                                "missing or wrong bearer token".to_owned(),
+                            );
+                            response.headers_mut().insert(
+                                http::header::WWW_AUTHENTICATE,
+                                http::HeaderValue::from_static("Bearer"),
+                            );
+                            return Ok(response);
+                        }
+                    }
+                    let (parts, body) = request.into_parts();
+                    let read = Limited::new(body, MAX_BODY_BYTES).collect();
+                    let Ok(read) = tokio::time::timeout(body_timeout, read).await else {
+                        return Ok(plain(
+                            http::StatusCode::REQUEST_TIMEOUT,
+                            format!(
+                                "Request Timeout: the request body did not arrive within {} s",
+                                body_timeout.as_secs_f64()
+                            ),
+                        ));
+                    };
+                    let body = match read {
+                        Ok(body) => body.to_bytes(),
+                        Err(error) if error.is::<LengthLimitError>() => {
+                            return Ok(plain(
+                                http::StatusCode::PAYLOAD_TOO_LARGE,
+                                format!(
+                                    "Payload Too Large: request body exceeds {MAX_BODY_BYTES} bytes"
+                                ),
+                            ));
+                        }
+                        Err(error) => {
+                            return Ok(plain(
+                                http::StatusCode::BAD_REQUEST,
+                                format!("the request body could not be read: {error}"),
+                            ));
+                        }
+                    };
+                    let is_json = is_json_body(&parts.headers);
+                    let claim = match Flights::claim(&flights, &sessions, &parts.headers, &body) {
+                        Ok(claim) => claim,
+                        Err(refusal) => return Ok(json_answer(http::StatusCode::OK, &refusal)),
+                    };
+                    let request = http::Request::from_parts(parts, Full::new(body.clone()));
+                    let response = service.call(request).await?;
+                    let response = match claim {
+                        Some(claim) => response.map(|inner| {
+                            Tracked {
+                                inner,
+                                claim: Some(claim),
+                            }
+                            .boxed()
+                        }),
+                        None => response,
+                    };
+                    // The SDK answers a body it cannot read as a message with 415, as
+                    // if its type were wrong; JSON-RPC's answer is a 400 carrying the
+                    // error object.
+                    if response.status() == http::StatusCode::UNSUPPORTED_MEDIA_TYPE
+                        && is_json
+                        && let Verdict::Answer(answer) = jsonrpc::read_message(&body)
+                    {
+                        return Ok(json_answer(http::StatusCode::BAD_REQUEST, &answer));
+                    }
+                    Ok(response)
+                }
+            });
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .serve_connection(TokioIo::new(stream), handle);
+            tokio::pin!(connection);
+            tokio::select! {
+                result = connection.as_mut() => {
+                    if let Err(error) = result {
+                        tracing::debug!(%error, %peer, "connection ended with an error");
+                    }
+                }
+                () = connection_shutdown.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            }
+        });
+    }
+}
+
+/// Answers a connection over the cap 503 with what it can write at once, and closes
+/// it; nothing waits on a client that does not read.
+fn refuse_busy(stream: &TcpStream) {
+    let message = "Service Unavailable: the server is serving as many connections as it \
+                   allows; retry later";
+    let response = format!(
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n\
+         Content-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n\r\n{message}",
+        message.len()
+    );
+    let _ = stream.try_write(response.as_bytes());
 }
 
 impl Server {
@@ -561,6 +761,64 @@ mod tests {
         assert!(!token.accepts(Some(b"Basic s3cret")));
         assert!(!token.accepts(Some(b"s3cret")));
         assert!(!token.accepts(None));
+    }
+
+    /// Fails every `accept` with "too many open files", counting them, and stops the
+    /// server at the `stop_at`-th.
+    struct Exhausted {
+        calls: usize,
+        stop_at: usize,
+        shutdown: CancellationToken,
+    }
+
+    impl Accept for Exhausted {
+        async fn accept(&mut self) -> io::Result<(TcpStream, SocketAddr)> {
+            self.calls += 1;
+            if self.calls == self.stop_at {
+                self.shutdown.cancel();
+                std::future::pending::<()>().await;
+            }
+            Err(io::Error::from_raw_os_error(24))
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn failing_accepts_pause_longer_and_longer() {
+        let shutdown = CancellationToken::new();
+        let mut exhausted = Exhausted {
+            calls: 0,
+            stop_at: 41,
+            shutdown: shutdown.clone(),
+        };
+        let started = tokio::time::Instant::now();
+        let (open, _) = watch::channel(0);
+        serve_from(
+            &mut exhausted,
+            "127.0.0.1:1".parse().unwrap(),
+            HttpOptions::default(),
+            open,
+            Server::new("t", "1"),
+            shutdown,
+        )
+        .await
+        .unwrap();
+        // 5, 10, … 640 ms, then 1 s for each of the other 32 failures.
+        let least = Duration::from_millis(1275) + Duration::from_secs(32);
+        assert!(started.elapsed() >= least, "{:?}", started.elapsed());
+        assert_eq!(exhausted.calls, 41);
+    }
+
+    #[test]
+    fn failing_accepts_are_logged_once_per_interval_with_their_count() {
+        let mut errors = AcceptErrors::new();
+        let start = tokio::time::Instant::now();
+        let logged: Vec<u64> = (0..1000).filter_map(|_| errors.failed(start).1).collect();
+        assert_eq!(logged, [1]);
+        let (pause, log) = errors.failed(start + ACCEPT_LOG_EVERY);
+        assert_eq!(log, Some(1000));
+        assert_eq!(pause, ACCEPT_BACKOFF.1);
+        errors.succeeded();
+        assert_eq!(errors.failed(start + ACCEPT_LOG_EVERY).0, ACCEPT_BACKOFF.0);
     }
 
     #[test]

@@ -17,6 +17,8 @@ use crate::harness::{HANG_GUARD, TestKit, envelope, server};
 pub(crate) struct Running {
     pub(crate) addr: SocketAddr,
     stop: CancellationToken,
+    /// The number of connections the server is serving.
+    open: tokio::sync::watch::Receiver<usize>,
 }
 
 impl Drop for Running {
@@ -35,9 +37,30 @@ async fn start_kit(options: HttpOptions, kit: TestKit) -> Running {
         .await
         .unwrap();
     let addr = listener.local_addr().unwrap();
+    let open = listener.open_connections();
     let stop = CancellationToken::new();
     tokio::spawn(listener.serve(server(kit), stop.clone()));
-    Running { addr, stop }
+    Running { addr, stop, open }
+}
+
+impl Running {
+    /// Waits until the server serves `count` connections ([`HANG_GUARD`] at most).
+    async fn wait_open(&self, count: usize) {
+        let mut open = self.open.clone();
+        tokio::time::timeout(HANG_GUARD, open.wait_for(|open| *open == count))
+            .await
+            .unwrap_or_else(|_| panic!("{count} connections open"))
+            .unwrap();
+    }
+}
+
+/// A fresh connection to `addr`.
+async fn connect(addr: SocketAddr) -> tokio::net::TcpStream {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "a test client of a loopback server the test started"
+    )]
+    tokio::net::TcpStream::connect(addr).await.unwrap()
 }
 
 /// One HTTP/1.1 POST over a fresh connection; returns the status and the body.
@@ -247,6 +270,7 @@ async fn a_client_disconnect_cancels_the_call() {
         1,
         "the handler saw its cancellation after the client hung up"
     );
+    running.wait_open(0).await;
 }
 
 /// One HTTP/1.1 exchange over its own connection, read in two steps: the head as
@@ -409,10 +433,11 @@ async fn start_with_extra() -> Running {
         .await
         .unwrap();
     let addr = listener.local_addr().unwrap();
+    let open = listener.open_connections();
     let stop = CancellationToken::new();
     let server = server(TestKit::default()).plug(crate::harness::ExtraKit::default());
     tokio::spawn(listener.serve(server, stop.clone()));
-    Running { addr, stop }
+    Running { addr, stop, open }
 }
 
 /// Opens a legacy session: `initialize` then `notifications/initialized`; returns
@@ -675,4 +700,140 @@ async fn a_legacy_client_hanging_up_cancels_its_call_and_frees_its_id() {
     }
     let answer = answered.expect("the id was freed");
     assert_eq!(answer["result"]["content"][0]["text"], "again", "{answer}");
+}
+
+/// The head of a request for `/mcp` on `addr` announcing a body of `length` bytes,
+/// without the blank line that ends it when `complete` is false.
+fn request_head(addr: SocketAddr, length: usize, complete: bool) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {length}\r\n{}",
+        if complete { "\r\n" } else { "" }
+    )
+}
+
+/// Reads until the server closes (or resets) the connection.
+async fn read_until_closed(stream: &mut tokio::net::TcpStream) -> String {
+    let mut read = Vec::new();
+    let _ = stream.read_to_end(&mut read).await;
+    String::from_utf8_lossy(&read).into_owned()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_half_sent_head_is_closed_at_the_header_timeout_and_not_before() {
+    let timeout = std::time::Duration::from_secs(10);
+    let options = HttpOptions {
+        header_read_timeout: timeout,
+        ..HttpOptions::default()
+    };
+    let running = start(options).await;
+    let started = tokio::time::Instant::now();
+    let mut slow = connect(running.addr).await;
+    slow.write_all(request_head(running.addr, 2, false).as_bytes())
+        .await
+        .unwrap();
+    running.wait_open(1).await;
+    tokio::time::advance(timeout - std::time::Duration::from_secs(1)).await;
+    tokio::task::yield_now().await;
+    let mut byte = [0u8; 1];
+    assert!(
+        matches!(slow.try_read(&mut byte), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "the connection is still open before the timeout"
+    );
+    let answer = tokio::time::timeout(HANG_GUARD, read_until_closed(&mut slow))
+        .await
+        .expect("the server closed the connection");
+    assert!(started.elapsed() >= timeout, "{:?}", started.elapsed());
+    assert!(!answer.contains(" 200 "), "{answer}");
+    running.wait_open(0).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_idle_kept_alive_connection_is_closed_at_the_header_timeout() {
+    let timeout = std::time::Duration::from_secs(10);
+    let options = HttpOptions {
+        header_read_timeout: timeout,
+        ..HttpOptions::default()
+    };
+    let running = start(options).await;
+    let mut idle = connect(running.addr).await;
+    let body = "{}";
+    idle.write_all(format!("{}{body}", request_head(running.addr, body.len(), true)).as_bytes())
+        .await
+        .unwrap();
+    // The answer to the first request comes, then nothing more is sent.
+    let mut first = [0u8; 12];
+    idle.read_exact(&mut first).await.unwrap();
+    assert!(first.starts_with(b"HTTP/1.1 "), "{first:?}");
+    let answered = tokio::time::Instant::now();
+    tokio::time::timeout(HANG_GUARD, read_until_closed(&mut idle))
+        .await
+        .expect("the server closed the connection");
+    assert!(answered.elapsed() >= timeout, "{:?}", answered.elapsed());
+    running.wait_open(0).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_half_sent_body_is_answered_408_at_the_body_timeout() {
+    let timeout = std::time::Duration::from_secs(20);
+    let options = HttpOptions {
+        body_read_timeout: timeout,
+        ..HttpOptions::default()
+    };
+    let running = start(options).await;
+    let mut slow = connect(running.addr).await;
+    let started = tokio::time::Instant::now();
+    slow.write_all(format!("{}{{\"js", request_head(running.addr, 100, true)).as_bytes())
+        .await
+        .unwrap();
+    let mut head = [0u8; 12];
+    tokio::time::timeout(HANG_GUARD, slow.read_exact(&mut head))
+        .await
+        .expect("the server answered")
+        .unwrap();
+    assert_eq!(
+        &head,
+        b"HTTP/1.1 408",
+        "{:?}",
+        String::from_utf8_lossy(&head)
+    );
+    assert!(started.elapsed() >= timeout, "{:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn the_connection_over_the_cap_is_refused_503_and_a_freed_place_is_taken_again() {
+    let options = HttpOptions {
+        max_connections: 2,
+        ..HttpOptions::default()
+    };
+    let running = start(options).await;
+    let first = connect(running.addr).await;
+    let _second = connect(running.addr).await;
+    running.wait_open(2).await;
+    let mut third = connect(running.addr).await;
+    let answer = tokio::time::timeout(HANG_GUARD, read_until_closed(&mut third))
+        .await
+        .expect("the third connection is answered at once");
+    assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
+    assert!(answer.contains("retry later"), "{answer}");
+    assert_eq!(*running.open.borrow(), 2);
+    drop(first);
+    running.wait_open(1).await;
+    let (status, body) = post(running.addr, "/mcp", &[], &initialize()).await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test]
+async fn a_client_hanging_up_mid_request_gives_its_place_back() {
+    let running = start(HttpOptions::default()).await;
+    for sent in [
+        request_head(running.addr, 100, false),
+        format!("{}{{\"js", request_head(running.addr, 100, true)),
+    ] {
+        let mut client = connect(running.addr).await;
+        client.write_all(sent.as_bytes()).await.unwrap();
+        running.wait_open(1).await;
+        drop(client);
+        running.wait_open(0).await;
+    }
 }

@@ -105,6 +105,7 @@ pub fn http_options(args: &ServeArgs) -> Result<HttpOptions, String> {
         auth_token,
         allowed_hosts: args.http_host.clone(),
         allowed_origins: args.http_origin.clone(),
+        ..HttpOptions::default()
     })
 }
 
