@@ -753,6 +753,24 @@ pub fn shown(url: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// How many characters of a value taken from a remote answer a message quotes at most.
+pub const VALUE_LIMIT: usize = 100;
+
+/// A value taken from a remote answer (a header such as `Retry-After`, `Content-Type`
+/// or `Content-Encoding`) as a message quotes it: control characters as U+FFFD, whole
+/// up to [`VALUE_LIMIT`] characters, else its first ones and `…`.
+pub fn quoted(value: &str) -> String {
+    let mut shown: String = value
+        .chars()
+        .take(VALUE_LIMIT)
+        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
+        .collect();
+    if value.chars().nth(VALUE_LIMIT).is_some() {
+        shown.push('…');
+    }
+    shown
+}
+
 /// Writes a number of seconds the way messages and notices say it: `10 s`, `0.5 s`.
 pub fn seconds(d: Duration) -> String {
     let s = d.as_secs_f64();
@@ -1013,7 +1031,8 @@ impl fmt::Display for Http {
         match (status, retry_after) {
             (429 | 503, Some(after)) => write!(
                 f,
-                " The server asks to retry after {after}; try again then."
+                " The server asks to retry after {}; try again then.",
+                quoted(after)
             )?,
             (429, None) => f.write_str(" The server is rate-limiting; try again later.")?,
             (503, None) => f.write_str(" The server is unavailable; try again later.")?,
@@ -1057,7 +1076,7 @@ impl fmt::Display for Content {
         let url = shown(&self.url);
         match self.problem {
             Problem::NotText => {
-                write!(f, "{url} is {}", self.content_type)?;
+                write!(f, "{url} is {}", quoted(&self.content_type))?;
                 if let Some(bytes) = self.bytes {
                     write!(f, " ({bytes} bytes)")?;
                 }
@@ -1143,7 +1162,7 @@ impl fmt::Display for Search {
                     "search ({p}): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); "
                 )?;
                 match retry {
-                    Some(when) => write!(f, "retry {when}.")?,
+                    Some(when) => write!(f, "retry {}.", quoted(when))?,
                     None => {
                         f.write_str("it named no time, so wait a little before trying again.")?
                     }

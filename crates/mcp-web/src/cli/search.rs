@@ -2,7 +2,7 @@
 //! JSON the `web_search` tool answers: the same operation, [`ops::search`]. Pretty on
 //! a terminal, one line otherwise (for `jq` and scripts).
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 

@@ -106,7 +106,7 @@ pub async fn call(context: &Context, request: Request) {
             let answer = ops::cap(crawled.render(), context.max_chars(), "lower max-pages");
             request.text(answer);
         }
-        Err(error) => answer_error(request, &error),
+        Err(error) => answer_error(request, &error, context.max_chars()),
     }
 }
 

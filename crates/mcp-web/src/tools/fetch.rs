@@ -70,7 +70,7 @@ pub async fn call(context: &Context, request: Request) {
             let answer = fetched.text.render(context.max_chars(), "web_grep");
             request.text(answer);
         }
-        Err(error) => answer_error(request, &error),
+        Err(error) => answer_error(request, &error, context.max_chars()),
     }
 }
 

@@ -134,7 +134,7 @@ pub async fn call(context: &Context, request: Request) {
             let answer = ops::cap(grepped.render(), context.max_chars(), "lower max-results");
             request.text(answer);
         }
-        Err(error) => answer_error(request, &error),
+        Err(error) => answer_error(request, &error, context.max_chars()),
     }
 }
 

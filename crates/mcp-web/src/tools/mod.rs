@@ -286,9 +286,19 @@ pub fn error_data(error: &Error) -> Map<String, Value> {
     data
 }
 
-/// Answers `request` with `error` as a tool error.
-pub fn answer_error(request: Request, error: &Error) {
-    request.error_with(error.to_string(), error_data(error));
+/// Answers `request` with `error` as a tool error, its message cut to `max_chars`
+/// characters (the `max-chars` key) like any answer.
+pub fn answer_error(request: Request, error: &Error, max_chars: usize) {
+    request.error_with(cut_message(error.to_string(), max_chars), error_data(error));
+}
+
+/// `message` whole up to `max_chars` characters, else its first ones and `…` (one
+/// character more: a cap of 0 still says something was cut).
+fn cut_message(message: String, max_chars: usize) -> String {
+    match message.char_indices().nth(max_chars) {
+        Some((at, _)) => format!("{}…", &message[..at]),
+        None => message,
+    }
 }
 
 /// The `structuredContent` of refused arguments: `kind` `"bad_arguments"`, the `rule`
@@ -448,6 +458,12 @@ mod tests {
                 "{host} {peer} is never asked"
             );
         }
+    }
+
+    #[test]
+    fn an_error_message_is_cut_to_max_chars() {
+        assert_eq!(cut_message("short".into(), 5), "short");
+        assert_eq!(cut_message("é longer".into(), 3), "é l…");
     }
 
     #[test]

@@ -88,7 +88,7 @@ pub async fn call(context: &Context, request: Request) {
     let cancel = request.cancellation_token();
     match ops::search::search(context, &args.query, args.count, &cancel).await {
         Ok(searched) => request.result(searched.to_json()),
-        Err(error) => answer_error(request, &error),
+        Err(error) => answer_error(request, &error, context.max_chars()),
     }
 }
 

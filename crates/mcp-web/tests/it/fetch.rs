@@ -25,6 +25,14 @@ fn site(path: &str) -> Vec<u8> {
             "content-type: application/pdf\r\n",
             include_str!("../data/broken-font.pdf"),
         ),
+        "/controls" => response(
+            200,
+            "content-type: text/html; charset=utf-8\r\n",
+            "<html><head><title>Own\x1b]0;owned\x07ed</title></head><body><h1>Own\x1b]0;owned\x07ed</h1><p>Clear \x1b[2J the screen \u{9b}31m and ring \x07 the bell, in a paragraph long enough to be kept.</p></body></html>",
+        ),
+        "/controls-missing" => {
+            response(404, "content-type: text/plain\r\n", "gone \x1b[2J\x07 away")
+        }
         "/missing" => response(
             404,
             "content-type: text/html\r\n",
@@ -65,6 +73,27 @@ fn run(args: &[&str], proxy_env: Option<&str>) -> (i32, String, String) {
         String::from_utf8(stdout).expect("utf-8 stdout"),
         String::from_utf8(stderr).expect("utf-8 stderr"),
     )
+}
+
+#[test]
+fn control_characters_of_a_page_never_reach_the_terminal() {
+    let server = Server::start(site);
+    let (code, out, err) = run(&[&server.url("/controls"), "--allow-loopback"], None);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(out.contains("Own\u{FFFD}]0;owned\u{FFFD}ed"), "{out:?}");
+    assert!(out.contains("Clear \u{FFFD}[2J"), "{out:?}");
+    let (code, out, err) = run(
+        &[&server.url("/controls-missing"), "--allow-loopback"],
+        None,
+    );
+    assert_ne!(code, 0, "{out}");
+    assert!(err.contains("gone"), "{err:?}");
+    for text in [&out, &err] {
+        assert!(
+            !text.contains(['\x1b', '\x07', '\u{9b}']),
+            "a control character reached the terminal: {text:?}"
+        );
+    }
 }
 
 #[test]

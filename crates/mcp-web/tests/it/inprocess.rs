@@ -156,3 +156,31 @@ async fn a_missing_url_is_a_tool_error_naming_the_parameter() {
         }))
     );
 }
+
+/// Answers with header values of 300,000 characters: a `Retry-After` on a 429, a
+/// `Content-Type` that is not text, a `Content-Encoding` no one knows.
+fn oversized(path: &str) -> Vec<u8> {
+    let long = "x".repeat(300_000);
+    let (status, header) = match path {
+        "/retry" => (429, format!("retry-after: {long}")),
+        "/type" => (200, format!("content-type: image/{long}")),
+        _ => (200, format!("content-encoding: {long}")),
+    };
+    format!("HTTP/1.1 {status} X\r\n{header}\r\ncontent-length: 2\r\n\r\nhi").into_bytes()
+}
+
+#[tokio::test]
+async fn oversized_header_values_are_cut_in_the_message_and_it_respects_max_chars() {
+    let site = support::Server::start(oversized);
+    // The smallest answer cap there is.
+    let server = server(json!({"allow-loopback": true, "max-chars": 1000}));
+    for path in ["/retry", "/type", "/encoding"] {
+        let result = fetch(&server, json!({"url": site.url(path)})).await;
+        assert!(result.is_error(), "{path}: {}", result.text());
+        let text = result.text();
+        let chars = text.chars().count();
+        assert!(chars <= 1000, "{path}: {chars} characters");
+        assert!(text.contains(&"x".repeat(90)), "{path}: {text}");
+        assert!(!text.contains(&"x".repeat(101)), "{path}: {text}");
+    }
+}

@@ -700,7 +700,10 @@ async fn read_body(
             return Err(transport_error(
                 url,
                 TransportFailure::Protocol,
-                &format!("unsupported Content-Encoding '{other}'"),
+                &format!(
+                    "unsupported Content-Encoding '{}'",
+                    crate::error::quoted(other)
+                ),
             ));
         }
     };

@@ -205,7 +205,7 @@ fn retry_after(reply: &client::Reply) -> Option<String> {
     }
     Some(match value.parse::<u64>() {
         Ok(s) => in_seconds(s),
-        Err(_) => format!("after {}", excerpt(value)),
+        Err(_) => format!("after {}", crate::error::quoted(value)),
     })
 }
 
