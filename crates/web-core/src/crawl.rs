@@ -20,7 +20,9 @@
 //! [`Error::RobotsRefused`] naming the rule (and the hop's URL).
 //!
 //! Politeness: between two requests the crawl waits the larger of
-//! [`CrawlOptions::crawl_delay`] and the origin's robots.txt Crawl-delay (tokio time).
+//! [`CrawlOptions::crawl_delay`] and the origin's robots.txt Crawl-delay (tokio time);
+//! a page the fetcher's HTTP cache answers without asking the origin
+//! ([`Fetcher::answers_from_cache`]) is not waited for.
 //! With no delay at all, up to [`CrawlOptions::concurrency`] fetches run at once; the
 //! visits are still reported in breadth-first order.
 //!
@@ -226,7 +228,9 @@ pub async fn crawl(
                 walk.queue.push_front((url, depth));
                 break;
             }
-            if let Some(last) = walk.last_request {
+            // A page the cache answers asks nothing of the origin: no delay for it.
+            let from_cache = !delay.is_zero() && fetcher.answers_from_cache(&url, call);
+            if !from_cache && let Some(last) = walk.last_request {
                 // A delay too long for the call's time stops the walk at once, rather
                 // than idling the budget away (and a delay as large as robots.txt may
                 // write cannot overflow the clock).
@@ -244,7 +248,9 @@ pub async fn crawl(
                 // A redirect of a visit in flight requested it meanwhile.
                 continue;
             }
-            walk.last_request = Some(Instant::now());
+            if !from_cache {
+                walk.last_request = Some(Instant::now());
+            }
             walk.started += 1;
             in_flight.push_back(Box::pin(visit(fetcher, call, &hops, url, depth)));
         }

@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::options::{ConfigArgs, Loaded};
 use crate::cli::output;
+use crate::ops::Context;
 use crate::tools::Web;
 
 /// The server's name when the config file gives none.
@@ -80,7 +81,12 @@ pub fn server(args: &ServeArgs) -> Result<Server, String> {
         server: file,
         settings,
     } = args.config.load().map_err(|e| e.to_string())?;
-    let web = Web::new(settings).map_err(|e| e.to_string())?;
+    // Over HTTP the server may answer many users: its HTTP cache is a shared one.
+    let web = match args.http {
+        Some(_) => Context::shared(settings).map(Web::with_context),
+        None => Web::new(settings),
+    }
+    .map_err(|e| e.to_string())?;
     let server = Server::new(
         file.name.unwrap_or_else(|| DEFAULT_NAME.to_owned()),
         file.version

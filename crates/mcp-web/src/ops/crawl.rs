@@ -4,22 +4,24 @@
 //! The index, as [`Crawled::render`] writes it:
 //!
 //! ```text
-//! Crawled 3 pages from https://docs.example.com/ (depth 1, same origin only).
+//! Crawled 4 pages from https://docs.example.com/ (depth 1, same origin only).
 //!
 //! https://docs.example.com/  200  4213 bytes  Documentation
 //! https://docs.example.com/old  200  2288 bytes  Installing  [redirected to https://docs.example.com/install]
+//! https://docs.example.com/faq  200  1024 bytes  FAQ  (cached)
 //! https://docs.example.com/missing  404  Not Found
 //! https://docs.example.com/private/  skipped: robots.txt line 2 "Disallow: /private/"
 //! https://docs.example.com/setup  same page as https://docs.example.com/old
 //! https://docs.example.com/admin  skipped: redirected to https://docs.example.com/private/admin, robots.txt line 2 "Disallow: /private/"
 //! https://docs.example.com/slow  failed: timeout (raise timeout)
 //!
-//! [stopped after 3 pages; raise max-pages to go further]
+//! [stopped after 4 pages; raise max-pages to go further]
 //! ```
 //!
 //! Fields are separated by two spaces. A fetched page shows its status, the bytes read
 //! and its title (nothing after the bytes when it has none), and the URL it was
-//! retrieved from when a redirect moved it. A page that answered an HTTP error shows the
+//! retrieved from when a redirect moved it, and `(cached)` when its body came from the
+//! server's HTTP cache. A page that answered an HTTP error shows the
 //! status and its reason phrase; a page robots.txt refused shows the deciding line; any
 //! other failure shows its rule and the configuration key that would change it. A link
 //! that redirects to a URL the crawl already requested is listed as the `same page as`
@@ -60,6 +62,8 @@ pub struct Entry {
     pub same_as: Option<String>,
     /// Why the page was skipped or failed.
     pub error: Option<Error>,
+    /// True when the page's body came from the server's HTTP cache.
+    pub cached: bool,
 }
 
 impl Entry {
@@ -74,6 +78,7 @@ impl Entry {
             final_url: None,
             same_as: None,
             error: None,
+            cached: false,
         };
         match &visit.outcome {
             Outcome::Fetched { page, text } => {
@@ -81,6 +86,7 @@ impl Entry {
                 entry.bytes = Some(page.bytes);
                 entry.title = text.title().map(str::to_owned);
                 entry.final_url = (page.final_url != visit.url).then(|| page.final_url.to_string());
+                entry.cached = page.cached;
             }
             Outcome::Skipped(e) | Outcome::Failed(e) => {
                 if let Error::Http(http) = e {
@@ -107,6 +113,9 @@ impl Entry {
                 }
                 if let Some(final_url) = &self.final_url {
                     line.push_str(&format!("  [redirected to {final_url}]"));
+                }
+                if self.cached {
+                    line.push_str("  (cached)");
                 }
             }
             (Some(error), _, _) => {
@@ -330,6 +339,7 @@ mod tests {
             final_url: None,
             same_as: None,
             error: Some(error),
+            cached: false,
         }
     }
 

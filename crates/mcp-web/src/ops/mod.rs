@@ -25,9 +25,10 @@ pub mod fetch;
 pub mod grep;
 pub mod search;
 
-/// What every operation works with: the settings, the guarded fetcher (one pool for the
-/// configured policy), the robots.txt cache that fetches through it and the search
-/// provider. Built in one place; clones share the pool, the cache and the provider.
+/// What every operation works with: the settings, the guarded fetcher (one pool and one
+/// HTTP cache for the configured policy), the robots.txt cache that fetches through it
+/// and the search provider. Built in one place; clones share the pool, the caches and
+/// the provider.
 #[derive(Clone)]
 pub struct Context {
     settings: Arc<Settings>,
@@ -68,6 +69,16 @@ impl Context {
         )?;
         let search = core_search::configured(&settings.search_options(), resolver)?;
         Ok(Context::from_parts(settings, fetcher, search))
+    }
+
+    /// The context of a server that may answer many users (`serve --http`): as
+    /// [`Context::new`], with a shared HTTP cache (`private` responses are not kept,
+    /// `s-maxage` applies).
+    pub fn shared(settings: Settings) -> Result<Context, ConfigError> {
+        let mut options = settings.fetch_options();
+        options.cache.shared = true;
+        let fetcher = Fetcher::new(options, settings.policy(), Arc::new(SystemResolver))?;
+        Context::with_fetcher(settings, fetcher)
     }
 
     /// The context of `settings` around a prepared `fetcher`, whose transport, pool and

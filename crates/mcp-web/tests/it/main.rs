@@ -2,6 +2,7 @@
 
 mod batch;
 mod battery;
+mod cache;
 mod check;
 mod conformance;
 mod crawl;

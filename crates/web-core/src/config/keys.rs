@@ -186,7 +186,7 @@ impl Key {
     /// flag's help and the README's row.
     pub fn summary(&self) -> String {
         match self.rule {
-            Rule::Count { floor, .. } => format!("{} (at least {floor})", self.doc),
+            Rule::Count { floor, .. } if floor > 0 => format!("{} (at least {floor})", self.doc),
             Rule::Seconds {
                 span: Span::Budget, ..
             } => format!("{} (seconds, more than 0)", self.doc),
@@ -380,6 +380,28 @@ pub static KEYS: &[Key] = &[
         rule: Rule::Seconds {
             span: Span::Budget,
             field: |s| &mut s.total_timeout,
+        },
+    },
+    Key {
+        name: "cache-bytes",
+        default: DefaultValue::Count(64 * 1024 * 1024),
+        doc: "Bytes of responses kept in memory and reused across calls while HTTP's caching rules (RFC 9111) allow, one cache per address policy, shared over `serve --http` (`private` responses are not kept); 0 turns it off",
+        value_name: "BYTES",
+        rule: Rule::Count {
+            expected: "a whole number of bytes",
+            floor: 0,
+            why: "(0 turns the cache off)",
+            field: |s| &mut s.cache_bytes,
+        },
+    },
+    Key {
+        name: "cache-max-age",
+        default: DefaultValue::Seconds(3600.0),
+        doc: "The longest a kept response is reused without asking its origin again, whatever its headers allow; past it the origin is asked with `If-None-Match` or `If-Modified-Since`",
+        value_name: "SECONDS",
+        rule: Rule::Seconds {
+            span: Span::Pause,
+            field: |s| &mut s.cache_max_age,
         },
     },
     Key {

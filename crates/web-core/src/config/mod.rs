@@ -22,7 +22,7 @@ use ipnet::{IpNet, Ipv6Net};
 use serde_json::{Map, Value};
 
 use crate::error::ConfigError;
-use crate::fetch::FetchOptions;
+use crate::fetch::{CacheConfig, FetchOptions};
 use crate::guard::Policy;
 use crate::search::{ApiKey, Provider, SafeSearch, SearchOptions};
 use crate::transport::ProxyUrl;
@@ -64,6 +64,10 @@ pub struct Settings {
     pub timeout: Duration,
     /// `total-timeout`: budget for one tool call, every request included.
     pub total_timeout: Duration,
+    /// `cache-bytes`: the bound on the HTTP cache of a server; 0 turns it off.
+    pub cache_bytes: u64,
+    /// `cache-max-age`: the longest a stored response is used without asking its origin.
+    pub cache_max_age: Duration,
     /// `crawl-delay`: pause between requests to one origin while traversing;
     /// robots.txt's Crawl-delay wins when larger.
     pub crawl_delay: Duration,
@@ -132,6 +136,8 @@ impl Settings {
             headers_timeout: Duration::ZERO,
             timeout: Duration::ZERO,
             total_timeout: Duration::ZERO,
+            cache_bytes: 0,
+            cache_max_age: Duration::ZERO,
             crawl_delay: Duration::ZERO,
             respect_robots: false,
             user_agent: String::new(),
@@ -173,6 +179,11 @@ impl Settings {
             user_agent: self.user_agent.clone(),
             proxy: self.proxy.clone(),
             ca_file: self.ca_file.clone(),
+            cache: CacheConfig {
+                bytes: self.cache_bytes,
+                max_age: self.cache_max_age,
+                shared: false,
+            },
         }
     }
 }
@@ -410,7 +421,7 @@ mod tests {
         let e = parse(json!({"providr": "brave", "allow-private": true})).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "Unknown config key(s) for the Web pack: providr.\nValid keys: allow-cidrs, allow-hosts, allow-loopback, allow-ports, allow-private, api-key, api-key-env, ask-permission, ca-file, connect-timeout, crawl-delay, headers-timeout, max-bytes, max-chars, max-pdf-bytes, nat64-prefixes, provider, proxy, respect-robots, safesearch, search-country, search-lang, search-url, timeout, total-timeout, user-agent"
+            "Unknown config key(s) for the Web pack: providr.\nValid keys: allow-cidrs, allow-hosts, allow-loopback, allow-ports, allow-private, api-key, api-key-env, ask-permission, ca-file, cache-bytes, cache-max-age, connect-timeout, crawl-delay, headers-timeout, max-bytes, max-chars, max-pdf-bytes, nat64-prefixes, provider, proxy, respect-robots, safesearch, search-country, search-lang, search-url, timeout, total-timeout, user-agent"
         );
         let e = parse(json!({"zeta": 1, "alpha": 2, "timeout": "x"})).unwrap_err();
         assert!(
@@ -465,6 +476,8 @@ mod tests {
             ("headers-timeout", json!([]), "a number of seconds"),
             ("timeout", json!(null), "a number of seconds"),
             ("total-timeout", json!({}), "a number of seconds"),
+            ("cache-bytes", json!(-1.5), "a whole number of bytes"),
+            ("cache-max-age", json!("3600"), "a number of seconds"),
             ("crawl-delay", json!("0.5"), "a number of seconds"),
             ("user-agent", json!(1), "a string"),
             ("provider", json!(null), "a string"),
@@ -525,6 +538,12 @@ mod tests {
             ("timeout", json!(1e-12), "must be greater than 0 seconds"),
             ("crawl-delay", json!(-0.1), "cannot be negative"),
             ("crawl-delay", json!(1e300), "is too large"),
+            (
+                "cache-bytes",
+                json!(-1),
+                "must be at least 0 (0 turns the cache off)",
+            ),
+            ("cache-max-age", json!(-1), "cannot be negative"),
             (
                 "user-agent",
                 json!(""),
@@ -650,6 +669,8 @@ mod tests {
             "headers-timeout": 1,
             "timeout": 2.5,
             "total-timeout": 600,
+            "cache-bytes": 0,
+            "cache-max-age": 0.5,
             "crawl-delay": 0,
             "respect-robots": false,
             "user-agent": "probe/1.0",
@@ -694,6 +715,15 @@ mod tests {
         assert_eq!(s.timeout, Duration::from_millis(2500));
         assert_eq!(s.total_timeout, Duration::from_secs(600));
         assert_eq!(s.crawl_delay, Duration::ZERO);
+        assert_eq!(
+            (s.cache_bytes, s.cache_max_age),
+            (0, Duration::from_millis(500))
+        );
+        let cache = s.fetch_options().cache;
+        assert_eq!(
+            (cache.bytes, cache.max_age, cache.shared),
+            (0, Duration::from_millis(500), false)
+        );
         assert_eq!(s.user_agent, "probe/1.0");
         let proxy = s.proxy.as_ref().unwrap();
         assert_eq!((proxy.host(), proxy.port()), ("proxy.corp", 3128));

@@ -43,7 +43,13 @@
 //! from `%PDF-`) is read whole up to `max-pdf-bytes` instead, refused when larger, and
 //! turned into its text off the async threads within the deadline
 //! ([`crate::extract::pdf::read`]).
+//!
+//! Each request goes through the fetcher's HTTP [`Cache`] first (calls without a one-time
+//! grant only): a fresh entry answers the hop without a request, a stale one with a
+//! validator makes the request conditional, and what a hop answered is kept when the
+//! rules allow it (see [`cache`]).
 
+pub mod cache;
 mod call;
 pub mod charset;
 mod redirect;
@@ -77,6 +83,7 @@ use crate::media::{self, Declared, Kind};
 use crate::transport::{CheckedPeer, ConnectError, ProxyUrl, Resolve, Transport, TransportOptions};
 use crate::url::CheckedUrl;
 
+pub use cache::{Cache, CacheConfig, Clock, SystemClock};
 pub use call::{AnyHop, Call, Checked, HopCheck};
 pub use redirect::{Hop, MAX_REDIRECTS, next_hop};
 
@@ -103,6 +110,8 @@ pub struct FetchOptions {
     pub proxy: Option<ProxyUrl>,
     /// Extra PEM roots (`ca-file`).
     pub ca_file: Option<PathBuf>,
+    /// The HTTP cache: `cache-bytes`, `cache-max-age`, shared or private.
+    pub cache: CacheConfig,
 }
 
 /// Why a page's text stops before the end of the document.
@@ -151,6 +160,8 @@ pub struct Page {
     /// The title the document itself gave when the fetch read it (a PDF's, which the
     /// fetch turns into text); `None` for other bodies, whose title the extractor finds.
     pub title: Option<String>,
+    /// True when the body came from the fetcher's cache (fresh, or confirmed by a `304`).
+    pub cached: bool,
 }
 
 impl Page {
@@ -177,6 +188,7 @@ pub struct Fetcher {
     client: HttpClient,
     transport: Transport,
     options: Arc<FetchOptions>,
+    cache: Option<Cache>,
 }
 
 impl fmt::Debug for Fetcher {
@@ -184,6 +196,7 @@ impl fmt::Debug for Fetcher {
         f.debug_struct("Fetcher")
             .field("transport", &self.transport)
             .field("options", &self.options)
+            .field("cache", &self.cache)
             .finish_non_exhaustive()
     }
 }
@@ -196,6 +209,18 @@ struct Answer {
     response: http::Response<Incoming>,
     /// When this request's `timeout` runs out.
     request_deadline: Instant,
+}
+
+/// What answered one hop: the origin (and the request sent), or the cache.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per hop, taken apart at once; most hops are answered by the origin"
+)]
+enum Reply {
+    /// The origin answered this request.
+    Origin(Answer, http::request::Parts),
+    /// A stored entry answered.
+    Stored(Arc<cache::Entry>),
 }
 
 impl Fetcher {
@@ -223,8 +248,22 @@ impl Fetcher {
         Ok(Fetcher {
             client,
             transport,
+            cache: Cache::new(options.cache),
             options: Arc::new(options),
         })
+    }
+
+    /// This fetcher with its cache (empty) reading the time from `clock` (tests move
+    /// time by hand).
+    #[must_use]
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Fetcher {
+        self.cache = self.cache.map(|cache| cache.with_clock(clock));
+        self
+    }
+
+    /// The HTTP cache, unless `cache-bytes` is 0.
+    pub fn cache(&self) -> Option<&Cache> {
+        self.cache.as_ref()
     }
 
     /// The options this fetcher was built with.
@@ -293,18 +332,40 @@ impl Fetcher {
         call: &Call,
         check: &C,
     ) -> Result<Checked<C::Stop>, Error> {
+        // A granted call neither reads nor fills the cache.
+        let cache = self.cache.as_ref().filter(|_| call.grant().is_none());
         let mut chain = vec![url.clone()];
         let mut current = url.clone();
         loop {
-            let answer = self.request(client, &current, call).await?;
-            let status = answer.response.status().as_u16();
-            let location = answer
-                .response
-                .headers()
-                .get(header::LOCATION)
-                .map(http::HeaderValue::as_bytes);
+            let reply = self.reply(client, &current, call, cache).await?;
+            let (status, location) = match &reply {
+                Reply::Origin(answer, _) => (
+                    answer.response.status().as_u16(),
+                    answer
+                        .response
+                        .headers()
+                        .get(header::LOCATION)
+                        .map(http::HeaderValue::as_bytes),
+                ),
+                Reply::Stored(entry) => match &entry.stored {
+                    cache::Stored::Redirect { status, location } => {
+                        (*status, Some(location.as_slice()))
+                    }
+                    cache::Stored::Page { page, .. } => (page.status, None),
+                },
+            };
             match next_hop(&current, status, location, &chain, call.max_redirects())? {
                 Hop::Follow(next) => {
+                    if let (Some(cache), Reply::Origin(answer, sent), Some(location)) =
+                        (cache, &reply, location)
+                    {
+                        let head = response_head(&answer.response);
+                        let stored = cache::Stored::Redirect {
+                            status,
+                            location: location.to_vec(),
+                        };
+                        cache.store(target(&current), sent, &head, stored);
+                    }
                     if let Err(stop) = check.check(&next, &chain).await {
                         return Ok(Checked::Stopped {
                             chain,
@@ -316,25 +377,130 @@ impl Fetcher {
                     current = next;
                 }
                 Hop::Done => {
-                    let page = self.read_page(url, current, chain, answer, call).await?;
+                    let page = match reply {
+                        Reply::Stored(entry) => match &entry.stored {
+                            cache::Stored::Page { page, .. } => Page {
+                                url: url.clone(),
+                                final_url: current,
+                                chain,
+                                cached: true,
+                                ..Page::clone(page)
+                            },
+                            // `next_hop` follows every stored redirect.
+                            cache::Stored::Redirect { .. } => {
+                                return Err(transport_error(
+                                    &current,
+                                    TransportFailure::Other,
+                                    &"a stored redirect was not followed",
+                                ));
+                            }
+                        },
+                        Reply::Origin(answer, sent) => {
+                            let head = cache.map(|_| response_head(&answer.response));
+                            let key = target(&current).to_owned();
+                            let page = self.read_page(url, current, chain, answer, call).await?;
+                            if let (Some(cache), Some(head)) = (cache, head)
+                                && cache::storable_page(&page)
+                            {
+                                let stored = cache::Stored::Page {
+                                    page: Box::new(page.clone()),
+                                    cap: self.text_cap(call),
+                                };
+                                cache.store(&key, &sent, &head, stored);
+                            }
+                            page
+                        }
+                    };
                     return Ok(Checked::Page(page));
                 }
             }
         }
     }
 
-    /// Sends one GET and waits for its response headers.
-    async fn request(
+    /// Whether a fetch of `url` within `call` would be answered by the cache alone, each
+    /// hop of its chain fresh: the origin would not be asked, so a walk's politeness
+    /// delay need not be waited for it.
+    pub fn answers_from_cache(&self, url: &CheckedUrl, call: &Call) -> bool {
+        let Some(cache) = self.cache.as_ref().filter(|_| call.grant().is_none()) else {
+            return false;
+        };
+        let mut chain = vec![url.clone()];
+        let mut current = url.clone();
+        loop {
+            let Ok(head) = self.request_head(&current) else {
+                return false;
+            };
+            let cache::Lookup::Fresh(entry) =
+                cache.lookup(target(&current), &head, self.text_cap(call))
+            else {
+                return false;
+            };
+            let cache::Stored::Redirect { status, location } = &entry.stored else {
+                return true;
+            };
+            match next_hop(
+                &current,
+                *status,
+                Some(location),
+                &chain,
+                call.max_redirects(),
+            ) {
+                Ok(Hop::Follow(next)) => {
+                    chain.push(next.clone());
+                    current = next;
+                }
+                _ => return false,
+            }
+        }
+    }
+
+    /// The text byte cap of `call`'s responses: its own, or `max-bytes`.
+    fn text_cap(&self, call: &Call) -> usize {
+        call.max_bytes().unwrap_or(self.options.max_bytes)
+    }
+
+    /// Answers one hop: from `cache` when it holds a fresh entry, else from the origin,
+    /// conditionally when it holds a stale entry with a validator (a `304` refreshes
+    /// the entry, which then answers).
+    async fn reply(
         &self,
         client: &HttpClient,
         url: &CheckedUrl,
         call: &Call,
-    ) -> Result<Answer, Error> {
-        let target = url
-            .as_str()
-            .split_once('#')
-            .map_or(url.as_str(), |(before, _)| before);
-        let uri: http::Uri = target.parse().map_err(|e: http::uri::InvalidUri| {
+        cache: Option<&Cache>,
+    ) -> Result<Reply, Error> {
+        let head = self.request_head(url)?;
+        let Some(cache) = cache else {
+            let answer = self.request(client, url, head.clone(), call).await?;
+            return Ok(Reply::Origin(answer, head));
+        };
+        let key = target(url);
+        let stale = match cache.lookup(key, &head, self.text_cap(call)) {
+            cache::Lookup::Fresh(entry) => return Ok(Reply::Stored(entry)),
+            cache::Lookup::Stale(entry) => entry,
+            cache::Lookup::Miss => {
+                let answer = self.request(client, url, head.clone(), call).await?;
+                return Ok(Reply::Origin(answer, head));
+            }
+        };
+        let mut conditional = head.clone();
+        stale.conditional(&mut conditional.headers);
+        let answer = self.request(client, url, conditional.clone(), call).await?;
+        if answer.response.status() != http::StatusCode::NOT_MODIFIED {
+            return Ok(Reply::Origin(answer, head));
+        }
+        let not_modified = response_head(&answer.response);
+        if let Some(entry) = cache.refresh(key, &stale, &conditional, &not_modified) {
+            return Ok(Reply::Stored(entry));
+        }
+        // A 304 for another response than the one stored: ask again, unconditionally.
+        let answer = self.request(client, url, head.clone(), call).await?;
+        Ok(Reply::Origin(answer, head))
+    }
+
+    /// The head of the GET for `url`: what is sent, and what the cache's rules read.
+    fn request_head(&self, url: &CheckedUrl) -> Result<http::request::Parts, Error> {
+        let uri: http::Uri = target(url).parse().map_err(|e: http::uri::InvalidUri| {
             Error::BadUrl(BadUrl {
                 url: url.to_string(),
                 reason: BadUrlReason::Unparseable(e.to_string()),
@@ -347,8 +513,20 @@ impl Fetcher {
                 "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5",
             )
             .header(header::ACCEPT_ENCODING, "gzip, deflate, br, zstd")
-            .body(Empty::new())
+            .body(())
             .map_err(|e| transport_error(url, TransportFailure::Other, &e))?;
+        Ok(request.into_parts().0)
+    }
+
+    /// Sends one GET with `head` and waits for its response headers.
+    async fn request(
+        &self,
+        client: &HttpClient,
+        url: &CheckedUrl,
+        head: http::request::Parts,
+        call: &Call,
+    ) -> Result<Answer, Error> {
+        let request = http::Request::from_parts(head, Empty::new());
         let started = Instant::now();
         if call.expired() {
             return Err(Error::Deadline(Deadline {
@@ -567,6 +745,7 @@ impl Fetcher {
                 bytes: size,
                 truncated: None,
                 title: pdf.title,
+                cached: false,
             });
         }
         let (decoded, encoding_used, _) = charset::decode(
@@ -589,6 +768,7 @@ impl Fetcher {
             bytes: bytes.len(),
             truncated,
             title: None,
+            cached: false,
         })
     }
 }
@@ -643,6 +823,22 @@ fn excerpt(body: &str, kind: Option<Kind>, url: &CheckedUrl) -> Option<String> {
         cut.push('…');
     }
     Some(cut)
+}
+
+/// What a request for `url` asks for: the URL without its fragment. The cache's key.
+fn target(url: &CheckedUrl) -> &str {
+    url.as_str()
+        .split_once('#')
+        .map_or(url.as_str(), |(before, _)| before)
+}
+
+/// The status and headers of `response`, without its body: what the cache's rules read.
+fn response_head(response: &http::Response<Incoming>) -> http::response::Parts {
+    let mut head = http::Response::new(());
+    *head.status_mut() = response.status();
+    *head.version_mut() = response.version();
+    head.headers_mut().clone_from(response.headers());
+    head.into_parts().0
 }
 
 /// The earliest of several deadlines, with its key and budget.

@@ -1,5 +1,6 @@
 //! Integration tests of mcp-web-core, one binary for the crate.
 
+mod cache;
 mod call;
 mod crawl;
 mod extract;

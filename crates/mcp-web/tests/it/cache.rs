@@ -1,0 +1,108 @@
+//! The HTTP cache across the calls of one server, run in process: an agent's crawl, then
+//! a grep of the same site at the same depth, then a fetch of the page that matched,
+//! makes one request per page over the three calls, and the answers are those of a
+//! server without a cache but for the index's `(cached)` marks.
+
+use mcp_kit::{FromConfig, Outcome, Server, ToolResult};
+use mcp_web::tools::Web;
+use serde_json::{Map, Value, json};
+
+use crate::support;
+
+/// A page of the site: the home page links three leaves; each page is fresh for ten
+/// minutes.
+fn page(path: &str) -> Vec<u8> {
+    let body = match path {
+        "/" => "<title>Home</title><h1>Home</h1><p>The manual: \
+                <a href=\"/install\">install</a>, <a href=\"/usage\">usage</a>, \
+                <a href=\"/faq\">faq</a>.</p>"
+            .to_owned(),
+        "/robots.txt" => {
+            return b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n".to_vec();
+        }
+        leaf => format!(
+            "<title>{leaf}</title><h1>{leaf}</h1><p>How to read {leaf}.</p>\
+             <p>{}</p>",
+            if leaf == "/usage" {
+                "Run mcp-web serve."
+            } else {
+                "Nothing to run."
+            }
+        ),
+    };
+    format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\n\
+         cache-control: max-age=600\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn server(cache_bytes: u64) -> Server {
+    let config = json!({"allow-loopback": true, "crawl-delay": 0, "cache-bytes": cache_bytes});
+    let web = Web::from_config(&config).expect("a valid Web config");
+    Server::new("mcp-web-test", "0").plug(web)
+}
+
+async fn call(server: &Server, tool: &str, args: Value) -> String {
+    let args: Map<String, Value> = args.as_object().cloned().expect("an argument object");
+    let result: ToolResult = match server.call(tool, args).await {
+        Outcome::Answered(result) => result,
+        other => panic!("{tool} answers, not {other:?}"),
+    };
+    assert!(!result.is_error(), "{}", result.text());
+    result.text()
+}
+
+/// The three calls of the agent's session, their answers in order.
+async fn session(server: &Server, site: &support::Server) -> Vec<String> {
+    let home = site.url("/");
+    vec![
+        call(server, "web_crawl", json!({"url": home, "depth": 1})).await,
+        call(
+            server,
+            "web_grep",
+            json!({"url": home, "pattern": "mcp-web serve", "depth": 1}),
+        )
+        .await,
+        call(server, "web_fetch", json!({"url": site.url("/usage")})).await,
+    ]
+}
+
+#[tokio::test]
+async fn crawl_then_grep_then_fetch_requests_each_page_once() {
+    let site = support::Server::start(page);
+    let cached = server(64 << 20);
+    let answers = session(&cached, &site).await;
+    for path in ["/", "/install", "/usage", "/faq", "/robots.txt"] {
+        assert_eq!(site.requests(path), 1, "{path}: {:?}", site.paths());
+    }
+    assert_eq!(site.paths().len(), 5);
+    assert!(answers[1].contains("/usage:"), "{}", answers[1]);
+
+    // Without a cache every call asks again; the answers are the same but for the marks.
+    let plain_site = support::Server::start(page);
+    let plain = server(0);
+    let expected = session(&plain, &plain_site).await;
+    assert_eq!(plain_site.requests("/usage"), 3);
+    let port = |s: &support::Server| s.url("/");
+    let unmarked: Vec<String> = answers
+        .iter()
+        .map(|a| {
+            a.replace("  (cached)", "")
+                .replace(&port(&site), &port(&plain_site))
+        })
+        .collect();
+    assert_eq!(unmarked, expected);
+    assert!(!answers[0].contains("(cached)"), "{}", answers[0]);
+
+    // A second crawl is answered from the cache and says so on each line.
+    let again = call(
+        &cached,
+        "web_crawl",
+        json!({"url": site.url("/"), "depth": 1}),
+    )
+    .await;
+    assert_eq!(again.matches("  (cached)").count(), 4, "{again}");
+    assert_eq!(site.paths().len(), 5);
+}
