@@ -3,10 +3,11 @@
 //! makes one request per page over the three calls, and the answers are those of a
 //! server without a cache but for the index's `(cached)` marks.
 
-use mcp_kit::{FromConfig, Outcome, Server, ToolResult};
+use mcp_kit::{FromConfig, Server};
 use mcp_web::tools::Web;
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
+use crate::site::call;
 use crate::support;
 
 /// A page of the site: the home page links three leaves; each page is fresh for ten
@@ -42,16 +43,6 @@ fn server(cache_bytes: u64) -> Server {
     let config = json!({"allow-loopback": true, "crawl-delay": 0, "cache-bytes": cache_bytes});
     let web = Web::from_config(&config).expect("a valid Web config");
     Server::new("mcp-web-test", "0").plug(web)
-}
-
-async fn call(server: &Server, tool: &str, args: Value) -> String {
-    let args: Map<String, Value> = args.as_object().cloned().expect("an argument object");
-    let result: ToolResult = match server.call(tool, args).await {
-        Outcome::Answered(result) => result,
-        other => panic!("{tool} answers, not {other:?}"),
-    };
-    assert!(!result.is_error(), "{}", result.text());
-    result.text()
 }
 
 /// The three calls of the agent's session, their answers in order.

@@ -436,7 +436,8 @@ fn server() -> Server {
     Server::new("mcp-web-test", "0").plug(web)
 }
 
-async fn call(server: &Server, tool: &str, args: Value) -> String {
+/// Calls `tool` with `args` and returns its answer's text, which must not be an error.
+pub async fn call(server: &Server, tool: &str, args: Value) -> String {
     let args: Map<String, Value> = args.as_object().cloned().expect("an argument object");
     let result: ToolResult = match server.call(tool, args).await {
         Outcome::Answered(result) => result,

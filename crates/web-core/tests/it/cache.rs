@@ -84,6 +84,18 @@ fn origin(headers: &'static [(&'static str, &'static str)]) -> Handler {
     })
 }
 
+/// An origin answering `body` as plain text, fresh for ten minutes, to every request.
+fn text_for_ten_minutes(body: &str) -> Handler {
+    always(response(
+        200,
+        &[
+            ("content-type", "text/plain"),
+            ("cache-control", "max-age=600"),
+        ],
+        body.as_bytes(),
+    ))
+}
+
 async fn get(fetcher: &Fetcher, url: &CheckedUrl) -> Page {
     fetcher
         .fetch(url, &CancellationToken::new())
@@ -301,19 +313,7 @@ async fn a_stored_redirect_is_decided_and_checked_hop_by_hop() {
 
 #[tokio::test]
 async fn a_truncated_page_is_served_truncated_and_only_to_the_same_cap() {
-    let body = "x".repeat(20_000);
-    let server = Server::start(
-        PERMITTED,
-        always(response(
-            200,
-            &[
-                ("content-type", "text/plain"),
-                ("cache-control", "max-age=600"),
-            ],
-            body.as_bytes(),
-        )),
-    )
-    .await;
+    let server = Server::start(PERMITTED, text_for_ten_minutes(&"x".repeat(20_000))).await;
     let clock = Hand::new();
     let mut options = caching(false);
     options.max_bytes = 8192;
@@ -394,19 +394,7 @@ async fn a_refused_url_stays_refused_after_a_policy_change_whatever_was_stored()
 #[tokio::test]
 async fn the_byte_bound_holds_under_a_flood_of_distinct_urls() {
     const BOUND: u64 = 64 * 1024;
-    let body = "y".repeat(4000);
-    let server = Server::start(
-        PERMITTED,
-        always(response(
-            200,
-            &[
-                ("content-type", "text/plain"),
-                ("cache-control", "max-age=600"),
-            ],
-            body.as_bytes(),
-        )),
-    )
-    .await;
+    let server = Server::start(PERMITTED, text_for_ten_minutes(&"y".repeat(4000))).await;
     let clock = Hand::new();
     let mut options = caching(false);
     options.cache.bytes = BOUND;
