@@ -42,7 +42,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -86,17 +86,14 @@ pub struct Visit {
 
 /// What visiting one page came to.
 #[derive(Debug)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "one outcome per page, made once and lent to the caller; most visits are fetched pages"
-)]
 pub enum Outcome {
     /// Fetched (2xx): the page and its text, extracted once.
     Fetched {
         /// The fetched page.
         page: Page,
-        /// Its text, links and title.
-        text: PageText,
+        /// Its text, links and title (shared, so a caller may work on it off the async
+        /// threads).
+        text: Arc<PageText>,
     },
     /// Not fetched: robots.txt refused it (the [`Error::RobotsRefused`] naming the rule).
     Skipped(Error),
@@ -145,6 +142,20 @@ pub struct Summary {
     pub stopped: Stopped,
 }
 
+/// What the crawl tells after each visit, in breadth-first order: a closure
+/// `FnMut(&Visit) -> Flow`, or a visitor that awaits (work it moves off the async
+/// threads) before it answers.
+pub trait Visitor: Send {
+    /// Told one visit; answers whether the crawl goes on.
+    fn visit(&mut self, visit: &Visit) -> impl Future<Output = Flow> + Send;
+}
+
+impl<F: FnMut(&Visit) -> Flow + Send + ?Sized> Visitor for F {
+    fn visit(&mut self, visit: &Visit) -> impl Future<Output = Flow> + Send {
+        std::future::ready(self(visit))
+    }
+}
+
 /// A visit on its way: a fetch in flight, or a refusal already decided.
 type Pending<'a> = Pin<Box<dyn Future<Output = Visit> + Send + 'a>>;
 
@@ -159,6 +170,18 @@ pub async fn crawl(
     options: &CrawlOptions,
     call: &Call,
     on_visit: &mut (dyn FnMut(&Visit) -> Flow + Send),
+) -> Result<Summary, Error> {
+    crawl_with(fetcher, robots, start, options, call, on_visit).await
+}
+
+/// Crawls as [`crawl`] does, telling each visit to `visitor`, whose answer may await.
+pub async fn crawl_with<V: Visitor + ?Sized>(
+    fetcher: &Fetcher,
+    robots: &RobotsCache,
+    start: &CheckedUrl,
+    options: &CrawlOptions,
+    call: &Call,
+    visitor: &mut V,
 ) -> Result<Summary, Error> {
     // The start page as linked: without its fragment.
     let start = CheckedUrl::parse(&key(start)).unwrap_or_else(|_| start.clone());
@@ -284,7 +307,7 @@ pub async fn crawl(
             walk.fetched += 1;
         }
         let out_of_time = matches!(&visit.outcome, Outcome::Failed(e) if is_total_timeout(e));
-        if on_visit(&visit) == Flow::Stop {
+        if visitor.visit(&visit).await == Flow::Stop {
             return Ok(walk.summary(Stopped::Caller));
         }
         if out_of_time {
@@ -302,10 +325,13 @@ async fn visit(
     depth: usize,
 ) -> Visit {
     let outcome = match fetcher.fetch_checked(&url, call, &Owned(hops, &url)).await {
-        Ok(Checked::Page(page)) => {
-            let text = PageText::new(&page);
-            Outcome::Fetched { page, text }
-        }
+        Ok(Checked::Page(page)) => match PageText::extract_in(page, call).await {
+            Ok((page, text)) => Outcome::Fetched {
+                page,
+                text: Arc::new(text),
+            },
+            Err(e) => Outcome::Failed(e),
+        },
         Ok(Checked::Stopped {
             hop,
             stop: HopStop::Seen(listed_as),

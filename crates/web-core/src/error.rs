@@ -45,6 +45,8 @@ pub enum ErrorKind {
     Content,
     /// The search provider failed.
     Search,
+    /// Matching the pattern would cost more than a call may spend.
+    Pattern,
     /// The call was cancelled by the client.
     Cancelled,
 }
@@ -63,6 +65,7 @@ impl ErrorKind {
             ErrorKind::Http => "http",
             ErrorKind::Content => "content",
             ErrorKind::Search => "search",
+            ErrorKind::Pattern => "pattern",
             ErrorKind::Cancelled => "cancelled",
         }
     }
@@ -107,8 +110,22 @@ pub enum Error {
     Content(Content),
     /// The search provider failed.
     Search(Search),
+    /// Matching the pattern would cost more than a call may spend.
+    Pattern(PatternCost),
     /// The client cancelled the call.
     Cancelled,
+}
+
+/// A pattern whose matching on a page would cost more than a call may spend: the lazy
+/// DFA gave up and the NFA simulation would run past its step budget.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternCost {
+    /// The page being searched (redacted).
+    pub url: String,
+    /// The pattern as messages quote it (cut to about 100 characters).
+    pub pattern: String,
+    /// The number of the line the matcher gave up on.
+    pub line: usize,
 }
 
 /// Why a URL was refused on its shape.
@@ -284,6 +301,8 @@ pub enum Phase {
     ReadingHeaders,
     /// Reading the body.
     ReadingBody,
+    /// Extracting the text of the body read.
+    Extracting,
 }
 
 impl Phase {
@@ -293,6 +312,7 @@ impl Phase {
             Phase::Connecting => "connecting",
             Phase::ReadingHeaders => "reading headers",
             Phase::ReadingBody => "reading the body",
+            Phase::Extracting => "extracting its text",
         }
     }
 }
@@ -631,6 +651,7 @@ impl Error {
             Error::Http(_) => ErrorKind::Http,
             Error::Content(_) => ErrorKind::Content,
             Error::Search(_) => ErrorKind::Search,
+            Error::Pattern(_) => ErrorKind::Pattern,
             Error::Cancelled => ErrorKind::Cancelled,
         }
     }
@@ -651,6 +672,7 @@ impl Error {
             Error::Http(_) => "http-status",
             Error::Content(c) => c.problem.rule(),
             Error::Search(s) => s.failure.rule(),
+            Error::Pattern(_) => "pattern-too-costly",
             Error::Cancelled => "cancelled",
         }
     }
@@ -689,6 +711,7 @@ impl Error {
             Error::RobotsRefused(r) => Some(&r.url),
             Error::Http(h) => Some(&h.url),
             Error::Content(c) => Some(&c.url),
+            Error::Pattern(p) => Some(&p.url),
         }
     }
 }
@@ -944,9 +967,14 @@ impl fmt::Display for Blocked {
 
 impl fmt::Display for Deadline {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let advice = if self.phase == Phase::Extracting {
+            "to give the page's text more time"
+        } else {
+            "if the server is slow rather than dead"
+        };
         write!(
             f,
-            "gave up on {} while {}: the {} of {} ran out. Raise \"{}\" if the server is slow rather than dead.",
+            "gave up on {} while {}: the {} of {} ran out. Raise \"{}\" {advice}.",
             shown(&self.url),
             self.phase.as_str(),
             self.key,
@@ -1283,6 +1311,13 @@ impl fmt::Display for Error {
             Error::Http(e) => e.fmt(f),
             Error::Content(e) => e.fmt(f),
             Error::Search(e) => e.fmt(f),
+            Error::Pattern(p) => write!(
+                f,
+                "gave up matching {} on {} at line {}: its automaton outgrew the matcher's cache, and matching that line another way would cost more CPU than a call may spend. Use fewer or smaller counted repetitions, or a more specific pattern (a literal piece of the line). No configuration key raises this budget.",
+                p.pattern,
+                shown(&p.url),
+                p.line
+            ),
             Error::Cancelled => f.write_str("cancelled by the client."),
         }
     }

@@ -2,23 +2,35 @@
 //! page, knowing nothing of where the lines came from.
 //!
 //! A [`Pattern`] is compiled once per call: literal text by default (escaped, so every
-//! character stands for itself), or a Rust `regex` expression. Regexes are compiled
-//! with size limits ([`REGEX_SIZE_LIMIT`], [`DFA_SIZE_LIMIT`]) and matched in linear
-//! time, so no pattern can hang the server; a pattern that does not parse or is too
-//! large is a [`PatternError`] that says what is wrong, where, and its stable rule.
+//! character stands for itself), or a Rust regex expression (the `regex` crate's
+//! syntax). It compiles to a Thompson NFA of at most [`REGEX_SIZE_LIMIT`] bytes, matched
+//! by a lazy DFA whose cache holds at most [`DFA_SIZE_LIMIT`] bytes. A pattern that does
+//! not parse or is too large is a [`PatternError`] that says what is wrong, where, and its
+//! stable rule.
 //!
-//! [`Pattern::find_lines`] yields one [`Match`] per matching line, with the number the
+//! Matching has a budget ([`Budget`]: the call's deadline and cancellation) that the
+//! search reads between lines, and a bound on its own cost: when the lazy DFA quits (a
+//! Unicode word boundary next to a non-ASCII byte) or gives up (a pattern whose states
+//! do not fit its cache, such as `[a-z]{1,2000}[0-9]`), the line is matched by the
+//! PikeVM, whose cost is the NFA's states times the line's bytes, and a page may spend at
+//! most [`FALLBACK_STEPS`] such steps; past that the search ends with
+//! [`SearchStop::TooCostly`] instead of running for minutes.
+//!
+//! [`Pattern::search`] yields one [`Match`] per matching line, with the number the
 //! caller gave the line. A line longer than [`WINDOW_CHARS`] characters is shown as a
 //! window of that many characters around its first match, cut on character boundaries
 //! and marked with `…` at each cut end.
 //!
 //! ```
-//! use mcp_web_core::grep::Pattern;
+//! use mcp_web_core::grep::{Budget, Pattern};
 //!
 //! let pattern = Pattern::new("zef install", false, false).unwrap();
 //! let lines = ["# Installing", "", "  zef install Foo::Bar"];
 //! let numbered = lines.iter().enumerate().map(|(i, l)| (i + 1, *l));
-//! let found: Vec<_> = pattern.find_lines(numbered).collect();
+//! let found: Vec<_> = pattern
+//!     .search(numbered, &Budget::unlimited())
+//!     .collect::<Result<_, _>>()
+//!     .unwrap();
 //! assert_eq!(found.len(), 1);
 //! assert_eq!((found[0].line, found[0].text.as_str()), (3, "  zef install Foo::Bar"));
 //!
@@ -27,14 +39,24 @@
 //! ```
 
 use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
 
-use regex::{Regex, RegexBuilder};
+use regex_automata::hybrid;
+use regex_automata::nfa::thompson::{self, NFA, WhichCaptures, pikevm::PikeVM};
+use regex_automata::{Input, MatchKind};
+use tokio_util::sync::CancellationToken;
 
-/// The most bytes a compiled pattern may take (`RegexBuilder::size_limit`).
+/// The most bytes a compiled pattern (its NFA) may take.
 pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
-/// The most bytes the lazy DFA of a pattern may take (`RegexBuilder::dfa_size_limit`).
+/// The most bytes the lazy DFA's cache of a pattern may take (each direction).
 pub const DFA_SIZE_LIMIT: usize = 2 << 20;
+
+/// The most PikeVM steps (NFA states × line bytes) one search of a page may spend on
+/// the lines the lazy DFA quit or gave up on; past it the search ends with
+/// [`SearchStop::TooCostly`]. Well under a second of one core.
+pub const FALLBACK_STEPS: usize = 50_000_000;
 
 /// The most characters of a line a [`Match`] shows; a longer line is shown as a window
 /// of this many characters around its first match.
@@ -43,7 +65,7 @@ pub const WINDOW_CHARS: usize = 240;
 /// The mark at an end of a [`Match`]'s text where the line was cut.
 pub const CUT_MARK: char = '…';
 
-/// A compiled search pattern: literal text, or a Rust `regex` expression.
+/// A compiled search pattern: literal text, or a Rust regex expression.
 #[derive(Debug, Clone)]
 pub struct Pattern {
     /// The pattern as given.
@@ -52,12 +74,81 @@ pub struct Pattern {
     regex: bool,
     /// Whether case is ignored.
     ignore_case: bool,
-    /// The compiled matcher (a literal is compiled escaped).
-    matcher: Regex,
+    /// The compiled matchers (a literal is compiled escaped).
+    engine: Arc<Engine>,
+}
+
+/// The two matchers of a pattern: the lazy DFA, and the PikeVM for the lines it quits on.
+#[derive(Debug)]
+struct Engine {
+    /// Forward and reverse lazy DFAs, which may quit or give up.
+    dfa: hybrid::regex::Regex,
+    /// The NFA simulation, linear in states × bytes, never giving up.
+    pike: PikeVM,
+    /// How many states the NFA has: the PikeVM's cost per byte.
+    states: usize,
+}
+
+/// The mutable state of one search: the matchers' caches and the fallback steps spent.
+struct Scratch {
+    dfa: hybrid::regex::Cache,
+    pike: regex_automata::nfa::thompson::pikevm::Cache,
+    spent: usize,
+}
+
+/// What one search may spend: it stops at `deadline` or when `cancel` fires, checked
+/// before each line.
+#[derive(Debug, Clone)]
+pub struct Budget {
+    deadline: Option<Instant>,
+    cancel: CancellationToken,
+}
+
+impl Budget {
+    /// A budget ending at `deadline`, or earlier when `cancel` fires.
+    pub fn new(deadline: Instant, cancel: CancellationToken) -> Budget {
+        Budget {
+            deadline: Some(deadline),
+            cancel,
+        }
+    }
+
+    /// A budget with no deadline and no cancellation (tests, examples).
+    pub fn unlimited() -> Budget {
+        Budget {
+            deadline: None,
+            cancel: CancellationToken::new(),
+        }
+    }
+
+    /// Why the search must stop now, if it must.
+    fn spent(&self) -> Option<SearchStop> {
+        if self.cancel.is_cancelled() {
+            return Some(SearchStop::Cancelled);
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Some(SearchStop::Deadline);
+        }
+        None
+    }
+}
+
+/// Why a search stopped before the last line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchStop {
+    /// The budget's cancellation fired.
+    Cancelled,
+    /// The budget's deadline passed.
+    Deadline,
+    /// Matching would cost more than [`FALLBACK_STEPS`]; `line` is the line it stopped on.
+    TooCostly {
+        /// The number of the line the matcher gave up on.
+        line: usize,
+    },
 }
 
 impl Pattern {
-    /// Compiles `pattern`: a Rust `regex` expression when `regex` is set, literal text
+    /// Compiles `pattern`: a Rust regex expression when `regex` is set, literal text
     /// otherwise; matching regardless of case when `ignore_case` is set. An empty
     /// pattern, one holding a line break, one that does not parse, or one that compiles
     /// past the size limits is refused.
@@ -75,28 +166,69 @@ impl Pattern {
         let expression = if regex {
             pattern.to_owned()
         } else {
-            regex::escape(pattern)
+            regex_syntax::escape(pattern)
         };
-        let matcher = RegexBuilder::new(&expression)
+        let hir = regex_syntax::ParserBuilder::new()
             .case_insensitive(ignore_case)
-            .size_limit(REGEX_SIZE_LIMIT)
-            .dfa_size_limit(DFA_SIZE_LIMIT)
             .build()
-            .map_err(|e| match e {
-                regex::Error::CompiledTooBig(limit) => PatternError::TooLarge {
-                    regex,
-                    chars: pattern.chars().count(),
-                    limit,
-                },
-                other => PatternError::Syntax {
-                    detail: other.to_string(),
-                },
+            .parse(&expression)
+            .map_err(|e| PatternError::Syntax {
+                detail: e.to_string(),
             })?;
+        let too_large = |limit: usize| PatternError::TooLarge {
+            regex,
+            chars,
+            limit,
+        };
+        let compile = |reverse: bool| {
+            let captures = if reverse {
+                WhichCaptures::None
+            } else {
+                WhichCaptures::Implicit
+            };
+            thompson::Compiler::new()
+                .configure(
+                    thompson::Config::new()
+                        .nfa_size_limit(Some(REGEX_SIZE_LIMIT))
+                        .which_captures(captures)
+                        .reverse(reverse),
+                )
+                .build_from_hir(&hir)
+                .map_err(|e| match e.size_limit() {
+                    Some(limit) => too_large(limit),
+                    None => PatternError::Syntax {
+                        detail: e.to_string(),
+                    },
+                })
+        };
+        let forward = compile(false)?;
+        let reverse = compile(true)?;
+        let states = forward.states().len();
+        let lazy = |nfa: NFA, kind: MatchKind| {
+            hybrid::dfa::Builder::new()
+                .configure(
+                    hybrid::dfa::Config::new()
+                        .match_kind(kind)
+                        .unicode_word_boundary(true)
+                        .cache_capacity(DFA_SIZE_LIMIT)
+                        .minimum_cache_clear_count(Some(3))
+                        .minimum_bytes_per_state(Some(10)),
+                )
+                .build_from_nfa(nfa)
+                .map_err(|_| too_large(DFA_SIZE_LIMIT))
+        };
+        let dfa = hybrid::regex::Builder::new().build_from_dfas(
+            lazy(forward.clone(), MatchKind::LeftmostFirst)?,
+            lazy(reverse, MatchKind::All)?,
+        );
+        let pike = PikeVM::new_from_nfa(forward).map_err(|e| PatternError::Syntax {
+            detail: e.to_string(),
+        })?;
         Ok(Pattern {
             source: pattern.to_owned(),
             regex,
             ignore_case,
-            matcher,
+            engine: Arc::new(Engine { dfa, pike, states }),
         })
     }
 
@@ -115,32 +247,134 @@ impl Pattern {
         self.ignore_case
     }
 
-    /// Whether `line` matches.
+    /// Whether `line` matches (a line the matcher gives up on does not).
     pub fn is_match(&self, line: &str) -> bool {
-        self.matcher.is_match(line)
+        self.find_line(1, line).is_some()
     }
 
     /// The match of line number `number`, `line`, when it matches: the whole line, or
-    /// a window around its first match when it is longer than [`WINDOW_CHARS`].
+    /// a window around its first match when it is longer than [`WINDOW_CHARS`]. A line
+    /// the matcher gives up on is `None`; [`Pattern::search`] says so instead.
     pub fn find_line(&self, number: usize, line: &str) -> Option<Match> {
-        let found = self.matcher.find(line)?;
-        let (text, cut) = window(line, found.start(), found.end(), WINDOW_CHARS);
-        Some(Match {
-            line: number,
-            text,
-            cut,
-        })
+        let mut scratch = self.engine.scratch();
+        self.engine
+            .find(&mut scratch, line)
+            .ok()
+            .flatten()
+            .map(|(start, end)| matched(number, line, start, end))
     }
 
-    /// The matches among `lines`, each given with its number, in the order given.
+    /// The matches among `lines`, each given with its number, in the order given,
+    /// without a budget; the lines stop at one the matcher gives up on. What answers a
+    /// caller uses [`Pattern::search`], which says why it stopped.
     pub fn find_lines<'a, I>(&'a self, lines: I) -> impl Iterator<Item = Match> + 'a
     where
         I: IntoIterator<Item = (usize, &'a str)>,
         I::IntoIter: 'a,
     {
-        lines
-            .into_iter()
-            .filter_map(move |(number, line)| self.find_line(number, line))
+        self.searcher(lines.into_iter(), None).map_while(Result::ok)
+    }
+
+    /// The matches among `lines`, each given with its number, in the order given, within
+    /// `budget`: checked before each line, so the search ends with an `Err` (and nothing
+    /// after it) within one line of the deadline or the cancellation, or when the
+    /// matcher's cost passes [`FALLBACK_STEPS`].
+    pub fn search<'a, I>(
+        &'a self,
+        lines: I,
+        budget: &'a Budget,
+    ) -> impl Iterator<Item = Result<Match, SearchStop>> + 'a
+    where
+        I: IntoIterator<Item = (usize, &'a str)>,
+        I::IntoIter: 'a,
+    {
+        self.searcher(lines.into_iter(), Some(budget))
+    }
+
+    /// A search over `lines`, within `budget` when there is one.
+    fn searcher<'a, I>(&'a self, lines: I, budget: Option<&'a Budget>) -> Search<'a, I> {
+        Search {
+            engine: &self.engine,
+            scratch: self.engine.scratch(),
+            lines,
+            budget,
+            ended: false,
+        }
+    }
+}
+
+impl Engine {
+    /// Fresh caches for one search.
+    fn scratch(&self) -> Scratch {
+        Scratch {
+            dfa: self.dfa.create_cache(),
+            pike: self.pike.create_cache(),
+            spent: 0,
+        }
+    }
+
+    /// The byte span of the first match in `line`: the lazy DFA's, or when it quits or
+    /// gives up the PikeVM's within the steps left; `Err` when those run out.
+    fn find(&self, scratch: &mut Scratch, line: &str) -> Result<Option<(usize, usize)>, ()> {
+        let input = Input::new(line);
+        match self.dfa.try_search(&mut scratch.dfa, &input) {
+            Ok(found) => Ok(found.map(|m| (m.start(), m.end()))),
+            Err(_) => {
+                let cost = self.states.saturating_mul(line.len().saturating_add(1));
+                scratch.spent = scratch.spent.saturating_add(cost);
+                if scratch.spent > FALLBACK_STEPS {
+                    return Err(());
+                }
+                Ok(self
+                    .pike
+                    .find(&mut scratch.pike, input)
+                    .map(|m| (m.start(), m.end())))
+            }
+        }
+    }
+}
+
+/// One search over numbered lines (see [`Pattern::search`]).
+struct Search<'a, I> {
+    engine: &'a Engine,
+    scratch: Scratch,
+    lines: I,
+    budget: Option<&'a Budget>,
+    ended: bool,
+}
+
+impl<'a, I: Iterator<Item = (usize, &'a str)>> Iterator for Search<'a, I> {
+    type Item = Result<Match, SearchStop>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.ended {
+            return None;
+        }
+        loop {
+            if let Some(stop) = self.budget.and_then(Budget::spent) {
+                self.ended = true;
+                return Some(Err(stop));
+            }
+            let (number, line) = self.lines.next()?;
+            match self.engine.find(&mut self.scratch, line) {
+                Ok(None) => {}
+                Ok(Some((start, end))) => return Some(Ok(matched(number, line, start, end))),
+                Err(()) => {
+                    self.ended = true;
+                    return Some(Err(SearchStop::TooCostly { line: number }));
+                }
+            }
+        }
+    }
+}
+
+/// The [`Match`] of line `number` for a match at bytes `start..end`.
+fn matched(number: usize, line: &str, start: usize, end: usize) -> Match {
+    let (text, cut) = window(line, start, end, WINDOW_CHARS);
+    Match {
+        line: number,
+        text,
+        cut,
     }
 }
 
@@ -488,6 +722,95 @@ mod tests {
                 Err(error) => prop_assert!(!error.rule().is_empty()),
             }
         }
+    }
+
+    /// CPU seconds this thread has used (`/proc/thread-self/stat`, user + system).
+    fn thread_cpu_seconds() -> f64 {
+        let stat = std::fs::read_to_string("/proc/thread-self/stat").expect("procfs");
+        let after = &stat[stat.rfind(')').expect("the command's end") + 1..];
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        let ticks: u64 =
+            fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+        ticks as f64 / 100.0
+    }
+
+    #[test]
+    fn a_long_counted_repetition_over_megabytes_stays_cheap() {
+        // Every prefix up to 2000 letters is a state of the lazy DFA: it stays linear.
+        let pattern = Pattern::new("[a-z]{1,2000}[0-9]", true, false).unwrap();
+        let letters = "abcdefghij".repeat(200_000);
+        let mixed = "abc1def2ghi3 ".repeat(160_000);
+        let lines = [(1, "# Title"), (2, letters.as_str()), (3, mixed.as_str())];
+        let before = thread_cpu_seconds();
+        let found: Vec<_> = pattern.search(lines, &Budget::unlimited()).collect();
+        let spent = thread_cpu_seconds() - before;
+        assert_eq!(
+            found
+                .iter()
+                .map(|m| m.as_ref().map(|m| m.line))
+                .collect::<Vec<_>>(),
+            [Ok(3)]
+        );
+        assert!(spent < 10.0, "matching took {spent} s of CPU");
+    }
+
+    #[test]
+    fn a_pattern_that_thrashes_the_lazy_dfa_gives_up_in_bounded_cpu() {
+        // An `a` twenty letters from the end: a DFA state per 2^21 suffixes, a new one
+        // at nearly every byte of random text, so the lazy DFA gives up; the PikeVM
+        // would take states × bytes.
+        let pattern = Pattern::new("[ab]*a[ab]{20}c", true, false).unwrap();
+        let mut seed = 0x2545_f491_u32;
+        let text: String = (0..2_000_000)
+            .map(|_| {
+                seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                if seed >> 31 == 0 { 'a' } else { 'b' }
+            })
+            .collect();
+        let lines = [(1, "# Title"), (2, "ab c"), (3, text.as_str()), (4, "c")];
+        let before = thread_cpu_seconds();
+        let found: Vec<_> = pattern.search(lines, &Budget::unlimited()).collect();
+        let spent = thread_cpu_seconds() - before;
+        assert_eq!(found, [Err(SearchStop::TooCostly { line: 3 })]);
+        assert!(spent < 10.0, "matching took {spent} s of CPU");
+        // The same pattern over short lines matches.
+        let short = format!("x{}c", "a".repeat(21));
+        assert!(pattern.is_match(&short));
+    }
+
+    #[test]
+    fn a_cancellation_stops_the_search_before_the_next_line() {
+        let pattern = Pattern::new("x", false, false).unwrap();
+        let many: Vec<String> = (0..10_000).map(|i| format!("x{i}")).collect();
+        let numbered = many.iter().enumerate().map(|(i, l)| (i + 1, l.as_str()));
+        let cancel = CancellationToken::new();
+        let budget = Budget::new(
+            Instant::now() + std::time::Duration::from_secs(3600),
+            cancel.clone(),
+        );
+        let mut search = pattern.search(numbered, &budget);
+        assert_eq!(search.next().map(|m| m.map(|m| m.line)), Some(Ok(1)));
+        cancel.cancel();
+        assert_eq!(search.next(), Some(Err(SearchStop::Cancelled)));
+        assert_eq!(search.next(), None);
+    }
+
+    #[test]
+    fn a_deadline_that_passed_stops_the_search() {
+        let pattern = Pattern::new("x", false, false).unwrap();
+        let budget = Budget::new(Instant::now(), CancellationToken::new());
+        let found: Vec<_> = pattern.search([(1, "x")], &budget).collect();
+        assert_eq!(found, [Err(SearchStop::Deadline)]);
+    }
+
+    #[test]
+    fn a_unicode_word_boundary_matches_beside_non_ascii_text() {
+        // The lazy DFA quits on a non-ASCII byte next to \b; the PikeVM answers.
+        let pattern = Pattern::new(r"\bStraße\b", true, false).unwrap();
+        assert!(pattern.is_match("die Straße ist"));
+        assert!(!pattern.is_match("die Straßen"));
+        let m = pattern.find_line(1, "« Straße »").unwrap();
+        assert_eq!(m.text, "« Straße »");
     }
 
     #[test]

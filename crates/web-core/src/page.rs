@@ -7,7 +7,9 @@
 //! unfinished last line of a body the byte cap or a deadline cut). Line `n` (1-based) of
 //! [`PageText::lines`] is line `n` of what `web_fetch` shows, so anything that numbers
 //! lines from here (`web_grep`) agrees with `web_fetch` by construction, also for the
-//! lines past the `max-chars` cut that `web_fetch` does not show.
+//! lines past the `max-chars` cut that `web_fetch` does not show. A tool call extracts
+//! with [`PageText::extract_in`], on a blocking thread within the call's deadline and
+//! cancellation, never on the async threads.
 //!
 //! ```
 //! use mcp_web_core::page::PageText;
@@ -23,9 +25,9 @@
 
 use ::url::Url;
 
-use crate::error::seconds;
+use crate::error::{Deadline, Error, Phase, seconds};
 use crate::extract::{BodyKind, Extracted, Flags};
-use crate::fetch::{Page, Truncation};
+use crate::fetch::{Call, Page, Truncation};
 use crate::url::CheckedUrl;
 
 /// A fetched, extracted page as numbered lines.
@@ -53,6 +55,33 @@ impl PageText {
     /// Extracts `page` once and lays out its lines.
     pub fn new(page: &Page) -> PageText {
         PageText::from_extracted(page, page.extract())
+    }
+
+    /// Extracts `page` on a blocking thread, never on the async threads, within `call`:
+    /// the call's cancellation answers [`Error::Cancelled`] and its deadline an
+    /// [`Error::Deadline`] at once. Extraction is bounded by the body's size
+    /// (`max-bytes`), so a thread left behind finishes soon and its result is dropped.
+    pub async fn extract_in(page: Page, call: &Call) -> Result<(Page, PageText), Error> {
+        let url = page.final_url.to_string();
+        let task = tokio::task::spawn_blocking(move || {
+            let text = PageText::new(&page);
+            (page, text)
+        });
+        tokio::select! {
+            biased;
+            () = call.cancellation().cancelled() => Err(Error::Cancelled),
+            () = tokio::time::sleep_until(call.deadline()) => Err(Error::Deadline(Deadline {
+                url,
+                phase: Phase::Extracting,
+                key: "total-timeout",
+                limit: call.budget(),
+            })),
+            done = task => match done {
+                Ok(both) => Ok(both),
+                Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+                Err(_) => Err(Error::Cancelled),
+            },
+        }
     }
 
     /// Lays out the lines of `page` from its extraction `extracted`.

@@ -32,7 +32,7 @@ pub async fn fetch(
         Some(2.0),
         &format!("received {} bytes from {}", page.bytes, page.final_url),
     );
-    let text = PageText::new(&page);
+    let (page, text) = PageText::extract_in(page, call).await?;
     observer.progress(2.0, Some(2.0), "done");
     Ok(Fetched { page, text })
 }

@@ -15,14 +15,15 @@
 //! its header included, so the line numbers are those of the `web_fetch` answer for the
 //! page: `mcp-web fetch URL | sed -n LINEp` shows the matched line.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_web_core::crawl::{self, CrawlOptions, Flow, Outcome, Stopped, Visit};
-use mcp_web_core::error::Error;
+use mcp_web_core::crawl::{self, CrawlOptions, Flow, Outcome, Stopped, Visit, Visitor};
+use mcp_web_core::error::{Error, PatternCost};
 
 use super::crawl::{deadline_notice, max_pages_notice, pages};
 use mcp_web_core::fetch::Call;
-use mcp_web_core::grep::Pattern;
+use mcp_web_core::grep::{Budget, Pattern, SearchStop};
 use mcp_web_core::page::PageText;
 use mcp_web_core::url::CheckedUrl;
 use serde_json::{Value, json};
@@ -227,6 +228,9 @@ fn matching_lines(n: usize) -> String {
 /// Greps `raw_url` (and, at a depth, the same-origin pages it leads to) for `pattern`
 /// within `call`, reporting each page to `observer`. A start page that is refused or
 /// fails to fetch is the error; a page further in that fails is listed as not searched.
+/// Matching runs on a blocking thread and reads the call's deadline and cancellation
+/// between lines; a pattern too costly to match is the error
+/// ([`Error::Pattern`]).
 pub async fn grep(
     context: &Context,
     raw_url: &str,
@@ -248,20 +252,18 @@ pub async fn grep(
     if options.depth == 0 {
         let fetched = super::fetch::fetch(context, raw_url, call, observer).await?;
         let asked = fetched.page.url.to_string();
-        if search(
-            &asked,
-            &fetched.text,
-            pattern,
-            max_results,
-            &mut grepped.matches,
-        ) {
-            grepped.stopped = Some(Stop::MaxResults(max_results));
-        }
+        let searched = search(&asked, Arc::new(fetched.text), pattern, max_results, call).await;
+        grepped.matches = searched.matches;
         grepped.pages.push(Visited {
             url: asked,
             not_searched: None,
             same_as: None,
         });
+        grepped.stopped = match searched.end {
+            PageEnd::Done => None,
+            PageEnd::More => Some(Stop::MaxResults(max_results)),
+            PageEnd::Halted(halt) => Some(halted(halt, call, 1)?),
+        };
         return Ok(grepped);
     }
     let settings = context.settings();
@@ -272,43 +274,111 @@ pub async fn grep(
         respect_robots: settings.respect_robots,
         concurrency: 1,
     };
-    let total = crawl_options.max_pages as f64;
-    let mut page_cut = false;
-    // Pages requested so far: progress rises by one per page fetched (or failed), and a
-    // page robots.txt refused, which was not requested, sends none.
-    let mut requested = 0usize;
-    let mut on_visit = |visit: &Visit| -> Flow {
+    let mut visitor = Searcher {
+        grepped: &mut grepped,
+        pattern,
+        max_results,
+        call,
+        observer,
+        total: crawl_options.max_pages as f64,
+        requested: 0,
+        page_cut: false,
+        halt: None,
+    };
+    let summary = crawl::crawl_with(
+        context.fetcher(),
+        context.robots(),
+        &start,
+        &crawl_options,
+        call,
+        &mut visitor,
+    )
+    .await?;
+    let (page_cut, halt) = (visitor.page_cut, visitor.halt);
+    grepped.stopped = match (halt, summary.stopped) {
+        (Some(halt), _) => Some(halted(halt, call, summary.fetched)?),
+        (None, Stopped::Caller) => Some(Stop::MaxResults(max_results)),
+        (None, Stopped::Done) if page_cut => Some(Stop::MaxResults(max_results)),
+        (None, Stopped::MaxPages) => Some(Stop::MaxPages(crawl_options.max_pages)),
+        (None, Stopped::Deadline) => Some(Stop::Deadline {
+            budget: call.budget(),
+            fetched: summary.fetched,
+        }),
+        (None, Stopped::Done) => None,
+    };
+    Ok(grepped)
+}
+
+/// How a search that stopped short ends the grep: the deadline is a stop after
+/// `fetched` pages, a cancellation or a pattern too costly the error.
+fn halted(halt: Halt, call: &Call, fetched: usize) -> Result<Stop, Error> {
+    match halt {
+        Halt::Deadline => Ok(Stop::Deadline {
+            budget: call.budget(),
+            fetched,
+        }),
+        Halt::Failed(e) => Err(e),
+    }
+}
+
+/// The crawl's visitor of one grep: searches each fetched page off the async threads
+/// and stops the walk once `max-results` lines matched or a search stopped short.
+struct Searcher<'a> {
+    grepped: &'a mut Grepped,
+    pattern: &'a Pattern,
+    max_results: usize,
+    call: &'a Call,
+    observer: &'a dyn Observer,
+    /// `max-pages`, the total progress counts to.
+    total: f64,
+    /// Pages requested so far: progress rises by one per page fetched (or failed), and
+    /// a page robots.txt refused, which was not requested, sends none.
+    requested: usize,
+    /// Whether the last page searched had more matching lines than were kept.
+    page_cut: bool,
+    /// Why a search stopped short, when one did.
+    halt: Option<Halt>,
+}
+
+impl Visitor for Searcher<'_> {
+    async fn visit(&mut self, visit: &Visit) -> Flow {
         let mut same_as = None;
         let (url, not_searched) = match &visit.outcome {
             Outcome::Fetched { page, text } => {
-                let before = grepped.matches.len();
                 let url = page.url.to_string();
-                page_cut = search(&url, text, pattern, max_results, &mut grepped.matches);
-                let found = grepped.matches.len() - before;
-                requested += 1;
-                observer.progress(
-                    requested as f64,
-                    Some(total),
+                let room = self.max_results - self.grepped.matches.len().min(self.max_results);
+                let searched = search(&url, text.clone(), self.pattern, room, self.call).await;
+                let found = searched.matches.len();
+                self.grepped.matches.extend(searched.matches);
+                match searched.end {
+                    PageEnd::Done => {}
+                    PageEnd::More => self.page_cut = true,
+                    PageEnd::Halted(halt) => self.halt = Some(halt),
+                }
+                self.requested += 1;
+                self.observer.progress(
+                    self.requested as f64,
+                    Some(self.total),
                     &format!("searched {url}: {}", matching_lines(found)),
                 );
                 (url, None)
             }
             Outcome::Failed(error) => {
                 let url = visit.url.to_string();
-                requested += 1;
-                observer.progress(
-                    requested as f64,
-                    Some(total),
+                self.requested += 1;
+                self.observer.progress(
+                    self.requested as f64,
+                    Some(self.total),
                     &format!("not searched {url}: {}", error.rule()),
                 );
                 (url, Some(error.to_string()))
             }
             Outcome::Alias { listed_as, .. } => {
                 let url = visit.url.to_string();
-                requested += 1;
-                observer.progress(
-                    requested as f64,
-                    Some(total),
+                self.requested += 1;
+                self.observer.progress(
+                    self.requested as f64,
+                    Some(self.total),
                     &format!("not searched again {url}: same page as {listed_as}"),
                 );
                 same_as = Some(listed_as.to_string());
@@ -316,67 +386,124 @@ pub async fn grep(
             }
             Outcome::Skipped(error) => (visit.url.to_string(), Some(error.to_string())),
         };
-        grepped.pages.push(Visited {
+        self.grepped.pages.push(Visited {
             url,
             not_searched,
             same_as,
         });
-        if grepped.matches.len() >= max_results {
+        if self.halt.is_some() || self.grepped.matches.len() >= self.max_results {
             Flow::Stop
         } else {
             Flow::Continue
         }
-    };
-    let summary = crawl::crawl(
-        context.fetcher(),
-        context.robots(),
-        &start,
-        &crawl_options,
-        call,
-        &mut on_visit,
-    )
-    .await?;
-    grepped.stopped = match summary.stopped {
-        Stopped::Caller => Some(Stop::MaxResults(max_results)),
-        Stopped::Done if page_cut => Some(Stop::MaxResults(max_results)),
-        Stopped::MaxPages => Some(Stop::MaxPages(crawl_options.max_pages)),
-        Stopped::Deadline => Some(Stop::Deadline {
-            budget: call.budget(),
-            fetched: summary.fetched,
-        }),
-        Stopped::Done => None,
-    };
-    Ok(grepped)
+    }
 }
 
-/// Appends the matches of `text`, the page fetched as `url`, to `matches` until there are
-/// `max_results`; answers whether the page had more matching lines than were kept. Each
-/// match names the URL as asked for, whose `web_fetch` answer has exactly these lines (a
-/// redirected page's `Retrieved from` line included).
-fn search(
+/// Why a page's search stopped before its last line.
+#[derive(Debug)]
+enum Halt {
+    /// The call's `total-timeout` ran out.
+    Deadline,
+    /// The call was cancelled, or the pattern was too costly to match.
+    Failed(Error),
+}
+
+/// How a page's search ended.
+#[derive(Debug)]
+enum PageEnd {
+    /// Every line was searched.
+    Done,
+    /// The page had more matching lines than there was room for.
+    More,
+    /// The search stopped short.
+    Halted(Halt),
+}
+
+/// The matches of one page and how its search ended.
+struct PageSearch {
+    matches: Vec<Found>,
+    end: PageEnd,
+}
+
+/// Searches `text`, the page fetched as `url`, for at most `room` matching lines, on a
+/// blocking thread within `call` (its deadline and cancellation read between lines).
+/// Each match names the URL as asked for, whose `web_fetch` answer has exactly these
+/// lines (a redirected page's `Retrieved from` line included).
+async fn search(
     url: &str,
-    text: &PageText,
+    text: Arc<PageText>,
     pattern: &Pattern,
-    max_results: usize,
-    matches: &mut Vec<Found>,
-) -> bool {
-    let numbered = text
-        .lines()
-        .iter()
-        .enumerate()
-        .map(|(i, line)| (i + 1, line.as_str()));
-    for found in pattern.find_lines(numbered) {
-        if matches.len() >= max_results {
-            return true;
+    room: usize,
+    call: &Call,
+) -> PageSearch {
+    let url = url.to_owned();
+    let pattern = pattern.clone();
+    let budget = Budget::new(call.std_deadline(), call.cancellation().clone());
+    let task = tokio::task::spawn_blocking(move || {
+        let numbered = text
+            .lines()
+            .iter()
+            .enumerate()
+            .map(|(i, line)| (i + 1, line.as_str()));
+        let mut matches = Vec::new();
+        for found in pattern.search(numbered, &budget) {
+            let found = match found {
+                Ok(found) => found,
+                Err(stop) => {
+                    let halt = match stop {
+                        SearchStop::Deadline => Halt::Deadline,
+                        SearchStop::Cancelled => Halt::Failed(Error::Cancelled),
+                        SearchStop::TooCostly { line } => {
+                            Halt::Failed(Error::Pattern(PatternCost {
+                                url: url.clone(),
+                                pattern: quoted_pattern(&pattern),
+                                line,
+                            }))
+                        }
+                    };
+                    return PageSearch {
+                        matches,
+                        end: PageEnd::Halted(halt),
+                    };
+                }
+            };
+            if matches.len() >= room {
+                return PageSearch {
+                    matches,
+                    end: PageEnd::More,
+                };
+            }
+            matches.push(Found {
+                url: url.clone(),
+                line: found.line,
+                text: found.text,
+                cut: found.cut,
+            });
         }
-        matches.push(Found {
-            url: url.to_owned(),
-            line: found.line,
-            text: found.text,
-            cut: found.cut,
-        });
+        PageSearch {
+            matches,
+            end: PageEnd::Done,
+        }
+    });
+    match task.await {
+        Ok(searched) => searched,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(_) => PageSearch {
+            matches: Vec::new(),
+            end: PageEnd::Halted(Halt::Failed(Error::Cancelled)),
+        },
     }
-    false
+}
+
+/// `pattern` as a message quotes it, cut to about 100 characters.
+fn quoted_pattern(pattern: &Pattern) -> String {
+    let quoted = pattern.to_string();
+    if quoted.chars().count() <= 100 {
+        return quoted;
+    }
+    let mut cut: String = quoted.chars().take(100).collect();
+    cut.push('…');
+    cut
 }
 
 #[cfg(test)]

@@ -407,6 +407,30 @@ async fn progress_is_reported_per_page() {
     assert_eq!(progress, expected);
 }
 
+/// A context of the test configuration, a cancellation and its call, the pattern
+/// `needle` and the options of a grep at `depth` (20 pages, 50 results).
+fn needle_grep(
+    depth: usize,
+) -> (
+    Context,
+    CancellationToken,
+    mcp_web_core::fetch::Call,
+    Pattern,
+    GrepOptions,
+) {
+    let settings = parse_web_config(&config()).expect("valid settings");
+    let context = Context::new(settings).expect("a context");
+    let cancel = CancellationToken::new();
+    let call = context.call(cancel.clone());
+    let pattern = Pattern::new("needle", false, false).expect("a pattern");
+    let options = GrepOptions {
+        depth,
+        max_pages: 20,
+        max_results: 50,
+    };
+    (context, cancel, call, pattern, options)
+}
+
 #[tokio::test]
 async fn cancellation_stops_fetching() {
     // `/slow` answers only once the test lets it; `/after` must never be asked for.
@@ -429,16 +453,7 @@ async fn cancellation_stops_fetching() {
         }
         _ => html("After", "<p>needle</p>"),
     });
-    let settings = parse_web_config(&config()).expect("valid settings");
-    let context = Context::new(settings).expect("a context");
-    let cancel = CancellationToken::new();
-    let call = context.call(cancel.clone());
-    let pattern = Pattern::new("needle", false, false).expect("a pattern");
-    let options = GrepOptions {
-        depth: 1,
-        max_pages: 20,
-        max_results: 50,
-    };
+    let (context, cancel, call, pattern, options) = needle_grep(1);
     let url = site.url("/");
     let running = tokio::spawn(async move {
         mcp_web::ops::grep::grep(&context, &url, &pattern, &options, &call, &()).await
@@ -596,4 +611,82 @@ async fn an_answer_over_max_chars_is_cut_and_says_so() {
             kept.chars().count()
         )
     );
+}
+
+/// CPU seconds this process has used (`/proc/self/stat`, user + system).
+fn process_cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").expect("procfs");
+    let after = &stat[stat.rfind(')').expect("the command's end") + 1..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: u64 =
+        fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+    ticks as f64 / 100.0
+}
+
+/// Two megabytes of `a` and `b` in one line: a lazy DFA for "an `a` twenty letters
+/// before a `c`" needs a new state at nearly every byte.
+fn random_ab_line() -> String {
+    let mut seed = 0x2545_f491_u32;
+    (0..1_900_000)
+        .map(|_| {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            if seed >> 31 == 0 { 'a' } else { 'b' }
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_pattern_too_costly_to_match_is_a_typed_error_in_bounded_cpu() {
+    let line = random_ab_line();
+    let site = support::Server::start(move |_| response("text/plain", &format!("{line}\n")));
+    let server = server();
+    let before = process_cpu_seconds();
+    let result = call(
+        &server,
+        "web_grep",
+        json!({"url": site.url("/"), "pattern": "[ab]*a[ab]{20}c", "regex": true}),
+    )
+    .await;
+    let spent = process_cpu_seconds() - before;
+    assert!(result.is_error(), "{}", result.text());
+    let text = result.text();
+    assert!(
+        text.contains("gave up matching the regex \"[ab]*a[ab]{20}c\"")
+            && text.contains("at line 3")
+            && text.contains("No configuration key raises this budget"),
+        "{text}"
+    );
+    let structured = serde_json::to_string(&result.structured_content()).expect("JSON");
+    assert!(structured.contains("pattern-too-costly"), "{structured}");
+    // Unbounded, the NFA simulation would take states × 1.9 MB steps: minutes here.
+    assert!(spent < 15.0, "the call took {spent} s of CPU");
+}
+
+/// An observer that cancels the call once the page's text is extracted, before it is
+/// searched.
+struct CancelAfterExtraction(CancellationToken);
+
+impl mcp_web::ops::Observer for CancelAfterExtraction {
+    fn progress(&self, _done: f64, _total: Option<f64>, message: &str) {
+        if message == "done" {
+            self.0.cancel();
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_cancellation_stops_matching() {
+    let site = support::Server::start(|_| response("text/plain", &"needle\n".repeat(1000)));
+    let (context, cancel, call, pattern, options) = needle_grep(0);
+    let observer = CancelAfterExtraction(cancel);
+    let outcome = mcp_web::ops::grep::grep(
+        &context,
+        &site.url("/"),
+        &pattern,
+        &options,
+        &call,
+        &observer,
+    )
+    .await;
+    assert!(matches!(outcome, Err(Error::Cancelled)), "{outcome:?}");
 }

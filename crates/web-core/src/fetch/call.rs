@@ -88,6 +88,15 @@ impl Call {
         self.deadline
     }
 
+    /// When the whole call's time runs out, on the standard clock: what work on a
+    /// blocking thread reads as it goes.
+    pub fn std_deadline(&self) -> std::time::Instant {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        let now = std::time::Instant::now();
+        now.checked_add(left)
+            .unwrap_or(now + Duration::from_secs(30 * 365 * 24 * 60 * 60))
+    }
+
     /// The call's whole budget (`total-timeout`), as messages name it.
     pub fn budget(&self) -> Duration {
         self.budget
