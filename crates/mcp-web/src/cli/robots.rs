@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use mcp_web_core::robots::{PARSE_LIMIT, Robots, Verdict, path_and_query, product_token};
+use mcp_web_core::robots::{
+    MAX_RULES, PARSE_LIMIT, Robots, Verdict, path_and_query, product_token,
+};
 use mcp_web_core::transport::SystemResolver;
 use mcp_web_core::url::{CheckedUrl, redact};
 use tokio_util::sync::CancellationToken;
@@ -82,10 +84,9 @@ pub fn exec(args: &RobotsArgs) -> ExitCode {
             let robots = Robots::parse(&bytes);
             if robots.truncated() {
                 output::problem(format!(
-                    "{} is longer than {} KiB; only its first {} KiB were read, as a crawler reads it",
+                    "{} is longer than a crawler reads ({} KiB, {MAX_RULES} rules); only its beginning was read",
                     path.display(),
                     PARSE_LIMIT / 1024,
-                    PARSE_LIMIT / 1024
                 ));
             }
             explain_offline(&robots, &agent, &args.urls, &mut out)

@@ -165,7 +165,9 @@ fn offline_problems_with_the_file() {
     );
     assert_eq!(code, 1);
     assert!(
-        err.contains("is longer than 500 KiB; only its first 500 KiB were read"),
+        err.contains(
+            "is longer than a crawler reads (500 KiB, 10000 rules); only its beginning was read"
+        ),
         "{err}"
     );
 }

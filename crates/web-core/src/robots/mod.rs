@@ -40,7 +40,11 @@
 //!   wildcard narrows nothing) but counting a final `$` (it does). `/robots.txt`
 //!   itself is always allowed.
 //! - Only the first [`PARSE_LIMIT`] bytes are parsed (§2.5); a line cut by the limit
-//!   is dropped rather than read half.
+//!   is dropped rather than read half. Of a longer line only the first [`LINE_LIMIT`]
+//!   bytes are read, where Google's parser cuts it.
+//! - At most [`MAX_RULES`] Allow and Disallow rules are kept: the file is read as if it
+//!   ended before the next one, so that matching one URL costs a bounded amount of
+//!   work whatever the file holds.
 
 pub mod cache;
 mod parse;
@@ -57,6 +61,16 @@ use pattern::{Pattern, normalize_path};
 
 /// How many bytes of a robots.txt are parsed: RFC 9309 §2.5 asks for at least 500 KiB.
 pub const PARSE_LIMIT: usize = 500 * 1024;
+
+/// How many bytes of a line are read: Google's parser copies a line into a buffer of
+/// `2083 * 8` bytes (eight times the longest URL some browsers take), the last for
+/// the terminating NUL, and ignores what does not fit.
+pub const LINE_LIMIT: usize = 2083 * 8 - 1;
+
+/// How many Allow and Disallow rules of one robots.txt are kept; a file with more is
+/// read as if it ended before the next one (and says it was cut, like one longer
+/// than [`PARSE_LIMIT`]).
+pub const MAX_RULES: usize = 10_000;
 
 /// The longest a deciding line is quoted in a verdict, in characters.
 const QUOTE_LIMIT: usize = 200;
@@ -168,9 +182,42 @@ impl Robots {
         &self.sitemaps
     }
 
-    /// True when the file was longer than [`PARSE_LIMIT`] and its tail was not read.
+    /// True when the file was longer than [`PARSE_LIMIT`] or held more than
+    /// [`MAX_RULES`] rules, and its tail was not read.
     pub fn truncated(&self) -> bool {
         self.truncated
+    }
+
+    /// How many Allow and Disallow rules were kept, in all groups.
+    pub fn rule_count(&self) -> usize {
+        self.groups.iter().map(|group| group.rules.len()).sum()
+    }
+
+    /// An estimate of the memory the rules take, in bytes: what the cache of
+    /// robots.txt files counts against its bound.
+    pub fn footprint(&self) -> usize {
+        let strings = |items: &[String]| {
+            items
+                .iter()
+                .map(|item| item.len() + std::mem::size_of::<String>())
+                .sum::<usize>()
+        };
+        let groups: usize = self
+            .groups
+            .iter()
+            .map(|group| {
+                std::mem::size_of::<Group>()
+                    + strings(&group.agents)
+                    + group
+                        .rules
+                        .iter()
+                        .map(|rule| {
+                            std::mem::size_of::<Rule>() + rule.line.len() + rule.pattern.len()
+                        })
+                        .sum::<usize>()
+            })
+            .sum();
+        std::mem::size_of::<Robots>() + groups + strings(&self.sitemaps)
     }
 
     /// The groups that apply to `agent`.

@@ -8,7 +8,7 @@ use std::cmp::Reverse;
 use std::time::Duration;
 
 use super::pattern::Pattern;
-use super::{Group, PARSE_LIMIT, Robots, Rule, quote_line};
+use super::{Group, LINE_LIMIT, MAX_RULES, PARSE_LIMIT, Robots, Rule, quote_line};
 
 /// The UTF-8 byte order mark.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -61,8 +61,11 @@ pub(super) fn parse(bytes: &[u8]) -> Robots {
     // True while the lines since the last user-agent line contain no rule, so that a
     // further user-agent line joins the same group.
     let mut in_agents = false;
+    let mut kept = 0usize;
     for (index, line) in lines(bytes).enumerate() {
         let line_no = index + 1;
+        // Google's parser keeps the first LINE_LIMIT bytes of a line and drops the rest.
+        let line = &line[..line.len().min(LINE_LIMIT)];
         let content = trim(strip_comment(before_nul(line)));
         let Some((key, value)) = split_key_value(content) else {
             continue;
@@ -86,7 +89,13 @@ pub(super) fn parse(bytes: &[u8]) -> Robots {
                     // A rule before the first user-agent line belongs to no group.
                     continue;
                 };
+                if kept == MAX_RULES {
+                    // The file is read as if it ended before this line.
+                    robots.truncated = true;
+                    break;
+                }
                 if let Some(pattern) = Pattern::compile(value) {
+                    kept += 1;
                     group.rules.push(Rule {
                         allow: key == Key::Allow,
                         specificity: pattern.specificity(),

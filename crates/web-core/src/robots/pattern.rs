@@ -52,6 +52,11 @@ impl Pattern {
         })
     }
 
+    /// The length of the normalised pattern, in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.text.len()
+    }
+
     /// How specific the pattern is: its octets as written, wildcards and a final `$`
     /// included, an octet outside ASCII counting as the three of its `%XX` escape.
     ///

@@ -1375,3 +1375,55 @@ fn path_and_query_of_a_url() {
         assert_eq!(path_and_query(&url), want, "{raw}");
     }
 }
+
+/// Google's suite (`ID_LinesTooLong`): a line is read up to `2083 * 8 - 1` bytes and
+/// the rest ignored, so a rule cut there matches what its beginning matches.
+#[test]
+fn a_line_longer_than_googles_parser_reads_is_cut_where_it_cuts() {
+    const GOOGLE_MAX: usize = 2083 * 8;
+    let padded = |prefix: &str, fill: char| {
+        let mut line = String::from("/x/");
+        let length = GOOGLE_MAX - line.len() - prefix.len() + 1;
+        while line.len() < length {
+            line.push(fill);
+        }
+        line
+    };
+    let long = padded("disallow: ", 'a');
+    let text = format!("user-agent: FooBot\ndisallow: {long}/qux\n");
+    let robots = Robots::parse(text.as_bytes());
+    assert!(robots.check("FooBot", "/fux").is_allowed());
+    assert!(!robots.check("FooBot", &format!("{long}/fux")).is_allowed());
+
+    let (a, b) = (padded("allow: ", 'a'), padded("allow: ", 'b'));
+    let text = format!("user-agent: FooBot\ndisallow: /\nallow: {a}/qux\nallow: {b}/qux\n");
+    let robots = Robots::parse(text.as_bytes());
+    assert!(!robots.check("FooBot", "/").is_allowed());
+    assert!(robots.check("FooBot", &format!("{a}/qux")).is_allowed());
+    assert!(robots.check("FooBot", &format!("{b}/fux")).is_allowed());
+}
+
+/// A file of more rules than are kept is read as if it ended before the next one: the
+/// rules kept, and so the work of matching one URL, are bounded.
+#[test]
+fn no_more_than_max_rules_are_kept() {
+    let mut text = String::from("User-agent: *\n");
+    for i in 0..MAX_RULES + 5_000 {
+        text.push_str(&format!("Disallow: /*-{i}-*z$\n"));
+    }
+    let robots = Robots::parse(text.as_bytes());
+    assert_eq!(robots.rule_count(), MAX_RULES);
+    assert!(robots.truncated());
+    let last_kept = format!("/a-{}-z", MAX_RULES - 1);
+    assert!(!robots.check("a", &last_kept).is_allowed());
+    assert!(
+        robots
+            .check("a", &format!("/a-{}-z", MAX_RULES))
+            .is_allowed()
+    );
+
+    let exactly = "User-agent: *\n".to_owned() + &"Disallow: /x\n".repeat(MAX_RULES);
+    let robots = Robots::parse(exactly.as_bytes());
+    assert_eq!(robots.rule_count(), MAX_RULES);
+    assert!(!robots.truncated());
+}
