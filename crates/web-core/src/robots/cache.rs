@@ -21,8 +21,13 @@
 //!
 //! robots.txt goes through the same [`Fetcher`] as any page, so the floor applies to
 //! it and to every redirect it takes, hop by hop.
+//!
+//! What is kept is bounded in all: the rules' estimated size ([`Robots::footprint`])
+//! is counted, and above [`MAX_CACHE_BYTES`] the origins whose rules expire soonest
+//! are dropped (and fetched again when next asked).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -48,6 +53,10 @@ pub const RETRY_AFTER: Duration = Duration::from_secs(5 * 60);
 /// How many origins the cache holds before it drops expired ones: a long-running
 /// server crawling many sites does not grow without bound.
 pub const PRUNE_ABOVE: usize = 4096;
+
+/// How many bytes of rules (estimated) the cache keeps in all, about 32 robots.txt
+/// files of the largest size read or thousands of common ones.
+pub const MAX_CACHE_BYTES: usize = 16 << 20;
 
 /// What fetching robots.txt produced, when it produced a body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,6 +135,14 @@ impl Rules {
             Rules::Fixed(_) => None,
         }
     }
+
+    /// An estimate of the memory the rules take, in bytes.
+    pub fn footprint(&self) -> usize {
+        match self {
+            Rules::Parsed(robots) => robots.footprint(),
+            Rules::Fixed(reason) => std::mem::size_of::<Rules>() + reason.to_string().len(),
+        }
+    }
 }
 
 /// One origin's cached rules.
@@ -133,6 +150,32 @@ impl Rules {
 struct Entry {
     rules: Arc<Rules>,
     expires: Instant,
+    /// The rules' size, counted in the cache's total while the entry lives.
+    _charge: Charge,
+}
+
+/// Bytes counted in a total for as long as this lives.
+#[derive(Debug)]
+struct Charge {
+    bytes: usize,
+    total: Arc<AtomicUsize>,
+}
+
+impl Charge {
+    /// Adds `bytes` to `total` until dropped.
+    fn new(bytes: usize, total: &Arc<AtomicUsize>) -> Charge {
+        total.fetch_add(bytes, Ordering::SeqCst);
+        Charge {
+            bytes,
+            total: Arc::clone(total),
+        }
+    }
+}
+
+impl Drop for Charge {
+    fn drop(&mut self) {
+        self.total.fetch_sub(self.bytes, Ordering::SeqCst);
+    }
 }
 
 /// An origin's slot: its own lock, held while its robots.txt is fetched.
@@ -151,6 +194,10 @@ pub struct RobotsCache {
     /// True for a cache of one call with a one-time grant, which keeps what that call
     /// reads and is dropped with it.
     granted: bool,
+    /// The estimated bytes of the rules kept.
+    bytes: Arc<AtomicUsize>,
+    /// Above this many, the rules that expire soonest are dropped.
+    max_bytes: usize,
 }
 
 impl std::fmt::Debug for RobotsCache {
@@ -182,7 +229,22 @@ impl RobotsCache {
             fresh_for: FRESH_FOR,
             retry_after: RETRY_AFTER,
             granted: false,
+            bytes: Arc::new(AtomicUsize::new(0)),
+            max_bytes: MAX_CACHE_BYTES,
         }
+    }
+
+    /// Changes how many bytes of rules are kept in all ([`MAX_CACHE_BYTES`] by
+    /// default).
+    #[must_use]
+    pub fn keep_bytes(mut self, max_bytes: usize) -> RobotsCache {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// The estimated bytes of the rules kept now.
+    pub fn bytes(&self) -> usize {
+        self.bytes.load(Ordering::SeqCst)
     }
 
     /// This cache as one call's with a one-time grant: it keeps what that call reads,
@@ -280,8 +342,37 @@ impl RobotsCache {
         *entry = Some(Entry {
             rules: Arc::clone(&rules),
             expires: Instant::now() + keep,
+            _charge: Charge::new(rules.footprint(), &self.bytes),
         });
+        // This origin's slot stays locked, so the shrinking keeps it.
+        if self.bytes() > self.max_bytes {
+            self.shrink();
+        }
         Ok(rules)
+    }
+
+    /// Drops the origins whose rules expire soonest (expired ones first) until the
+    /// rules kept fit [`RobotsCache::keep_bytes`]; an origin being fetched is kept.
+    fn shrink(&self) {
+        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut kept: Vec<(Instant, Origin)> = slots
+            .iter()
+            .filter_map(|(origin, slot)| {
+                let entry = slot.try_lock().ok()?;
+                entry.as_ref().map(|e| (e.expires, origin.clone()))
+            })
+            .collect();
+        kept.sort_by_key(|(expires, _)| *expires);
+        for (_, origin) in kept {
+            if self.bytes() <= self.max_bytes {
+                break;
+            }
+            if let Some(slot) = slots.remove(&origin)
+                && let Ok(mut entry) = slot.try_lock()
+            {
+                entry.take();
+            }
+        }
     }
 
     /// Fetches `url`'s robots.txt within `call` and turns the outcome into rules, with
@@ -352,9 +443,9 @@ pub fn rules_of(outcome: Result<Body, Error>) -> Option<(Rules, bool)> {
         Err(Error::Content(content)) => unreachable(format!(
             "it is {}, not text",
             if content.content_type.is_empty() {
-                "not declared as text"
+                "not declared as text".to_owned()
             } else {
-                &content.content_type
+                crate::error::quoted(&content.content_type)
             }
         )),
         Err(Error::Transport(t)) => unreachable(format!("{}: {}", t.failure.rule(), t.detail)),

@@ -562,3 +562,32 @@ async fn a_granted_call_reads_for_itself_and_its_own_cache_keeps_it() {
     );
     assert_eq!(source.calls(), 1, "read once for the call");
 }
+
+/// Many origins each with a large robots.txt: the rules kept stay within the cache's
+/// byte bound, the origins expiring soonest dropped first, the one just read kept.
+#[tokio::test]
+async fn the_rules_kept_in_all_stay_within_the_byte_bound() {
+    let big: String = "User-agent: *\n".to_owned()
+        + &(0..2_000)
+            .map(|i| format!("Disallow: /a-long-enough-path-{i}\n"))
+            .collect::<String>();
+    let one = Robots::parse(big.as_bytes()).footprint();
+    let bound = 4 * one + one / 2;
+    let source = Scripted::new((0..40).map(|_| body(&big)).collect(), Duration::ZERO);
+    let cache = RobotsCache::with_source(source.clone(), "mcp-web").keep_bytes(bound);
+    let cancel = CancellationToken::new();
+    let mut most = 0;
+    for i in 0..40 {
+        let page = url(&format!("http://o{i}.example/a-long-enough-path-{i}"));
+        let verdict = cache.verdict(&page, &call_of(&cancel)).await.unwrap();
+        assert!(!verdict.is_allowed(), "{verdict}");
+        most = most.max(cache.bytes());
+    }
+    assert!(most <= bound, "{most} bytes kept, bound {bound}");
+    assert!(cache.bytes() >= one, "the last origin's rules are kept");
+    assert_eq!(source.calls(), 40);
+    // The last origin is still cached; the first was dropped and is fetched again.
+    let last = url("http://o39.example/x");
+    cache.verdict(&last, &call_of(&cancel)).await.unwrap();
+    assert_eq!(source.calls(), 40);
+}
