@@ -852,8 +852,16 @@ fn earliest(deadlines: &[(Instant, &'static str, Duration)]) -> (Instant, &'stat
     best
 }
 
+/// How many bytes past twice the decoded cap a compressed body may take on the wire:
+/// an incompressible body grows by a few header bytes, and the stream may hold one
+/// chunk more than the decoder took.
+const COMPRESSED_SLACK: usize = 64 * 1024;
+
 /// Reads a body, decoding its Content-Encoding as a stream, up to `cap` decoded
-/// bytes or the deadline; says which one cut it, if any.
+/// bytes or the deadline; says which one cut it, if any. The bytes of an encoded body
+/// read from the wire are capped too (twice the largest decoded cap and
+/// [`COMPRESSED_SLACK`]): one that decodes to little or nothing stops there, as if at
+/// the byte cap.
 async fn read_body(
     url: &CheckedUrl,
     body: Incoming,
@@ -863,9 +871,28 @@ async fn read_body(
     key: &'static str,
     limit: Duration,
 ) -> Result<(Vec<u8>, Option<Truncation>), Error> {
+    let wire_cap = if matches!(encoding, "" | "identity") {
+        usize::MAX
+    } else {
+        match cap {
+            Cap::Fixed(cap) => cap,
+            Cap::PdfAware { text, pdf } => text.max(pdf),
+        }
+        .saturating_mul(2)
+        .saturating_add(COMPRESSED_SLACK)
+    };
+    let mut wire_read = 0usize;
     let stream = body
         .into_data_stream()
-        .map_err(|e| std::io::Error::other(Box::new(e)));
+        .map_err(|e| std::io::Error::other(Box::new(e)))
+        .and_then(move |chunk: Bytes| {
+            wire_read = wire_read.saturating_add(chunk.len());
+            std::future::ready(if wire_read > wire_cap {
+                Err(std::io::Error::other(WireCapReached))
+            } else {
+                Ok(chunk)
+            })
+        });
     let mut raw = StreamReader::new(stream);
     let mut reader: Pin<Box<dyn AsyncRead + Send>> = match encoding {
         "" | "identity" => Box::pin(raw),
@@ -923,6 +950,10 @@ async fn read_body(
         }
         let n = match timeout_at(deadline, reader.read(&mut chunk)).await {
             Err(_) => return Ok((out, Some(Truncation::Deadline { key, limit }))),
+            Ok(Err(e)) if is_wire_cap(&e) => {
+                out.truncate(cap);
+                return Ok((out, Some(Truncation::ByteCap { limit: cap })));
+            }
             Ok(Err(e)) => {
                 let (failure, what) = if e.kind() == std::io::ErrorKind::InvalidData
                     || e.kind() == std::io::ErrorKind::UnexpectedEof && !encoding.is_empty()
@@ -947,6 +978,38 @@ async fn read_body(
         }
         out.extend_from_slice(&chunk[..n]);
     }
+}
+
+/// The error the body stream ends with once more than the wire cap was read.
+#[derive(Debug)]
+struct WireCapReached;
+
+impl fmt::Display for WireCapReached {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the compressed body reached the byte cap")
+    }
+}
+
+impl std::error::Error for WireCapReached {}
+
+/// Whether a read failed because the body stream reached the wire cap (the decoders
+/// may wrap the stream's error).
+fn is_wire_cap(e: &std::io::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if err.is::<WireCapReached>() {
+            return true;
+        }
+        if let Some(io) = err.downcast_ref::<std::io::Error>()
+            && io
+                .get_ref()
+                .is_some_and(|inner| inner.is::<WireCapReached>())
+        {
+            return true;
+        }
+        source = err.source();
+    }
+    false
 }
 
 /// The innermost message of an error chain.

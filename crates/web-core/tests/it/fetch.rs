@@ -834,3 +834,32 @@ async fn https_negotiates_http2_and_reuses_the_connection() {
     }
     assert_eq!(connections.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
+
+/// A gzip body of 8 MiB of empty members decodes to nothing, so the decoded cap never
+/// stops it: the bytes read from the wire are capped as well, and the page says the
+/// byte cap cut it (it was read to its end before).
+#[tokio::test]
+async fn a_compressed_body_that_decodes_to_nothing_stops_at_the_byte_cap() {
+    // Header, an empty final stored block, CRC-32 and size of nothing.
+    const EMPTY_MEMBER: [u8; 20] = [
+        0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ];
+    let body = EMPTY_MEMBER.repeat((8 << 20) / EMPTY_MEMBER.len());
+    let server = Server::start(
+        PERMITTED,
+        always(response(
+            200,
+            &[("content-type", "text/plain"), ("content-encoding", "gzip")],
+            &body,
+        )),
+    )
+    .await;
+    let cap = 64 * 1024;
+    let options = FetchOptions {
+        max_bytes: cap,
+        ..quick_options()
+    };
+    let page = get_site(options, server.port()).await.unwrap();
+    assert_eq!(page.truncated, Some(Truncation::ByteCap { limit: cap }));
+    assert!(page.text.is_empty(), "{:?}", page.text);
+}
