@@ -133,7 +133,8 @@ pub(crate) fn results_from(
 
 /// An engine's snippet or title as plain text: tags removed (Brave wraps the matched
 /// words in `<strong>`), character references decoded, runs of whitespace made one
-/// space.
+/// space. Linear in the text: a tag runs from a `<` to the next `>` with no `<`
+/// between, so each `<` looks no further than the next one.
 pub fn strip_markup(text: &str) -> String {
     let mut plain = String::with_capacity(text.len());
     let mut rest = text;
@@ -142,8 +143,10 @@ pub fn strip_markup(text: &str) -> String {
         rest = &rest[at..];
         if rest.starts_with('<') {
             // A tag runs to its '>'; a '<' that opens none is text.
-            match rest.find('>') {
-                Some(end) if is_tag(&rest[1..end]) => rest = &rest[end + 1..],
+            match rest[1..].find(['<', '>']).map(|end| end + 1) {
+                Some(end) if rest.as_bytes()[end] == b'>' && is_tag(&rest[1..end]) => {
+                    rest = &rest[end + 1..];
+                }
                 _ => {
                     plain.push('<');
                     rest = &rest[1..];
@@ -170,9 +173,17 @@ pub fn strip_markup(text: &str) -> String {
 /// since only the endpoint the operator wrote may be reached without the guard.
 const REDIRECT_HINT: &str = "The search client follows no redirects (only the endpoint in the configuration is reached): point \"search-url\" at the API itself.";
 
-/// A provider's own words about a failure, on one line and cut to 200 characters.
+/// How much of a provider's error text is read for its words, in bytes.
+const EXCERPT_READ: usize = 16 * 1024;
+
+/// A provider's own words about a failure, on one line and cut to 200 characters; only
+/// the first [`EXCERPT_READ`] bytes of the text are read.
 fn excerpt(text: &str) -> String {
-    let line = strip_markup(text);
+    let mut end = text.len().min(EXCERPT_READ);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let line = strip_markup(&text[..end]);
     match line.char_indices().nth(200) {
         Some((at, _)) => format!("{} …", &line[..at]),
         None => line,
@@ -334,6 +345,36 @@ mod tests {
         assert_eq!(Provider::Brave.as_str(), "brave");
         assert_eq!(SafeSearch::Moderate.to_string(), "moderate");
         assert_eq!(SafeSearch::Off.as_str(), "off");
+    }
+
+    /// The CPU time this thread has used, from `/proc/thread-self/stat` (Linux).
+    fn thread_cpu() -> Option<std::time::Duration> {
+        let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+        let ticks: u64 =
+            fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+        Some(std::time::Duration::from_millis(ticks * 10))
+    }
+
+    /// 1 MiB of `<` (each opening no tag) and of `<<…b>` once took about half a
+    /// minute each: every `<` looked for a `>` to the end of the text. Now one pass,
+    /// under a second of CPU time even unoptimised.
+    #[test]
+    fn stripping_is_linear_on_pathological_markup() {
+        let Some(before) = thread_cpu() else {
+            return;
+        };
+        let lone = "<".repeat(1 << 20);
+        assert_eq!(strip_markup(&lone).len(), lone.len());
+        let nested = format!("{}b>", "<".repeat(1 << 20));
+        assert_eq!(strip_markup(&nested), "<".repeat((1 << 20) - 1));
+        let spent = thread_cpu().unwrap_or_default().saturating_sub(before);
+        assert!(
+            spent < std::time::Duration::from_secs(2),
+            "{spent:?} of CPU"
+        );
+        // The error excerpt reads only the start of a provider's body.
+        assert_eq!(excerpt(&lone).chars().count(), 202);
     }
 
     #[test]
