@@ -12,12 +12,11 @@
 //! never stored by the server: it lives in that one state and belongs to that one
 //! invocation, and the rules are checked again before any grant counts.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ring::rand::{SecureRandom, SystemRandom};
+use ring::rand::SystemRandom;
 use ring::{digest, hmac};
 use serde_json::{Map, Value, json};
 
@@ -35,9 +34,12 @@ pub const ASK_KEY: &str = "permission";
 const STATE_PREFIX: &str = "mcp-kit-permission.1.";
 /// How long an ask may wait for its answer.
 const STATE_LIFETIME: Duration = Duration::from_secs(600);
-/// The most nonces remembered as used; a full store refuses new asks rather than
-/// forget a nonce that could still be replayed.
-const MAX_USED_NONCES: usize = 100_000;
+/// How many of the latest states issued can still be admitted, whoever asked them: a
+/// state is numbered when issued, and one more than this many states behind the
+/// latest is refused as expired. The window is a bitmap of this many bits (128 KiB),
+/// so no number of asks grows the store or stops asks being made; a client asking
+/// this many times within a state's lifetime only retires the oldest states early.
+const STATE_WINDOW: u64 = 1 << 20;
 
 /// A permission a tool needs before it acts: a kind (`"net.loopback"`), the target it
 /// is for (`"wiki.corp:443 at 127.0.0.1"`), and the message a user reads when asked.
@@ -261,9 +263,67 @@ fn key_of(permission: &Permission) -> Key {
 /// server (and its copies).
 pub(crate) struct Gate {
     key: Option<hmac::Key>,
-    rng: SystemRandom,
-    used: Mutex<HashMap<String, u64>>,
+    issued: Mutex<Issued>,
     clock: Clock,
+}
+
+/// The states issued, by number, and which of the last ones (a window of
+/// [`STATE_WINDOW`] in a server) were used.
+#[derive(Debug)]
+struct Issued {
+    /// How many of the latest states can be admitted, a multiple of 64.
+    window: u64,
+    /// The number of the first state the window holds (a multiple of 64).
+    base: u64,
+    /// One bit per state from `base` on, set once it was used.
+    used: std::collections::VecDeque<u64>,
+    /// The number the next state gets.
+    next: u64,
+}
+
+impl Issued {
+    /// None issued yet; `window` states admissible at most.
+    fn with_window(window: u64) -> Self {
+        Self {
+            window: window.max(64),
+            base: 0,
+            used: std::collections::VecDeque::new(),
+            next: 0,
+        }
+    }
+
+    /// Numbers a new state, retiring the oldest when the window is full.
+    fn issue(&mut self) -> u64 {
+        let number = self.next;
+        self.next += 1;
+        let word = usize::try_from((number - self.base) / 64).unwrap_or(usize::MAX);
+        if word >= self.used.len() {
+            self.used.push_back(0);
+        }
+        while self.used.len() as u64 * 64 > self.window {
+            self.used.pop_front();
+            self.base += 64;
+        }
+        number
+    }
+
+    /// Marks state `number` used; refuses one never issued, retired or used before.
+    fn admit(&mut self, number: u64) -> Result<(), &'static str> {
+        if number >= self.next {
+            return Err("a state never issued");
+        }
+        let Some(offset) = number.checked_sub(self.base) else {
+            return Err("a state older than the last ones issued");
+        };
+        let word = usize::try_from(offset / 64).map_err(|_| "a state out of range")?;
+        let bit = 1u64 << (offset % 64);
+        let slot = self.used.get_mut(word).ok_or("a state out of range")?;
+        if *slot & bit != 0 {
+            return Err("a state used before");
+        }
+        *slot |= bit;
+        Ok(())
+    }
 }
 
 /// Where a gate reads the time, in seconds since the epoch: the system clock, or a
@@ -296,8 +356,8 @@ struct Sealed {
     t: String,
     /// The SHA-256 of its canonical arguments, hex.
     a: String,
-    /// The nonce, hex.
-    n: String,
+    /// The state's number, given by the gate when it was issued.
+    n: u64,
     /// Seconds since the epoch after which the state is refused.
     e: u64,
     /// The grants given in earlier rounds of this invocation.
@@ -400,8 +460,7 @@ impl Gate {
         }
         Gate {
             key,
-            rng,
-            used: Mutex::new(HashMap::new()),
+            issued: Mutex::new(Issued::with_window(STATE_WINDOW)),
             clock,
         }
     }
@@ -468,36 +527,24 @@ impl Gate {
         if content.e < now {
             return Err("an expired state".into());
         }
-        let mut used = match self.used.lock() {
-            Ok(used) => used,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        used.retain(|_, expires| *expires >= now);
-        if used.contains_key(&content.n) {
-            return Err("a state used before".into());
-        }
-        used.insert(content.n.clone(), content.e);
+        self.issued().admit(content.n)?;
         Ok(content)
+    }
+
+    /// The states issued, whatever panicked while holding them.
+    fn issued(&self) -> std::sync::MutexGuard<'_, Issued> {
+        self.issued
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// A signed state asking `pending` after `grants`, or `None` when none can be made.
     fn seal(&self, permit: &Permit, pending: Key) -> Option<String> {
         let key = self.key.as_ref()?;
-        let mut nonce = [0u8; 16];
-        self.rng.fill(&mut nonce).ok()?;
-        {
-            let used = match self.used.lock() {
-                Ok(used) => used,
-                Err(poisoned) => poisoned.into_inner(),
-            };
-            if used.len() >= MAX_USED_NONCES {
-                return None;
-            }
-        }
         let content = Sealed {
             t: permit.tool.clone(),
             a: permit.digest.clone(),
-            n: hex(&nonce),
+            n: self.issued().issue(),
             e: (self.clock)() + STATE_LIFETIME.as_secs(),
             g: permit.grants.clone(),
             p: pending,
@@ -579,6 +626,28 @@ mod tests {
             Checked::Ask(state) => state,
             _ => panic!("a permission no rule matches is asked"),
         }
+    }
+
+    #[test]
+    fn a_flood_of_asks_retires_only_the_oldest_states_and_the_store_stays_a_window() {
+        let mut issued = Issued::with_window(128);
+        let first = issued.issue();
+        let flood: Vec<u64> = (0..100_000).map(|_| issued.issue()).collect();
+        for &number in &flood[..flood.len() - 1] {
+            let _ = issued.admit(number);
+        }
+        // Asking never stops, and the store holds the window, not the flood.
+        let latest = issued.issue();
+        assert!(issued.used.len() <= 3, "{} words", issued.used.len());
+        assert_eq!(
+            issued.admit(first),
+            Err("a state older than the last ones issued")
+        );
+        assert_eq!(issued.admit(latest), Ok(()));
+        assert_eq!(issued.admit(latest), Err("a state used before"));
+        let unused = flood[flood.len() - 1];
+        assert_eq!(issued.admit(unused), Ok(()));
+        assert_eq!(issued.admit(latest + 1), Err("a state never issued"));
     }
 
     #[test]
