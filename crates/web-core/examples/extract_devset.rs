@@ -3,7 +3,7 @@
 //! decoding included) on stderr.
 //!
 //! Usage: `extract_devset DEVSET_DIR OUT_DIR [ROUNDS]` where `DEVSET_DIR` holds `cases.json`
-//! and `pages/`. With ROUNDS > 1 the extraction is repeated and the best round is reported.
+//! and `pages/`; a page whose file ends in `.gz` is decompressed before the clock starts. With ROUNDS > 1 the extraction is repeated and the best round is reported.
 //! With `EXTRACT_FLAGS` set, each case's flags are printed on stderr. With
 //! `EXTRACT_ENGINE=dom_smoothie` the pages go through `dom_smoothie` alone (default settings,
 //! formatted text) instead of the extractor, for comparison. With `EXTRACT_ANSWER` set, each
@@ -70,6 +70,17 @@ fn decode(bytes: &[u8]) -> String {
     mcp_web_core::fetch::charset::decode(bytes, None, true, false, false).0
 }
 
+/// A page's bytes, decompressed when its file is gzipped (`.gz`).
+fn read_page(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    let raw = std::fs::read(path)?;
+    if path.extension().is_none_or(|e| e != "gz") {
+        return Ok(raw);
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&raw[..]), &mut bytes)?;
+    Ok(bytes)
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let (Some(devset), Some(out)) = (args.next(), args.next()) else {
@@ -87,7 +98,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let file = case["file"].as_str().ok_or("case without file")?;
         let url = case["url"].as_str().unwrap_or("https://example.invalid/");
         let base = url::Url::parse(url).or_else(|_| url::Url::parse("https://example.invalid/"))?;
-        let bytes = std::fs::read(devset.join(file))?;
+        let bytes = read_page(&devset.join(file))?;
         // The headline to compare titles with, found before the clock starts.
         let want = case["truth"]
             .as_str()

@@ -29,12 +29,16 @@
 //! one that is only the site's name, are dropped, since an answer prints the title above
 //! the text. Reader comments (a thread, a comment, its form) are never content.
 
+mod clean;
 mod html;
+mod meta;
 mod parse;
 pub mod pdf;
 mod prune;
 mod render;
+mod select;
 mod text;
+mod title;
 mod tokens;
 mod tree;
 mod vocab;

@@ -1,0 +1,317 @@
+//! The chrome filter: scripts, hidden elements, navigation, site headers and footers,
+//! asides, consent banners, share bars and comment widgets, removed by element, role and
+//! class name, unless they hold the main content or much of the page's text; then the
+//! boilerplate filter on what is left.
+
+use std::collections::HashSet;
+
+use dom_query::{Document, NodeId, NodeRef};
+
+use super::prune::{Memo, prune};
+use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
+use super::vocab::{CHROME_ROLES, is_hidden, is_never_content};
+
+/// A chrome candidate holding more than this share of the page's text is kept anyway.
+const CHROME_MAX_SHARE: f64 = 0.4;
+/// Chrome by class name holding a paragraph of at least this many visible characters is kept.
+const NAMED_CHROME_MAX_PARAGRAPH: usize = 400;
+/// Layout chrome by name is removed when at least a quarter of its text is links, or when
+/// it has no more visible characters than this.
+const LAYOUT_SHORT: usize = 200;
+
+/// What the chrome filter saw.
+pub(crate) struct Cleaned {
+    /// Visible characters (not whitespace) left in the body.
+    pub(crate) text_chars: usize,
+    /// Visible characters before chrome was removed (hidden and never-content elements
+    /// excluded).
+    pub(crate) all_chars: usize,
+    /// Script elements in the page.
+    pub(crate) scripts: usize,
+}
+
+/// What kind of element the chrome filter sees.
+enum Verdict {
+    /// Removed with its subtree, no questions asked.
+    Remove,
+    /// Chrome, removed unless it holds the main content or much of the page's text.
+    Chrome,
+    /// Chrome by class name or id: removed like chrome, but only when no paragraph inside is
+    /// as long as an article's (a name like `Section--Ads` can mark a block of the article).
+    NamedChrome,
+    /// Layout chrome by name: removed like chrome, but only when mostly links or short.
+    Layout,
+    /// `noscript`: removed, unless it holds much of the page's text and more than a short
+    /// message (broken markup can leave a page's content inside it).
+    Noscript,
+    /// Reader comments by class name or id: removed however much of the page's text they
+    /// hold, unless they hold the main content.
+    Comments,
+    /// Marks main content (`article`, `main`, `role=main`, `itemprop=articleBody`).
+    Main,
+    /// Anything else.
+    Other,
+}
+
+/// What the chrome filter makes of an element, `in_main` when it is inside main content.
+fn verdict(node: &NodeRef<'_>, in_main: bool, memo: &mut Memo<'_>) -> Verdict {
+    if with_element(node, |e| is_never_content(&e.name.local)).unwrap_or(false) {
+        return Verdict::Remove;
+    }
+    if is_hidden(node) {
+        return Verdict::Remove;
+    }
+    with_element(node, |e| {
+        let name = &*e.name.local;
+        if name == "noscript" {
+            return Verdict::Noscript;
+        }
+        let class = attr(e, "class").map(|v| memo.sense(v)).unwrap_or_default();
+        let names = attr(e, "id").map_or(class.names, |id| class.names.and(memo.sense(id).names));
+        // A reader's comment is often an `article` of its own; it is still a comment.
+        if names.comments && !names.content && !matches!(name, "html" | "body" | "main") {
+            return Verdict::Comments;
+        }
+        let role = attr(e, "role").map(str::to_ascii_lowercase);
+        if matches!(name, "article" | "main")
+            || role.as_deref() == Some("main")
+            || attr(e, "itemprop").is_some_and(|p| p.eq_ignore_ascii_case("articleBody"))
+        {
+            return Verdict::Main;
+        }
+        // A page's form may wrap all of it (a site built on one server-side form): chrome
+        // only without an article's paragraph.
+        if name == "form" {
+            return Verdict::NamedChrome;
+        }
+        // An aside named as the post is the post, laid out beside the site's menus.
+        if name == "aside" && class.entry {
+            return Verdict::Other;
+        }
+        if matches!(name, "nav" | "aside")
+            || (matches!(name, "header" | "footer") && !in_main)
+            || role.is_some_and(|r| CHROME_ROLES.contains(&r.as_str()))
+        {
+            return Verdict::Chrome;
+        }
+        if matches!(name, "html" | "body") {
+            return Verdict::Other;
+        }
+        if names.always {
+            Verdict::Chrome
+        } else if names.strong {
+            Verdict::NamedChrome
+        } else if names.layout && !names.content {
+            Verdict::Layout
+        } else {
+            Verdict::Other
+        }
+    })
+    .unwrap_or(Verdict::Other)
+}
+
+/// An open element during the chrome walk.
+struct Frame {
+    id: NodeId,
+    chars: usize,
+    link_chars: usize,
+    /// Visible characters of the longest paragraph inside.
+    longest_paragraph: usize,
+    paragraph: bool,
+    has_main: bool,
+    verdict: Verdict,
+    main: bool,
+    link: bool,
+    code: bool,
+}
+
+/// Removes chrome from the document: never-content elements, hidden elements, and chrome
+/// (navigation, site headers and footers, asides, banners, share bars, …) unless it holds the
+/// main content or a large share of the text.
+fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
+    let mut remove: Vec<NodeId> = Vec::new();
+    // Chrome candidates: the element, its visible characters, and whether it is removed
+    // even above the share cap (a short `noscript`, reader comments).
+    let mut candidates: Vec<(NodeId, usize, bool)> = Vec::new();
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut in_main = 0usize;
+    let mut in_link = 0usize;
+    let mut in_code = 0usize;
+    let mut scripts = 0usize;
+    let mut total = 0usize;
+    walk(doc.root(), |step| match step {
+        Step::Enter(node) => {
+            if let Some(n) = with_text(&node, visible_len) {
+                total += n;
+                if let Some(top) = frames.last_mut() {
+                    top.chars += n;
+                    if in_link > 0 {
+                        top.link_chars += n;
+                    }
+                }
+                return false;
+            }
+            if !node.is_element() {
+                return node.is_document() || node.is_fragment();
+            }
+            let name = with_element(&node, |e| e.name.local.clone());
+            // An `a` without `href` is an anchor (`<a name>`), not a link; broken markup can
+            // leave one open around whole sections.
+            let link = name.as_ref().is_some_and(|n| &**n == "a")
+                && with_element(&node, |e| attr(e, "href").is_some()).unwrap_or(false);
+            if name.as_ref().is_some_and(|n| &**n == "script") {
+                scripts += 1;
+            }
+            let code = name
+                .as_ref()
+                .is_some_and(|n| matches!(&**n, "pre" | "code"));
+            let v = match verdict(&node, in_main > 0, memo) {
+                // Inside code, class names are highlighting (`token comment`), not chrome.
+                Verdict::Remove => Verdict::Remove,
+                _ if in_code > 0 || code => Verdict::Other,
+                v => v,
+            };
+            if matches!(v, Verdict::Remove) {
+                remove.push(node.id);
+                return false;
+            }
+            let main = matches!(v, Verdict::Main);
+            in_main += usize::from(main);
+            in_link += usize::from(link);
+            in_code += usize::from(code);
+            frames.push(Frame {
+                id: node.id,
+                chars: 0,
+                link_chars: 0,
+                longest_paragraph: 0,
+                paragraph: name.as_ref().is_some_and(|n| &**n == "p"),
+                has_main: main,
+                verdict: v,
+                main,
+                link,
+                code,
+            });
+            true
+        }
+        Step::Leave(node, entered) => {
+            if entered
+                && node.is_element()
+                && let Some(frame) = frames.pop()
+            {
+                in_main -= usize::from(frame.main);
+                in_link -= usize::from(frame.link);
+                in_code -= usize::from(frame.code);
+                let longest = if frame.paragraph {
+                    frame.longest_paragraph.max(frame.chars)
+                } else {
+                    frame.longest_paragraph
+                };
+                let chrome = match frame.verdict {
+                    Verdict::Chrome | Verdict::Noscript | Verdict::Comments => true,
+                    Verdict::NamedChrome => longest < NAMED_CHROME_MAX_PARAGRAPH,
+                    Verdict::Layout => {
+                        frame.link_chars * 4 >= frame.chars || frame.chars <= LAYOUT_SHORT
+                    }
+                    _ => false,
+                };
+                if chrome && !frame.has_main {
+                    let forced = (matches!(frame.verdict, Verdict::Noscript)
+                        && frame.chars <= LAYOUT_SHORT)
+                        || matches!(frame.verdict, Verdict::Comments);
+                    candidates.push((frame.id, frame.chars, forced));
+                }
+                if let Some(parent) = frames.last_mut() {
+                    parent.chars += frame.chars;
+                    parent.link_chars += frame.link_chars;
+                    parent.longest_paragraph = parent.longest_paragraph.max(longest);
+                    parent.has_main |= frame.has_main;
+                }
+            }
+            true
+        }
+    });
+    let cap = (total as f64 * CHROME_MAX_SHARE) as usize;
+    let mut removed_chars = 0usize;
+    // Candidates arrive innermost first; an outer removal covers inner ones.
+    let mut removed: HashSet<NodeId> = HashSet::new();
+    for (id, chars, forced) in candidates.iter().rev() {
+        if *chars <= cap || *forced {
+            let node = NodeRef::new(*id, &doc.tree);
+            if node.ancestors_it(None).any(|a| removed.contains(&a.id)) {
+                continue;
+            }
+            removed.insert(*id);
+            removed_chars += chars;
+        }
+    }
+    for id in remove.iter().chain(removed.iter()) {
+        NodeRef::new(*id, &doc.tree).remove_from_parent();
+    }
+    Cleaned {
+        text_chars: total.saturating_sub(removed_chars),
+        all_chars: total,
+        scripts,
+    }
+}
+
+/// Removes chrome from the document, then prunes boilerplate from its body.
+pub(crate) fn clean_and_prune(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
+    let cleaned = clean(doc, memo);
+    if let Some(body) = doc.body() {
+        prune(body, memo);
+    }
+    cleaned
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::parse::parse;
+    use crate::extract::render::render;
+    use ::url::Url;
+
+    #[test]
+    fn a_post_in_a_page_wide_form_an_aside_or_a_category_named_after_chrome_is_kept() {
+        let text = |html: &str| {
+            let doc = parse(html);
+            let base = Url::parse("https://example.com/").unwrap();
+            clean(&doc, &mut Memo::new(&base));
+            render(doc.body().unwrap()).join("\n")
+        };
+        let filler = "<p>Filler so that each block is a small share of the page. Filler so \
+                      that each block is a small share of the page. Filler so that each block \
+                      is a small share of the page. Filler so that each block is small.</p>"
+            .repeat(3);
+        let long = "A paragraph as long as an article's. ".repeat(12);
+        // A form around the article's paragraphs (a page built on one server-side form) is
+        // kept; a login form is not.
+        let page = format!(
+            "<html><body><form id=aspnetForm><p>{long}</p></form><form id=login><p>Sign in \
+             to comment on this story.</p></form>{filler}</body></html>"
+        );
+        let out = text(&page);
+        assert!(out.contains("as long as an article"), "{out}");
+        assert!(!out.contains("Sign in"), "{out}");
+        // An aside named as the post is the post; one named as a sidebar is chrome.
+        let page = format!(
+            "<html><body><aside class=blogPost><p>The post laid out beside the menus.</p>\
+             </aside><aside class=sidebar><p>Archives and links.</p></aside>{filler}</body>\
+             </html>"
+        );
+        let out = text(&page);
+        assert!(out.contains("The post laid out"), "{out}");
+        assert!(!out.contains("Archives"), "{out}");
+        // A post filed under a category named like chrome, and a script's hook, say nothing
+        // of the element's role; a share bar is still chrome.
+        let page = format!(
+            "<html><body><div class='entry-category-social_media entry'><p>The post about \
+             social media.</p></div><div class='module js-social-images'><p>The article's \
+             own text.</p></div><div class=social-share><p>Share this post.</p></div>\
+             {filler}</body></html>"
+        );
+        let out = text(&page);
+        assert!(out.contains("The post about social media."), "{out}");
+        assert!(out.contains("The article's own text."), "{out}");
+        assert!(!out.contains("Share this post."), "{out}");
+    }
+}

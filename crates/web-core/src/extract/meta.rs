@@ -1,0 +1,338 @@
+//! The page's marks, found by one walk of the parsed page before any step changes it: the
+//! elements its title, language, base and links are read from, the elements that may say
+//! its headline, and the tree's depth and size.
+
+use std::collections::HashSet;
+
+use ::url::Url;
+use dom_query::{Document, LocalName, NodeId, NodeRef, local_name};
+use html5ever::ns;
+
+use super::render::collapse;
+use super::title::Headlines;
+use super::tree::{Step, attr, walk, with_element};
+
+/// The elements the page's metadata is read from, found by one walk of the parsed page: each
+/// is the first element in document order that a selector of the page's metadata matches
+/// (named in each field), matched as the selector engine matches it: by local name in any
+/// namespace, attributes in no namespace, `rel` words ASCII case-insensitively on HTML
+/// elements only.
+#[derive(Default)]
+pub(crate) struct Marks {
+    /// `head title`.
+    head_title: Option<NodeId>,
+    /// `title`.
+    title: Option<NodeId>,
+    /// `meta[property="og:title"], meta[name="og:title"]`.
+    og_title: Option<NodeId>,
+    /// `h1`.
+    h1: Option<NodeId>,
+    /// `html[lang]`.
+    html_lang: Option<NodeId>,
+    /// The first of `meta[http-equiv][content]` whose `http-equiv` says `Content-Language`.
+    content_language: Option<NodeId>,
+    /// `base[href]`.
+    base: Option<NodeId>,
+    /// Every match of `a[href], area[href], link[rel~=next][href]`, in document order.
+    links: Vec<NodeId>,
+    /// The elements that may say the headline ([`Headlines::candidate`]) and whether each
+    /// is a heading, in document order.
+    pub(crate) headlines: Vec<(NodeId, bool)>,
+    /// The greatest element depth.
+    pub(crate) depth: usize,
+    /// The number of elements.
+    pub(crate) elements: usize,
+}
+
+impl Marks {
+    /// The page's metadata elements, by one walk of the document.
+    pub(crate) fn of(doc: &Document) -> Self {
+        let mut marks = Self::default();
+        // Open `head` elements around the node entered, and open elements.
+        let mut in_head = 0usize;
+        let mut depth = 0usize;
+        walk(doc.root(), |step| {
+            match step {
+                Step::Enter(node) => {
+                    with_element(&node, |e| {
+                        depth += 1;
+                        marks.elements += 1;
+                        marks.depth = marks.depth.max(depth);
+                        if let Some(heading) = Headlines::candidate(e) {
+                            marks.headlines.push((node.id, heading));
+                        }
+                        let local = &e.name.local;
+                        let html = e.name.ns == ns!(html);
+                        // An attribute in no namespace, as an attribute selector reads it.
+                        let has = |name: LocalName| {
+                            e.attrs
+                                .iter()
+                                .any(|a| a.name.ns == ns!() && a.name.local == name)
+                        };
+                        let first = |slot: &mut Option<NodeId>| {
+                            slot.get_or_insert(node.id);
+                        };
+                        if *local == local_name!("head") {
+                            in_head += 1;
+                        } else if *local == local_name!("title") {
+                            if in_head > 0 {
+                                first(&mut marks.head_title);
+                            }
+                            first(&mut marks.title);
+                        } else if *local == local_name!("meta") {
+                            if marks.og_title.is_none()
+                                && e.attrs.iter().any(|a| {
+                                    a.name.ns == ns!()
+                                        && (a.name.local == local_name!("property")
+                                            || a.name.local == local_name!("name"))
+                                        && &*a.value == "og:title"
+                                })
+                            {
+                                marks.og_title = Some(node.id);
+                            }
+                            if marks.content_language.is_none()
+                                && has(local_name!("http-equiv"))
+                                && has(local_name!("content"))
+                                && attr(e, "http-equiv").is_some_and(|v| {
+                                    v.trim().eq_ignore_ascii_case("content-language")
+                                })
+                            {
+                                marks.content_language = Some(node.id);
+                            }
+                        } else if *local == local_name!("h1") {
+                            first(&mut marks.h1);
+                        } else if *local == local_name!("html") {
+                            if has(local_name!("lang")) {
+                                first(&mut marks.html_lang);
+                            }
+                        } else if *local == local_name!("base") {
+                            if has(local_name!("href")) {
+                                first(&mut marks.base);
+                            }
+                        } else if *local == local_name!("a") || *local == local_name!("area") {
+                            if has(local_name!("href")) {
+                                marks.links.push(node.id);
+                            }
+                        } else if *local == local_name!("link")
+                            && has(local_name!("href"))
+                            && e.attrs.iter().any(|a| {
+                                a.name.ns == ns!()
+                                    && a.name.local == local_name!("rel")
+                                    && a.value.split(SELECTOR_WHITESPACE).any(|w| {
+                                        if html {
+                                            w.eq_ignore_ascii_case("next")
+                                        } else {
+                                            w == "next"
+                                        }
+                                    })
+                            })
+                        {
+                            marks.links.push(node.id);
+                        }
+                    });
+                }
+                Step::Leave(node, _) => {
+                    with_element(&node, |e| {
+                        depth = depth.saturating_sub(1);
+                        if e.name.local == local_name!("head") {
+                            in_head -= 1;
+                        }
+                    });
+                }
+            }
+            true
+        });
+        marks
+    }
+
+    /// The title when Readability finds none: `<title>`, else `og:title`, else the first
+    /// `h1`.
+    pub(crate) fn title(&self, doc: &Document) -> Option<String> {
+        let text = |id: Option<NodeId>| id.map(|id| collapse(&NodeRef::new(id, &doc.tree).text()));
+        let og = || {
+            self.og_title
+                .and_then(|id| NodeRef::new(id, &doc.tree).attr("content"))
+                .map(|c| collapse(&c))
+        };
+        // Each source is read only when the ones before it gave no text.
+        text(self.head_title.or(self.title))
+            .filter(|t| !t.is_empty())
+            .or_else(|| og().filter(|t| !t.is_empty()))
+            .or_else(|| text(self.h1).filter(|t| !t.is_empty()))
+    }
+
+    /// The declared language: `<html lang>`, else a `Content-Language` meta.
+    pub(crate) fn lang(&self, doc: &Document) -> Option<String> {
+        let value = |id: Option<NodeId>, name: &str| {
+            id.and_then(|id| NodeRef::new(id, &doc.tree).attr(name))
+                .map(|l| l.trim().to_owned())
+        };
+        value(self.html_lang, "lang")
+            .filter(|l| !l.is_empty())
+            .or_else(|| value(self.content_language, "content"))
+            .filter(|l| !l.is_empty() && l.len() <= 64)
+    }
+
+    /// Absolute http(s) links in document order (`<a href>`, `<area href>`,
+    /// `<link rel=next>`), fragments removed, duplicates dropped.
+    pub(crate) fn links(&self, doc: &Document, base: &Url) -> Vec<Url> {
+        let base = self
+            .base
+            .and_then(|id| NodeRef::new(id, &doc.tree).attr("href"))
+            .and_then(|h| base.join(h.trim()).ok())
+            .unwrap_or_else(|| base.clone());
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for id in &self.links {
+            let Some(href) = NodeRef::new(*id, &doc.tree).attr("href") else {
+                continue;
+            };
+            let Ok(mut url) = base.join(href.trim()) else {
+                continue;
+            };
+            if !matches!(url.scheme(), "http" | "https") {
+                continue;
+            }
+            url.set_fragment(None);
+            if seen.insert(url.as_str().to_owned()) {
+                out.push(url);
+            }
+        }
+        out
+    }
+}
+
+/// Whitespace as the selector engine splits an attribute's words (`[rel~=next]`).
+const SELECTOR_WHITESPACE: &[char] = &[' ', '\t', '\n', '\r', '\x0C'];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::parse::parse;
+
+    /// The page's metadata as the selector queries read it, one query each.
+    fn by_selectors(doc: &Document, base: &Url) -> (Option<String>, Option<String>, Vec<Url>) {
+        let first_text = |selector: &str| {
+            doc.select_single(selector)
+                .nodes()
+                .first()
+                .map(|n| collapse(&n.text()))
+        };
+        let og = || {
+            doc.select_single(r#"meta[property="og:title"], meta[name="og:title"]"#)
+                .attr("content")
+                .map(|c| collapse(&c))
+        };
+        let title = first_text("head title")
+            .or_else(|| first_text("title"))
+            .filter(|t| !t.is_empty())
+            .or_else(|| og().filter(|t| !t.is_empty()))
+            .or_else(|| first_text("h1").filter(|t| !t.is_empty()));
+        let from_meta = || {
+            doc.select("meta[http-equiv][content]")
+                .nodes()
+                .iter()
+                .find(|n| {
+                    n.attr("http-equiv")
+                        .is_some_and(|v| v.trim().eq_ignore_ascii_case("content-language"))
+                })
+                .and_then(|n| n.attr("content"))
+                .map(|l| l.trim().to_owned())
+        };
+        let lang = doc
+            .select_single("html[lang]")
+            .attr("lang")
+            .map(|l| l.trim().to_owned())
+            .filter(|l| !l.is_empty())
+            .or_else(from_meta)
+            .filter(|l| !l.is_empty() && l.len() <= 64);
+        let base = doc
+            .select_single("base[href]")
+            .attr("href")
+            .and_then(|h| base.join(h.trim()).ok())
+            .unwrap_or_else(|| base.clone());
+        let mut seen = HashSet::new();
+        let links = doc
+            .select("a[href], area[href], link[rel~=next][href]")
+            .nodes()
+            .iter()
+            .filter_map(|n| base.join(n.attr("href")?.trim()).ok())
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+            .map(|mut u| {
+                u.set_fragment(None);
+                u
+            })
+            .filter(|u| seen.insert(u.as_str().to_owned()))
+            .collect();
+        (title, lang, links)
+    }
+
+    #[test]
+    fn one_walk_finds_the_metadata_the_selectors_find() {
+        let base = Url::parse("https://example.com/a/page").unwrap();
+        let pages = [
+            // Foreign elements: an `html` with `lang`, a `title` and links inside SVG and
+            // MathML; `rel` words compared case-insensitively on HTML elements only; an
+            // `xlink:href` is in a namespace, not an `href`.
+            "<html><head><meta name=og:title content=' OG  title '></head><body>\
+             <svg><title>Drawing</title><html lang=fr></html><a xlink:href=/svg-x>x</a>\
+             <a href=/svg-a>a</a><link rel=NEXT href=/svg-upper /><link rel='prev next' \
+             href=/svg-next /></svg><math><title>M</title></math>\
+             <link rel=NEXT href=/upper><link rel='next&#12;page' href=/ff><link rel=nexts \
+             href=/no><a href='#top'>t</a><a name=n>anchor</a><area href=/map>\
+             <h1>  Heading   one </h1><h1>Two</h1><div class=PostTitle>Named</div></body></html>",
+            // A `<title>` outside `head` before the one inside it; an empty `html lang`
+            // gives way to the meta, whose `http-equiv` is trimmed and read in any case.
+            "<!doctype html><html lang=' '><body><p>x</p></body></html>",
+            "<html lang=''><head><meta http-equiv=refresh content=5>\
+             <meta http-equiv=' Content-LANGUAGE ' content=' de-AT '><title> </title>\
+             <meta property=og:title content=Og><base href='/root/'></head>\
+             <body><title>Body title</title><a href=rel>r</a><a href='https://example.com/a/page#x'>\
+             self</a><a href=mailto:x@y>m</a><a href=rel>again</a><base href=/second/></body></html>",
+            "<html><head><meta property=OG:TITLE content=no><meta name=og:title content=''>\
+             </head><body><h1></h1><h1>Late</h1><template><a href=/in-template>t</a>\
+             <title>T</title></template></body></html>",
+            // Markup foreign content cannot hold breaks out of it.
+            "<svg><p><html lang=en-GB><title>Out</title></html><a href=/after>after</a></svg>",
+        ];
+        for page in pages {
+            let doc = parse(page);
+            let marks = Marks::of(&doc);
+            let walked = (
+                marks.title(&doc),
+                marks.lang(&doc),
+                marks.links(&doc, &base),
+            );
+            assert_eq!(walked, by_selectors(&doc, &base), "{page}");
+            assert_eq!(
+                (marks.depth, marks.elements),
+                crate::extract::tree::depth_and_count(doc.root()),
+                "{page}"
+            );
+            assert_eq!(marks.headlines, Headlines::candidates(&doc), "{page}");
+        }
+        // The answers themselves, on the first page (links by path) and the third.
+        let answers = |page: &str, title, lang, links: &[&str], show: fn(&Url) -> String| {
+            let doc = parse(page);
+            let marks = Marks::of(&doc);
+            assert_eq!(marks.title(&doc).as_deref(), Some(title));
+            assert_eq!(marks.lang(&doc).as_deref(), Some(lang));
+            let got: Vec<String> = marks.links(&doc, &base).iter().map(show).collect();
+            assert_eq!(got, links);
+        };
+        answers(
+            pages[0],
+            "Drawing",
+            "fr",
+            &["/svg-a", "/svg-next", "/upper", "/ff", "/a/page", "/map"],
+            |u| u.path().to_owned(),
+        );
+        answers(
+            pages[2],
+            "Og",
+            "de-AT",
+            &["https://example.com/root/rel", "https://example.com/a/page"],
+            |u| u.as_str().to_owned(),
+        );
+    }
+}

@@ -1,0 +1,678 @@
+//! Content selection on the cleaned page: `dom_smoothie` (a Readability port) picks the
+//! main content; the selection widens to the page's own main container when it kept only
+//! part of it; a short selection away from the headline's post gives way to the post; and
+//! when selection kept too little of the page's prose, the fallback answers with the page's
+//! main container or the region of the body that holds its prose.
+
+use std::collections::{HashMap, HashSet};
+
+use dom_query::{Document, LocalName, NodeId, NodeRef, local_name};
+use dom_smoothie::{Config, Readability};
+use html5ever::ns;
+
+use super::prune::{Memo, drop_orphan_headings, is_list_line, prune};
+use super::render::{collapse, render};
+use super::title::{HEADLINE_MAX_CHARS, heading_words, text_within};
+use super::tree::{Step, visible_len, walk, with_element, with_text};
+
+/// Trees deeper than this skip content selection (its cost grows with depth × size).
+const SELECT_MAX_DEPTH: usize = 180;
+/// Trees with more elements than this skip content selection.
+const SELECT_MAX_ELEMENTS: usize = 60_000;
+/// Selection keeping less than this share of the body's text falls back to the whole body…
+const SELECTION_MIN_SHARE: f64 = 0.1;
+/// …and selection keeping less than this share does when what the whole body adds reads as
+/// the article's own text (see [`adds_article_text`]): at this share, what it adds is as
+/// often teasers and sidebars as the rest of a story.
+const SELECTION_SHORT_SHARE: f64 = 0.3;
+/// The whole body adds the article's text when it adds at least this many prose paragraphs…
+const ADDED_MIN_PARAGRAPHS: usize = 3;
+/// …of which less than this share are teasers (a paragraph under a short title line).
+const ADDED_MAX_TEASER_SHARE: f64 = 0.6;
+/// …when the body has at least this many more characters than the selection.
+const SELECTION_MIN_LOSS: usize = 600;
+/// …and the whole body has at least this many characters of prose the selection lacks.
+const FALLBACK_MIN_PROSE: usize = 200;
+/// The fallback uses the page's main container when it holds at least this share of the
+/// body's text, else the region that holds its prose.
+const CONTAINER_MIN_SHARE: f64 = 0.3;
+/// The whole-body fallback narrows to the smallest element holding this share of the
+/// body's prose.
+const REGION_MIN_PROSE: f64 = 0.95;
+/// A selection is widened to the page's main container only when at least this share of its
+/// text is found there…
+const WIDEN_MIN_COVER: f64 = 0.8;
+/// …and the container has at most this many times its text.
+const WIDEN_MAX_GROWTH: f64 = 3.0;
+/// When widening, a container line the selection did not keep joins it if it has at least
+/// this many visible characters (prose, not a label or a teaser title).
+const PROSE_MIN_CHARS: usize = 80;
+/// When widening, a container's table of at least this many rows joins the selection however
+/// short its cells.
+const TABLE_MIN_ROWS: usize = 3;
+/// The post under the headline is looked for only when it has at most this many visible
+/// characters.
+const POST_MAX_CHARS: usize = 3000;
+/// A selection away from the headline's post gives way to the post when it has at most this
+/// many times the post's visible characters.
+const POST_MAX_GROWTH: f64 = 2.0;
+
+/// Whether a tree of this depth and this many elements goes through content selection
+/// (its cost grows with depth × size); a larger one falls back to its prose region.
+pub(crate) fn fits(depth: usize, elements: usize) -> bool {
+    depth <= SELECT_MAX_DEPTH && elements <= SELECT_MAX_ELEMENTS
+}
+
+/// The page's main text, as selection, widening and the fallback decided it.
+pub(crate) struct MainText {
+    /// The text's lines.
+    pub(crate) lines: Vec<String>,
+    /// Whether the lines are the fallback's (the page's container or prose region) rather
+    /// than the selection's.
+    pub(crate) whole_body: bool,
+    /// The text of the cleaned page's first `h1`, read before selection rewrote the page.
+    pub(crate) h1: Option<String>,
+}
+
+/// The main text of a cleaned page (`doc`, with `body_chars` visible characters in its body,
+/// `selectable` when [`fits`] says so): the selection, widened to the page's own main
+/// container ([`widen`]); a short selection away from the post under the heading that says
+/// `title` gives way to the post; when selection kept too little of the page's prose, the
+/// fallback ([`settle`]). `reparse` gives the page parsed and cleaned again, for the rare page
+/// whose prose region is needed after selection consumed the document.
+pub(crate) fn main_text(
+    doc: Document,
+    selectable: bool,
+    body_chars: usize,
+    title: Option<&str>,
+    memo: &mut Memo<'_>,
+    reparse: impl FnOnce(&mut Memo<'_>) -> Document,
+) -> MainText {
+    // Selection consumes the document. A page that marks no main container would need its
+    // prose region, should selection keep under a third of it: a copy of the cleaned page
+    // is kept for that, cheaper than parsing and cleaning the page again.
+    let (marks_container, h1) = container_and_h1(&doc);
+    let spare = (selectable && !marks_container).then(|| doc.clone());
+    // What widening and the fallback read of the cleaned page is taken before content
+    // selection rewrites the one document: its first h1 and its own containers, rendered.
+    let h1 = h1.map(|id| collapse(&NodeRef::new(id, &doc.tree).text()));
+    // Nothing changes the document between here and the look above: a page that marks no
+    // container has none to render.
+    let containers = if marks_container {
+        Containers::render(&doc, memo)
+    } else {
+        Containers {
+            renders: Default::default(),
+        }
+    };
+    let post = headline_post(&doc, title, memo);
+    let (selected, unselected) = if selectable {
+        (select_content(doc, memo), spare)
+    } else {
+        (None, Some(doc))
+    };
+    // The selection with its visible characters, counted once.
+    let selected = selected.map(|narrow| {
+        let lines = widen(narrow, &containers);
+        let chars = visible_chars(&lines);
+        (lines, chars)
+    });
+    let (mut lines, whole_body) = settle(selected, body_chars, &containers, || {
+        // Selection consumed the document and the page marks a main container too small to
+        // stand for it: the rare page that falls back to its prose region is parsed and
+        // cleaned again.
+        let doc = match unselected {
+            Some(doc) => doc,
+            None => reparse(memo),
+        };
+        prose_region(&doc).map(|n| prune_render(n, memo))
+    });
+    if !whole_body
+        && let Some(post) = post
+        && anchored_elsewhere(&lines, &post)
+        && visible_chars(&lines) as f64 <= visible_chars(&post) as f64 * POST_MAX_GROWTH
+    {
+        // A short selection away from the headline's post is a sidebar block that outscored
+        // a short post: the post is the page's text.
+        lines = post;
+    }
+    MainText {
+        lines,
+        whole_body,
+        h1,
+    }
+}
+
+/// Whether the document marks a main container (exactly one element matches one of
+/// [`CONTAINERS`]), and its first `h1`, by one walk: the selectors matched as the selector
+/// engine matches them (local names in any namespace, attributes in no namespace, their
+/// values compared exactly).
+fn container_and_h1(doc: &Document) -> (bool, Option<NodeId>) {
+    // Matches of each of [`CONTAINERS`], counted up to two.
+    let mut matches = [0u8; 4];
+    let mut h1 = None;
+    walk(doc.root(), |step| {
+        if let Step::Enter(node) = step {
+            with_element(&node, |e| {
+                let local = &e.name.local;
+                let value_is = |name: LocalName, value: &str| {
+                    e.attrs
+                        .iter()
+                        .any(|a| a.name.ns == ns!() && a.name.local == name && &*a.value == value)
+                };
+                let hits = [
+                    value_is(local_name!("itemprop"), "articleBody"),
+                    *local == local_name!("article"),
+                    value_is(local_name!("role"), "main"),
+                    *local == local_name!("main"),
+                ];
+                for (count, hit) in matches.iter_mut().zip(hits) {
+                    if hit {
+                        *count = (*count + 1).min(2);
+                    }
+                }
+                if *local == local_name!("h1") {
+                    h1.get_or_insert(node.id);
+                }
+            });
+        }
+        true
+    });
+    (matches.contains(&1), h1)
+}
+
+/// The attribute that marks a page's own `h1` elements through content selection.
+const H1_MARK: &str = "data-mcp-web-h1";
+
+/// Runs content selection (`dom_smoothie`) on a cleaned document and renders what it kept.
+fn select_content(doc: Document, memo: &mut Memo<'_>) -> Option<Vec<String>> {
+    let config = Config {
+        disable_json_ld: true,
+        keep_classes: true,
+        ..Config::default()
+    };
+
+    // The selector writes every `h1` it keeps as `h2`; marking them first lets the page's own
+    // levels be restored afterwards.
+    doc.select("h1").set_attr(H1_MARK, "");
+    let base = memo.page();
+    let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
+    let mut readability = Readability::with_document(doc, url, Some(config)).ok()?;
+    readability.parse().ok()?;
+    let marked = readability.doc.select(&format!("[{H1_MARK}]"));
+    marked.rename("h1");
+    marked.remove_attr(H1_MARK);
+    let root = readability.doc.select_single("#readability-page-1");
+    let node = root.nodes().first().copied()?;
+    Some(prune_render(node, memo))
+}
+
+/// The one element matching `selector`, if exactly one does.
+fn unique<'a>(doc: &'a Document, selector: &str) -> Option<NodeRef<'a>> {
+    match doc.select(selector).nodes() {
+        [node] => Some(*node),
+        _ => None,
+    }
+}
+
+/// The page's own main containers, each rendered (pruned) when exactly one element matches
+/// its selector, taken from the cleaned document before content selection rewrites it.
+struct Containers {
+    /// Renders by selector, the most specific container first: an article body, an
+    /// article, the main role, the main element.
+    renders: [Option<Vec<String>>; 4],
+}
+
+/// The selectors of the page's own containers, the most specific first.
+const CONTAINERS: [&str; 4] = [
+    r#"[itemprop="articleBody"]"#,
+    "article",
+    r#"[role="main"]"#,
+    "main",
+];
+
+impl Containers {
+    /// Renders the page's unique containers.
+    fn render(doc: &Document, memo: &mut Memo<'_>) -> Self {
+        Self {
+            renders: CONTAINERS
+                .map(|selector| unique(doc, selector).map(|n| prune_render(n, memo))),
+        }
+    }
+
+    /// The container the page itself marks as its main content: an article body, else the
+    /// main region, else the article.
+    fn main(&self) -> Option<&Vec<String>> {
+        [0, 3, 2, 1]
+            .into_iter()
+            .find_map(|i| self.renders[i].as_ref())
+    }
+}
+
+/// Widens a selection to the page's own main container when the selection lies within it
+/// and kept only part of it (an abstract beside the references, a lead beside the body, the
+/// several blocks of a recipe): the container's prose and the headings over it join the
+/// selected lines, in the page's order. Returns the selection unchanged otherwise.
+fn widen(narrow: Vec<String>, containers: &Containers) -> Vec<String> {
+    let n = visible_chars(&narrow);
+    for wide in containers.renders.iter().flatten() {
+        let w = visible_chars(wide);
+        let lines: HashSet<&str> = wide.iter().map(String::as_str).collect();
+        let covered: usize = narrow
+            .iter()
+            .filter(|l| lines.contains(l.as_str()))
+            .map(|l| visible_len(l))
+            .sum();
+        if covered as f64 >= n as f64 * WIDEN_MIN_COVER {
+            if w > n && w as f64 <= n as f64 * WIDEN_MAX_GROWTH {
+                return merge(&narrow, wide.clone());
+            }
+            // A larger container holding this one would only grow more.
+            return narrow;
+        }
+    }
+    narrow
+}
+
+/// The fallback decision: the selection (its lines and visible characters, `None` when the
+/// page skipped or failed selection) unless it kept under a third of the body's
+/// `body_chars` and lost prose; then the page's main container when it holds enough of the
+/// body, else its prose `region`, when what they add is worth the noise. Returns the lines
+/// and whether they are the fallback's.
+fn settle(
+    selected: Option<(Vec<String>, usize)>,
+    body_chars: usize,
+    containers: &Containers,
+    region: impl FnOnce() -> Option<Vec<String>>,
+) -> (Vec<String>, bool) {
+    let short = |chars: usize| {
+        chars < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize
+            && body_chars.saturating_sub(chars) >= SELECTION_MIN_LOSS
+    };
+    let selected = match selected {
+        Some((lines, chars)) if !short(chars) => return (lines, false),
+        selected => selected,
+    };
+    let kept = selected.as_ref().map_or(0, |(_, chars)| *chars);
+    let whole = containers.main().cloned().filter(|lines| {
+        let chars = visible_chars(lines);
+        chars > kept && chars >= (body_chars as f64 * CONTAINER_MIN_SHARE) as usize
+    });
+    let whole = whole.or_else(region).unwrap_or_default();
+    match selected {
+        // The body's extra text is labels, menus and teasers, not prose: the selection lost
+        // nothing worth the noise.
+        Some((lines, _)) if lost_prose(&lines, &whole) < FALLBACK_MIN_PROSE => (lines, false),
+        // A selection of a tenth to less than a third of the body stays unless the body adds
+        // the article's text, not teasers and sidebar blocks.
+        Some((lines, chars))
+            if chars >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
+                && !adds_article_text(&lines, &whole) =>
+        {
+            (lines, false)
+        }
+        _ => (whole, true),
+    }
+}
+
+/// The smallest element of the body that holds nearly all of its prose (blocks of at least
+/// [`PROSE_MIN_CHARS`] visible characters): the body without the site's header, sidebars
+/// and footer when the page does not mark them. The body itself when no child qualifies.
+fn prose_region(doc: &Document) -> Option<NodeRef<'_>> {
+    let body = doc.body()?;
+    // Prose characters under each element, by a post-order walk.
+    let mut prose: HashMap<NodeId, usize> = HashMap::new();
+    // Open elements: id, visible characters, prose below, whether a prose block is inside.
+    let mut frames: Vec<(NodeId, usize, usize, bool)> = Vec::new();
+    walk(body, |step| match step {
+        Step::Enter(node) => {
+            if let Some(n) = with_text(&node, visible_len) {
+                if let Some(top) = frames.last_mut() {
+                    top.1 += n;
+                }
+                return false;
+            }
+            if node.is_element() {
+                frames.push((node.id, 0, 0, false));
+                return true;
+            }
+            false
+        }
+        Step::Leave(node, entered) => {
+            if entered
+                && node.is_element()
+                && let Some((id, chars, mut below, mut inner)) = frames.pop()
+            {
+                let block = with_element(&node, |e| is_prose_block(&e.name.local)).unwrap_or(false);
+                if block && !inner && chars >= PROSE_MIN_CHARS {
+                    below += chars;
+                    inner = true;
+                }
+                prose.insert(id, below);
+                if let Some(parent) = frames.last_mut() {
+                    parent.1 += chars;
+                    parent.2 += below;
+                    parent.3 |= inner;
+                }
+            }
+            true
+        }
+    });
+    let total = prose.get(&body.id).copied().unwrap_or(0);
+    let mut region = body;
+    'descend: loop {
+        for child in region.element_children() {
+            if prose.get(&child.id).copied().unwrap_or(0) as f64 >= total as f64 * REGION_MIN_PROSE
+                && total > 0
+            {
+                region = child;
+                continue 'descend;
+            }
+        }
+        return Some(region);
+    }
+}
+
+/// Elements whose text, when long enough, counts as prose.
+fn is_prose_block(name: &str) -> bool {
+    matches!(
+        name,
+        "p" | "li" | "dd" | "td" | "th" | "blockquote" | "pre" | "div" | "section" | "article"
+    )
+}
+
+/// Visible characters of the prose lines of `whole` (lines of at least
+/// [`PROSE_MIN_CHARS`]) that `selected` does not have.
+fn lost_prose(selected: &[String], whole: &[String]) -> usize {
+    let kept: HashSet<&str> = selected.iter().map(String::as_str).collect();
+    whole
+        .iter()
+        .filter(|l| !kept.contains(l.as_str()))
+        .map(|l| visible_len(l))
+        .filter(|&n| n >= PROSE_MIN_CHARS)
+        .sum()
+}
+
+/// Whether `whole` adds to `selected` the article's own text: at least
+/// [`ADDED_MIN_PARAGRAPHS`] prose paragraphs the selection lacks (lines of at least
+/// [`PROSE_MIN_CHARS`] visible characters, neither headings nor list items; table rows of that
+/// length count, as the cells of a page laid out in a table), of which less than
+/// [`ADDED_MAX_TEASER_SHARE`] are teasers: a paragraph whose line before is a short line the
+/// selection lacks too (a teaser's title over its summary, in a list of other stories).
+fn adds_article_text(selected: &[String], whole: &[String]) -> bool {
+    let kept: HashSet<&str> = selected.iter().map(String::as_str).collect();
+    let (mut paragraphs, mut teasers) = (0usize, 0usize);
+    let mut before: Option<&String> = None;
+    for line in whole.iter().filter(|l| !l.is_empty()) {
+        let added = !kept.contains(line.as_str());
+        let paragraph = !line.starts_with('#')
+            && (line.starts_with('|') || !is_list_line(line))
+            && visible_len(line) >= PROSE_MIN_CHARS;
+        if added && paragraph {
+            paragraphs += 1;
+            let under_title = before.is_some_and(|b| {
+                !kept.contains(b.as_str())
+                    && !b.starts_with('#')
+                    && !is_list_line(b)
+                    && visible_len(b) < PROSE_MIN_CHARS
+            });
+            teasers += usize::from(under_title);
+        }
+        before = Some(line);
+    }
+    paragraphs >= ADDED_MIN_PARAGRAPHS
+        && (teasers as f64) < paragraphs as f64 * ADDED_MAX_TEASER_SHARE
+}
+
+/// The lines of `wide` worth keeping beside `narrow`: those also in `narrow`, prose lines,
+/// and headings over kept lines.
+fn merge(narrow: &[String], wide: Vec<String>) -> Vec<String> {
+    let set: HashSet<&str> = narrow.iter().map(String::as_str).collect();
+    let mut keep: Vec<bool> = wide
+        .iter()
+        .map(|l| {
+            l.is_empty()
+                || set.contains(l.as_str())
+                || (!l.starts_with('#') && visible_len(l) >= PROSE_MIN_CHARS)
+        })
+        .collect();
+    // A list or a table (consecutive item or row lines) with as much text as a prose line is
+    // kept whole, and so is a table of a few rows however short: the steps of a recipe, a
+    // table of figures or of ingredients. Link lists were pruned already. The label that
+    // introduces it ("For the dough:") goes with it.
+    let mut i = 0;
+    while i < wide.len() {
+        let end = (i..wide.len())
+            .find(|&j| !is_list_line(&wide[j]))
+            .unwrap_or(wide.len());
+        if end > i {
+            let chars: usize = wide[i..end].iter().map(|l| visible_len(l)).sum();
+            let table = wide[i].starts_with('|') && end - i >= TABLE_MIN_ROWS;
+            if chars >= PROSE_MIN_CHARS || table {
+                keep[i..end].iter_mut().for_each(|k| *k = true);
+                if let Some(label) = (0..i).rev().find(|&j| !wide[j].is_empty())
+                    && wide[label].trim_end().ends_with(':')
+                {
+                    keep[label] = true;
+                }
+            }
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    // Headings over kept text: walk backwards remembering whether the next text line is kept.
+    let mut next_kept = false;
+    for i in (0..wide.len()).rev() {
+        let l = &wide[i];
+        if l.is_empty() {
+            continue;
+        }
+        if l.starts_with('#') {
+            keep[i] = keep[i] || next_kept;
+        } else {
+            next_kept = keep[i];
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for (l, k) in wide.into_iter().zip(keep) {
+        if !k || (l.is_empty() && out.last().is_none_or(String::is_empty)) {
+            continue;
+        }
+        out.push(l);
+    }
+    drop_orphan_headings(&mut out);
+    out
+}
+
+/// The post under the page's headline: the smallest element around the first heading
+/// (`h1` to `h3`) whose words are the title's that holds more text than the heading,
+/// rendered, when it has at most [`POST_MAX_CHARS`] visible characters.
+fn headline_post(doc: &Document, title: Option<&str>, memo: &mut Memo<'_>) -> Option<Vec<String>> {
+    let words = heading_words(title?);
+    if words.is_empty() {
+        return None;
+    }
+    let heading = doc
+        .select("h1, h2, h3")
+        .nodes()
+        .iter()
+        .find(|n| text_within(**n, HEADLINE_MAX_CHARS).is_some_and(|t| heading_words(&t) == words))
+        .copied()?;
+    let own = visible_len(&heading.text());
+    let mut node = heading;
+    loop {
+        node = node
+            .parent()
+            .filter(|p| p.is_element() && !p.has_name("body") && !p.has_name("html"))?;
+        let n = visible_len(&text_within(node, POST_MAX_CHARS)?);
+        if n > own {
+            return Some(prune_render(node, memo));
+        }
+    }
+}
+
+/// Whether the selection lies away from the headline's post: no text line of the post
+/// (headings aside) is among the selected lines.
+fn anchored_elsewhere(selected: &[String], post: &[String]) -> bool {
+    let kept: HashSet<&str> = selected.iter().map(String::as_str).collect();
+    let mut text = post
+        .iter()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .peekable();
+    text.peek().is_some() && text.all(|l| !kept.contains(l.as_str()))
+}
+
+/// Prunes boilerplate from a subtree of the page `memo` resolves links against, then
+/// renders it.
+fn prune_render(node: NodeRef<'_>, memo: &mut Memo<'_>) -> Vec<String> {
+    prune(node, memo);
+    let mut lines = render(node);
+    drop_orphan_headings(&mut lines);
+    lines
+}
+
+/// Characters other than whitespace in the lines.
+pub(crate) fn visible_chars(lines: &[String]) -> usize {
+    lines.iter().map(|l| visible_len(l)).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::parse::parse;
+    use ::url::Url;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.split('\n').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn one_walk_finds_the_container_and_the_first_h1_the_selectors_find() {
+        let pages = [
+            "<body><main><h1>A</h1></main><h1>B</h1></body>",
+            "<body><article>1</article><article>2</article><div role=MAIN>x</div></body>",
+            "<body><div itemprop=articlebody>x</div><div role=main>y</div><div role=main>z</div></body>",
+            "<body><div itemprop=articleBody>x</div><svg><main/><h1>in svg</h1></svg></body>",
+            "<body><p>none</p></body>",
+        ];
+        for page in pages {
+            let doc = parse(page);
+            let by_selectors = (
+                CONTAINERS.iter().any(|s| unique(&doc, s).is_some()),
+                doc.select_single("h1").nodes().first().map(|n| n.id),
+            );
+            assert_eq!(container_and_h1(&doc), by_selectors, "{page}");
+        }
+        let doc = parse(pages[1]);
+        assert!(!container_and_h1(&doc).0);
+        let doc = parse(pages[3]);
+        assert!(container_and_h1(&doc).0);
+    }
+
+    #[test]
+    fn the_post_under_the_headline_is_found_and_a_selection_elsewhere_seen() {
+        let base = Url::parse("https://example.com/post").unwrap();
+        let doc = parse(
+            "<html><body><div><div class=x><h3>Fall Leaf Bunting</h3><div><p>Simple shares \
+             this easy fall leaf bunting.</p></div></div><div><p>Tip jar: thank you for \
+             every coin you give.</p></div></div></body></html>",
+        );
+        let post = headline_post(&doc, Some("Fall Leaf Bunting"), &mut Memo::new(&base)).unwrap();
+        assert_eq!(
+            post,
+            lines("### Fall Leaf Bunting\n\nSimple shares this easy fall leaf bunting.")
+        );
+        assert!(anchored_elsewhere(
+            &lines("Tip jar: thank you for every coin you give."),
+            &post
+        ));
+        assert!(!anchored_elsewhere(
+            &lines("Simple shares this easy fall leaf bunting.\n\nMore."),
+            &post
+        ));
+        // No heading says the title: no post.
+        assert!(headline_post(&doc, Some("Winter"), &mut Memo::new(&base)).is_none());
+    }
+
+    #[test]
+    fn the_whole_body_adds_the_article_s_text_not_its_teasers() {
+        let para = |n: usize| {
+            format!(
+                "Paragraph {n} of the story goes on with more than eighty visible characters of \
+                 plain prose, as the paragraph of a story has."
+            )
+        };
+        let selected = lines(&format!("{}\n\n{}", para(0), para(1)));
+        // The rest of the story: three more paragraphs under one subheading.
+        let story = lines(&format!(
+            "{}\n\n{}\n\n## More\n\n{}\n\n{}\n\n{}",
+            para(0),
+            para(1),
+            para(2),
+            para(3),
+            para(4)
+        ));
+        assert!(adds_article_text(&selected, &story));
+        // Other stories: each summary under its short title line.
+        let teasers = lines(&format!(
+            "{}\n\n{}\n\n## More headlines\n\nStorm closes the harbour\n\n{}\n\n\
+             Council votes on the budget\n\n{}\n\nSchool opens a new wing\n\n{}",
+            para(0),
+            para(1),
+            para(2),
+            para(3),
+            para(4)
+        ));
+        assert!(!adds_article_text(&selected, &teasers));
+        // Two paragraphs more are not worth the body's noise; rows of prose in a table are
+        // paragraphs too.
+        let two = lines(&format!("{}\n\n{}\n\n{}", para(0), para(2), para(3)));
+        assert!(!adds_article_text(&selected, &two));
+        let table = lines(&format!(
+            "| {} |\n| {} |\n| {} |",
+            para(2),
+            para(3),
+            para(4)
+        ));
+        assert!(adds_article_text(&selected, &table));
+    }
+
+    #[test]
+    fn merging_keeps_prose_lists_and_tables_and_drops_labels() {
+        let long = "A paragraph long enough to count as prose in the page's main container, \
+                    well over eighty visible characters.";
+        let narrow = lines(&format!("Kept by selection.\n\n{long}"));
+        let wide = lines(&format!(
+            "# Headline\n\nKept by selection.\n\nShare this\n\n## Steps\n\n1. Heat the oil in the wok.\n\
+             2. Fry the garlic until it turns golden.\n3. Add the greens and toss for a minute.\n\n## Tags\n\n\
+             - a\n- b\n\n| Size | Weight |\n| --- | --- |\n| Small tomatoes | 120 grams |\n\
+             | Large tomatoes | 240 grams |\n| Beefsteak tomatoes | 400 grams |\n\n{long}\n\nRead more"
+        ));
+        assert_eq!(
+            merge(&narrow, wide),
+            lines(&format!(
+                "# Headline\n\nKept by selection.\n\n## Steps\n\n1. Heat the oil in the wok.\n\
+                 2. Fry the garlic until it turns golden.\n3. Add the greens and toss for a minute.\n\n\
+                 | Size | Weight |\n| --- | --- |\n| Small tomatoes | 120 grams |\n| Large tomatoes | 240 grams |\n| Beefsteak tomatoes | 400 grams |\n\n{long}"
+            ))
+        );
+    }
+
+    #[test]
+    fn merging_keeps_a_short_table_whole_with_its_label() {
+        let long = "A paragraph long enough to count as prose in the page's main container, \
+                    well over eighty visible characters.";
+        let narrow = lines(long);
+        let wide = lines(&format!(
+            "For the dough:\n\n| 125 g | Flour |\n| 65 g | Sugar |\n| 1 | Egg |\n\nServes:\n\n\
+             | 2 | People |\n\nTags:\n\n- a\n- b\n\n{long}"
+        ));
+        assert_eq!(
+            merge(&narrow, wide),
+            lines(&format!(
+                "For the dough:\n\n| 125 g | Flour |\n| 65 g | Sugar |\n| 1 | Egg |\n\n{long}"
+            ))
+        );
+    }
+}

@@ -1,0 +1,762 @@
+//! The page's title and its headlines: the title as Readability reads it, cut to the part a
+//! heading of the page says and never the site's name; the headings that say it, marked for
+//! the filters; the headline and its dateline put back when selection dropped them; and the
+//! body headings the `# Title` line above the text already says, dropped.
+
+use std::collections::HashSet;
+
+use dom_query::{Document, Element, NodeId, NodeRef};
+use dom_smoothie::{Config, Readability};
+
+use super::prune::TITLE_MARK;
+use super::render::collapse;
+use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
+use super::vocab::names_headline;
+
+/// A title of more parts than this is left whole (a real one has a few), so cutting it
+/// stays cheap however a page writes its `<title>`.
+const TITLE_MAX_PARTS: usize = 12;
+/// An element with more visible characters than this says no headline; its text is not
+/// read further, so a page of many large elements named "title" costs no more than its size.
+pub(crate) const HEADLINE_MAX_CHARS: usize = 400;
+/// An `h1` restored as the headline has at least this many words.
+const HEADLINE_MIN_WORDS: usize = 3;
+/// Images whose `alt` says the title, from this many on, are a gallery's repeated title.
+const TITLE_ALTS_MIN: usize = 3;
+/// The dateline is looked for, and put back, among this many lines at the top.
+const DATELINE_TOP_LINES: usize = 8;
+
+/// What Readability's metadata says of a page.
+pub(crate) struct Readable {
+    /// The article's title: JSON-LD `headline`/`name`, else `og:title` and its kin, else the
+    /// `<title>` without the site name its separators mark off.
+    pub(crate) title: Option<String>,
+    /// The site's name (JSON-LD publisher, `og:site_name`).
+    pub(crate) site: Option<String>,
+}
+
+/// The page's title as Readability defines it, read from the document (which is given back).
+pub(crate) fn readable_title(doc: Document, url: Option<&str>) -> (Document, Readable) {
+    let r = Readability {
+        doc,
+        doc_url: url.map(str::to_owned),
+        config: Config::default(),
+    };
+    let meta = r.get_article_metadata(r.parse_json_ld());
+    let clean = |t: &str| Some(collapse(t)).filter(|t| !t.is_empty());
+    let readable = Readable {
+        title: clean(&meta.title),
+        site: meta.site_name.as_deref().and_then(clean),
+    };
+    (r.doc, readable)
+}
+
+/// The page's title and site name, and the elements that may say its headline.
+pub(crate) struct PageTitle {
+    /// The title (see [`Headlines::title_of`]).
+    pub(crate) title: Option<String>,
+    /// The site's name: Readability's, else what the `<title>` has beside the title.
+    pub(crate) site: Option<String>,
+    /// The elements that may say the headline, their words read once: for cutting the title
+    /// and for marking the headings that say it (none when the page has no title).
+    headlines: Option<Headlines>,
+}
+
+impl PageTitle {
+    /// The page's title from what Readability read (`readable`), the raw title
+    /// ([`Marks::title`](super::meta::Marks::title)) and the elements that may say the
+    /// headline (`candidates`: each, and whether it is a heading, in document order).
+    pub(crate) fn read(
+        doc: &Document,
+        readable: Readable,
+        raw_title: Option<String>,
+        candidates: &[(NodeId, bool)],
+    ) -> Self {
+        let site = readable
+            .site
+            .clone()
+            .or_else(|| site_from_title(raw_title.as_deref(), readable.title.as_deref()));
+        let raw = raw_title.clone();
+        let title = readable.title.or(raw_title);
+        let headlines = title.is_some().then(|| Headlines::read(doc, candidates));
+        let title = title
+            .zip(headlines.as_ref())
+            .map(|(t, h)| h.title_of(t, raw, site.as_deref()));
+        Self {
+            title,
+            site,
+            headlines,
+        }
+    }
+
+    /// Marks with [`TITLE_MARK`] the headings that say the title (see
+    /// [`Headlines::mark_title_headings`]); returns them in document order.
+    pub(crate) fn mark_title_headings(&self, doc: &Document) -> Vec<NodeId> {
+        match (self.title.as_deref(), self.headlines.as_ref()) {
+            (Some(title), Some(headlines)) => headlines.mark_title_headings(doc, title),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The site's name as the `<title>` gives it beside the article's title
+/// (`Headline | Site Name`): what is left of `raw` once `title` and the separators are cut.
+fn site_from_title(raw: Option<&str>, title: Option<&str>) -> Option<String> {
+    let (raw, title) = (raw?, title?);
+    let rest = raw
+        .strip_prefix(title)
+        .or_else(|| raw.strip_suffix(title))?;
+    let rest = rest.trim_matches(|c: char| c.is_whitespace() || TITLE_SEPARATORS.contains(&c));
+    (!rest.is_empty() && rest.len() < raw.len()).then(|| rest.to_owned())
+}
+
+/// The part of a title that a heading of the page says (see
+/// [`Headlines::headline_of_title`]).
+#[cfg(test)]
+fn headline_of_title(doc: &Document, title: String, site: Option<&str>) -> String {
+    Headlines::of(doc).headline_of_title(title, site)
+}
+
+/// The elements of a page that may say its headline (headings, and elements whose class or
+/// id names a headline or a title), in document order, each with the words of its text when
+/// that text has at most [`HEADLINE_MAX_CHARS`] visible characters.
+pub(crate) struct Headlines {
+    /// The element, whether it is a heading (`h1` to `h6`), and its words.
+    elements: Vec<(NodeId, bool, Option<Vec<String>>)>,
+}
+
+impl Headlines {
+    /// The page's elements that may say its headline, by one walk of the document.
+    fn of(doc: &Document) -> Self {
+        Self::read(doc, &Self::candidates(doc))
+    }
+
+    /// The elements that may say the headline ([`Self::candidate`]) and whether each is a
+    /// heading, in document order, by one walk of the document.
+    pub(crate) fn candidates(doc: &Document) -> Vec<(NodeId, bool)> {
+        let mut candidates = Vec::new();
+        walk(doc.root(), |step| {
+            if let Step::Enter(node) = step
+                && let Some(Some(heading)) = with_element(&node, Self::candidate)
+            {
+                candidates.push((node.id, heading));
+            }
+            true
+        });
+        candidates
+    }
+
+    /// Whether an element may say the headline (`Some`) and whether it is a heading: `h1`
+    /// to `h6`, or an element whose class or id names a headline or a title.
+    pub(crate) fn candidate(e: &Element) -> Option<bool> {
+        let heading = matches!(&*e.name.local, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+        let named = || {
+            [attr(e, "class"), attr(e, "id")]
+                .into_iter()
+                .flatten()
+                .any(names_headline)
+        };
+        (heading || named()).then_some(heading)
+    }
+
+    /// The words of the candidates found (element, whether it is a heading), in their order.
+    fn read(doc: &Document, candidates: &[(NodeId, bool)]) -> Self {
+        let elements = candidates
+            .iter()
+            .map(|&(id, heading)| {
+                let node = NodeRef::new(id, &doc.tree);
+                let words = text_within(node, HEADLINE_MAX_CHARS).map(|t| heading_words(&t));
+                (id, heading, words)
+            })
+            .collect();
+        Self { elements }
+    }
+
+    /// The page's title: the readable title cut to the part a heading says; when no heading
+    /// says it and the raw `<title>` differs (a generic `og:title`, a readable title cut to
+    /// the site's sections), the part of the raw title a heading says, if one does and has
+    /// at least [`HEADLINE_MIN_WORDS`] words (a site's one-word logo is not a headline).
+    fn title_of(&self, readable: String, raw: Option<String>, site: Option<&str>) -> String {
+        let cut = self.headline_of_title(readable, site);
+        if self.says(&cut) {
+            return cut;
+        }
+        raw.filter(|r| *r != cut)
+            .map(|r| self.headline_of_title(r, site))
+            .filter(|r| self.says(r) && r.split_whitespace().count() >= HEADLINE_MIN_WORDS)
+            .unwrap_or(cut)
+    }
+
+    /// Whether an element that may say the headline has exactly the words of `text`.
+    fn says(&self, text: &str) -> bool {
+        let words = heading_words(text);
+        !words.is_empty()
+            && self
+                .elements
+                .iter()
+                .any(|(_, _, w)| w.as_ref() == Some(&words))
+    }
+
+    /// The part of a title that a heading of the page says, when the title holds more: the
+    /// title cut at its separators (`Headline | Site Name`, `Site - Section - Headline`) to
+    /// the longest run of its parts whose words are a heading's (`h1` to `h6`, or an element
+    /// named for a headline or a title) and not the site's name. The title itself when no
+    /// heading says a part of it.
+    fn headline_of_title(&self, title: String, site: Option<&str>) -> String {
+        let parts = title_parts(&title);
+        if parts.len() < 2 || parts.len() > TITLE_MAX_PARTS {
+            return title;
+        }
+        let headings: HashSet<&[String]> = self
+            .elements
+            .iter()
+            .filter_map(|(_, _, words)| words.as_deref())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let whole = heading_words(&title);
+        if headings.contains(whole.as_slice()) {
+            return title;
+        }
+        let site = site.map(heading_words);
+        let mut best: Option<(usize, &str)> = None;
+        for i in 0..parts.len() {
+            for j in i..parts.len() {
+                if i == 0 && j == parts.len() - 1 {
+                    continue;
+                }
+                let run = title[parts[i].0..parts[j].1].trim();
+                let words = heading_words(run);
+                if words.is_empty()
+                    || site.as_ref() == Some(&words)
+                    || !headings.contains(words.as_slice())
+                {
+                    continue;
+                }
+                if best.is_none_or(|(n, _)| words.len() > n) {
+                    best = Some((words.len(), run));
+                }
+            }
+        }
+        best.map_or(title.clone(), |(_, run)| run.to_owned())
+    }
+
+    /// Marks with [`TITLE_MARK`] the headings (`h1` to `h6`) whose words are the title's, so
+    /// that pruning tells the page's own post, its title a link to itself, from a teaser.
+    /// Returns them in document order.
+    pub(crate) fn mark_title_headings(&self, doc: &Document, title: &str) -> Vec<NodeId> {
+        let words = heading_words(title);
+        if words.is_empty() {
+            return Vec::new();
+        }
+        let mut marked = Vec::new();
+        for (id, heading, w) in &self.elements {
+            if *heading && w.as_ref() == Some(&words) {
+                NodeRef::new(*id, &doc.tree).set_attr(TITLE_MARK, "");
+                marked.push(*id);
+            }
+        }
+        marked
+    }
+}
+
+/// The text of `node` when it has at most `max` visible characters; `None`, having read
+/// no further, when it has more.
+pub(crate) fn text_within(node: NodeRef<'_>, max: usize) -> Option<String> {
+    let mut text = String::new();
+    let mut visible = 0;
+    walk(node, |step| {
+        if visible > max {
+            return false;
+        }
+        if let Step::Enter(n) = step {
+            with_text(&n, |t| {
+                visible += visible_len(t);
+                text.push_str(t);
+            });
+        }
+        true
+    });
+    (visible <= max).then_some(text)
+}
+
+/// The byte ranges of a title's parts: the text between separators that have whitespace on
+/// at least one side (`A | B`, `A: B`, `A » B`), so a hyphen inside a word does not split.
+fn title_parts(title: &str) -> Vec<(usize, usize)> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let chars: Vec<(usize, char)> = title.char_indices().collect();
+    let mut k = 0;
+    while k < chars.len() {
+        let (at, c) = chars[k];
+        if TITLE_SEPARATORS.contains(&c) || c == '«' {
+            let mut end = k;
+            while end + 1 < chars.len()
+                && (TITLE_SEPARATORS.contains(&chars[end + 1].1) || chars[end + 1].1 == '«')
+            {
+                end += 1;
+            }
+            let before = k == 0 || chars[k - 1].1.is_whitespace();
+            let after = end + 1 == chars.len() || chars[end + 1].1.is_whitespace();
+            if before || after {
+                if title[start..at].trim().chars().any(char::is_alphanumeric) {
+                    parts.push((start, at));
+                }
+                start = chars.get(end + 1).map_or(title.len(), |&(i, _)| i);
+            }
+            k = end + 1;
+        } else {
+            k += 1;
+        }
+    }
+    if title[start..].trim().chars().any(char::is_alphanumeric) {
+        parts.push((start, title.len()));
+    }
+    parts
+}
+
+/// Characters that separate an article's title from the site's name in a `<title>`.
+const TITLE_SEPARATORS: &[char] = &[
+    '|', '-', '–', '—', '\\', '/', '>', '»', '·', ':', '›', '‹', '•', '●', '~', '(', '[',
+];
+
+/// The words of a text, lowercased, for comparing headings with titles.
+pub(crate) fn heading_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Marks with [`TITLE_MARK`] the headings (`h1` to `h6`) whose words are the title's, so
+/// that pruning tells the page's own post, its title a link to itself, from a teaser.
+pub(crate) fn mark_title_headings(doc: &Document, title: &str) {
+    Headlines::of(doc).mark_title_headings(doc, title);
+}
+
+/// The first of `marked` still in the document (not removed with chrome or boilerplate).
+pub(crate) fn first_attached<'a>(doc: &'a Document, marked: &[NodeId]) -> Option<NodeRef<'a>> {
+    marked
+        .iter()
+        .map(|id| NodeRef::new(*id, &doc.tree))
+        .find(|n| n.ancestors_it(None).last().is_some_and(|a| a.is_document()))
+}
+
+/// Drops the `alt` text that repeats rather than describes: on the images that say the
+/// page's title (all its words, a title of at least [`HEADLINE_MIN_WORDS`] words) when at
+/// least [`TITLE_ALTS_MIN`] images do, the title repeated on every picture of a gallery for
+/// search engines (one or two pictures named after the article are its own, and stay); and
+/// on every image but the first with the same `alt` text, a picture shown again (its
+/// thumbnail, a gallery's strip).
+pub(crate) fn drop_repeated_alts(doc: &Document, title: Option<&str>) {
+    let images = doc.select("img[alt]");
+    let words = title.map(heading_words).unwrap_or_default();
+    if words.len() >= HEADLINE_MIN_WORDS {
+        let saying: Vec<NodeRef<'_>> = images
+            .nodes()
+            .iter()
+            .filter(|img| {
+                with_element(img, |e| {
+                    attr(e, "alt").is_some_and(|alt| {
+                        heading_words(alt)
+                            .windows(words.len())
+                            .any(|w| w == words.as_slice())
+                    })
+                })
+                .unwrap_or(false)
+            })
+            .copied()
+            .collect();
+        if saying.len() >= TITLE_ALTS_MIN {
+            for img in saying {
+                img.remove_attr("alt");
+            }
+        }
+    }
+    let mut seen: HashSet<String> = HashSet::new();
+    for img in images.nodes() {
+        if let Some(alt) = with_element(img, |e| attr(e, "alt").map(collapse)).flatten()
+            && !alt.is_empty()
+            && !seen.insert(alt)
+        {
+            img.remove_attr("alt");
+        }
+    }
+}
+
+/// The page's headline when content selection dropped it: `h1`, the first left after the
+/// chrome filter, if it is the title's headline (one contains the other, so a site name in
+/// an `h1` does not count), has at least this many words, and is not in the lines already.
+pub(crate) fn headline(
+    h1: Option<String>,
+    title: Option<&str>,
+    lines: &[String],
+) -> Option<String> {
+    let h1 = h1?;
+    let title = title?;
+    let related = title.contains(h1.as_str()) || h1.contains(title);
+    let present = lines.iter().any(|l| l.contains(h1.as_str()));
+    (h1.split_whitespace().count() >= HEADLINE_MIN_WORDS && related && !present).then_some(h1)
+}
+
+/// Puts the headline's dateline (its date and byline) back under the heading that says the
+/// title, or first when no heading near the top does, unless the lines near the top hold its
+/// words already.
+pub(crate) fn put_dateline(lines: &mut Vec<String>, dateline: String, title: Option<&str>) {
+    let top = &lines[..lines.len().min(DATELINE_TOP_LINES)];
+    let words: HashSet<String> = top.iter().flat_map(|l| heading_words(l)).collect();
+    let own = heading_words(&dateline);
+    if own.is_empty() || own.iter().all(|w| words.contains(w)) {
+        return;
+    }
+    let title = title.map(heading_words);
+    let at = top
+        .iter()
+        .position(|l| {
+            l.starts_with('#')
+                && title
+                    .as_ref()
+                    .is_some_and(|t| heading_words(l.trim_start_matches('#')) == *t)
+        })
+        .map_or(0, |i| i + 1);
+    // A heading is followed by a blank line; the dateline goes after it.
+    let at = if lines.get(at).is_some_and(String::is_empty) {
+        at + 1
+    } else {
+        at
+    };
+    lines.splice(at..at, [dateline, String::new()]);
+}
+
+/// Drops the body headings that a `# Title` line above the text already says: the first
+/// heading that repeats the title, and every heading that is only the site's name. The
+/// blank line after a dropped heading goes with it.
+pub(crate) fn drop_repeated_headings(
+    lines: &mut Vec<String>,
+    title: Option<&str>,
+    site: Option<&str>,
+) {
+    // Text made only of headings keeps them all.
+    if lines.iter().all(|l| l.is_empty() || l.starts_with('#')) {
+        return;
+    }
+    let title = title.map(heading_words).filter(|w| !w.is_empty());
+    let site = site.map(heading_words).filter(|w| !w.is_empty());
+    let mut title_seen = false;
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    let mut skip_blank = false;
+    for line in lines.drain(..) {
+        if skip_blank && line.is_empty() {
+            skip_blank = false;
+            continue;
+        }
+        skip_blank = false;
+        let hashes = line.bytes().take_while(|&b| b == b'#').count();
+        if (1..=6).contains(&hashes) && line.as_bytes().get(hashes) == Some(&b' ') {
+            let words = heading_words(&line[hashes..]);
+            let is_title = !title_seen && title.as_ref() == Some(&words);
+            if is_title || site.as_ref() == Some(&words) {
+                title_seen |= is_title;
+                skip_blank = true;
+                continue;
+            }
+        }
+        out.push(line);
+    }
+    while out.first().is_some_and(String::is_empty) {
+        out.remove(0);
+    }
+    *lines = out;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::parse::parse;
+    use crate::extract::prune::{Memo, prune};
+    use crate::extract::render::render;
+    use ::url::Url;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.split('\n').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn headings_the_title_line_says_are_dropped_once() {
+        let mut l = lines(
+            "# Coast Herald\n\n# Storm closes the harbour\n\nThe port is shut.\n\n\
+             ## Storm closes the harbour\n\nIt was the second storm.",
+        );
+        drop_repeated_headings(
+            &mut l,
+            Some("Storm closes the  harbour"),
+            Some("coast herald"),
+        );
+        assert_eq!(
+            l,
+            lines("The port is shut.\n\n## Storm closes the harbour\n\nIt was the second storm.")
+        );
+        // A heading that only contains the title or the site name is the text's own.
+        let mut l = lines("# Storm closes the harbour again\n\nText\n\n## Coast Herald archive");
+        let before = l.clone();
+        drop_repeated_headings(
+            &mut l,
+            Some("Storm closes the harbour"),
+            Some("Coast Herald"),
+        );
+        assert_eq!(l, before);
+        // Text made of the title heading alone keeps it.
+        let mut l = lines("# Storm");
+        drop_repeated_headings(&mut l, Some("Storm"), None);
+        assert_eq!(l, lines("# Storm"));
+    }
+
+    #[test]
+    fn a_title_of_many_parts_or_a_long_named_element_costs_no_search() {
+        // Thousands of parts and of elements named "title", each holding the page's rest:
+        // the title is left whole, having compared nothing (cutting it part by part against
+        // every element's whole text was quadratic twice over).
+        let title: Vec<String> = (0..3000).map(|i| format!("p{i}")).collect();
+        let title = title.join(" | ");
+        let body = format!(
+            "{}<h1>p7</h1><p>Text.</p>{}",
+            "<div class=title>x ".repeat(5000),
+            "</div>".repeat(5000)
+        );
+        let doc = parse(&format!(
+            "<html><head><title>{title}</title></head><body>{body}</body></html>"
+        ));
+        assert_eq!(headline_of_title(&doc, title.clone(), None), title);
+        // Up to the bound a title is cut as before.
+        let twelve: Vec<String> = (0..TITLE_MAX_PARTS).map(|i| format!("p{i}")).collect();
+        let twelve = twelve.join(" | ");
+        assert_eq!(headline_of_title(&doc, twelve, None), "p7");
+        // An element's text is read up to the bound only.
+        let doc = parse("<html><body><div id=a>abc <b>def</b></div></body></html>");
+        let node = doc.select("#a").nodes()[0];
+        assert_eq!(text_within(node, 6).as_deref(), Some("abc def"));
+        assert_eq!(text_within(node, 5), None);
+    }
+
+    #[test]
+    fn the_title_is_cut_to_the_part_a_heading_of_the_page_says() {
+        let page = |title: &str, body: &str| {
+            parse(&format!(
+                "<html><head><title>{title}</title></head><body>{body}</body></html>"
+            ))
+        };
+        let cut =
+            |doc: &Document, title: &str, site| headline_of_title(doc, title.to_owned(), site);
+        let doc = page(
+            "Just Keep Going « Rand's Blog",
+            "<h1>Rand's Blog</h1><h2>Just Keep Going</h2><p>Text.</p>",
+        );
+        assert_eq!(
+            cut(&doc, "Just Keep Going « Rand's Blog", Some("Rand's Blog")),
+            "Just Keep Going"
+        );
+        // The site's name is never the title, however long.
+        let doc = page(
+            "A B | Coast Herald Daily News",
+            "<h1>Coast Herald Daily News</h1><h2>A B</h2>",
+        );
+        assert_eq!(
+            cut(
+                &doc,
+                "A B | Coast Herald Daily News",
+                Some("Coast Herald Daily News")
+            ),
+            "A B"
+        );
+        // A chevron, a bullet, or a bracket after a space sets the site's name apart too.
+        let doc = page(
+            "",
+            "<h2>One of those birthdays</h2><h3>The Columns of Liberty</h3>",
+        );
+        assert_eq!(
+            cut(&doc, "Free Range Librarian › One of those birthdays", None),
+            "One of those birthdays"
+        );
+        assert_eq!(
+            cut(&doc, "One of those birthdays ● As We Travel", None),
+            "One of those birthdays"
+        );
+        assert_eq!(
+            cut(&doc, "The Columns of Liberty (Harpers.org)", None),
+            "The Columns of Liberty"
+        );
+        // Several parts joined: the run of parts the heading says.
+        let doc = page("", "<h1>Lassen: There's much to learn</h1>");
+        assert_eq!(
+            cut(
+                &doc,
+                "Lassen: There's much to learn : Columnists : County Star",
+                None
+            ),
+            "Lassen: There's much to learn"
+        );
+        // A hyphen inside a word does not split; no heading, no cut.
+        let doc = page("", "<h1>Apple unveils fastest</h1>");
+        assert_eq!(
+            cut(
+                &doc,
+                "Pre-Macworld move: Apple unveils fastest-ever Macs",
+                None
+            ),
+            "Pre-Macworld move: Apple unveils fastest-ever Macs"
+        );
+        let doc = page("", "<h1>fastest-ever Macs</h1>");
+        assert_eq!(
+            cut(&doc, "Pre-Macworld move: fastest-ever Macs", None),
+            "fastest-ever Macs"
+        );
+        // An element named for the headline says it as well as a heading.
+        let doc = page("", "<div class=StoryHeadline>Kerry endorses Obama</div>");
+        assert_eq!(
+            cut(&doc, "Eagle Online - Kerry endorses Obama", None),
+            "Kerry endorses Obama"
+        );
+        let doc = page("", "<p>No heading.</p>");
+        assert_eq!(
+            cut(&doc, "Storm | Coast Herald", None),
+            "Storm | Coast Herald"
+        );
+        // A heading that says the whole title keeps it whole.
+        let doc = page("", "<h1>Storm | Coast Herald</h1><h2>Storm</h2>");
+        assert_eq!(
+            cut(&doc, "Storm | Coast Herald", None),
+            "Storm | Coast Herald"
+        );
+    }
+
+    #[test]
+    fn the_site_name_is_what_the_title_leaves_beside_the_headline() {
+        let site = |raw, title| site_from_title(Some(raw), Some(title));
+        assert_eq!(
+            site(
+                "Storm closes the harbour | Coast Herald",
+                "Storm closes the harbour"
+            )
+            .as_deref(),
+            Some("Coast Herald")
+        );
+        assert_eq!(
+            site(
+                "Coast Herald - Storm closes the harbour",
+                "Storm closes the harbour"
+            )
+            .as_deref(),
+            Some("Coast Herald")
+        );
+        assert_eq!(site("Storm", "Storm"), None);
+        assert_eq!(site("Other words", "Storm"), None);
+    }
+
+    #[test]
+    fn a_generic_readable_title_gives_way_to_the_raw_title_s_headline() {
+        let doc = parse(
+            "<html><body><h1>Selectism</h1><h2>Week 9 fantasy feedback</h2><p>Text.</p>\
+             </body></html>",
+        );
+        let h = Headlines::of(&doc);
+        let raw = || Some("Week 9 fantasy feedback - NFL.com".to_owned());
+        // A generic og:title that no heading says: the raw title's part a heading says.
+        assert_eq!(
+            h.title_of("Official Blog of the League".into(), raw(), None),
+            "Week 9 fantasy feedback"
+        );
+        // A readable title a heading says stays.
+        assert_eq!(h.title_of("Selectism".into(), raw(), None), "Selectism");
+        // A site's one-word logo is not taken for the headline.
+        assert_eq!(
+            h.title_of(
+                "Some Generic Blog".into(),
+                Some("Selectism | Watch".into()),
+                None
+            ),
+            "Some Generic Blog"
+        );
+    }
+
+    #[test]
+    fn a_gallery_s_repeated_title_is_not_read_as_its_pictures_alt_text() {
+        let alts = |html: &str| {
+            let doc = parse(html);
+            drop_repeated_alts(&doc, Some("Modern Home In San Diego"));
+            doc.select("img[alt]").length()
+        };
+        let gallery = "<html><body><img alt='Kitchen Modern Home In San Diego'>\
+                       <img alt='Modern Home in San Diego, the pool'><img alt='Night View - \
+                       Modern Home In San Diego'><img alt='A red door'></body></html>";
+        assert_eq!(alts(gallery), 1);
+        // One or two pictures named after the article are its own pictures.
+        let lead = "<html><body><img alt='Modern Home In San Diego'><img alt='Modern Home In \
+                    San Diego at night'><img alt='A red door'></body></html>";
+        assert_eq!(alts(lead), 3);
+        // Without a title of three words, only repeats go.
+        for title in [None, Some(""), Some("Home")] {
+            let doc = parse(gallery);
+            drop_repeated_alts(&doc, title);
+            assert_eq!(doc.select("img[alt]").length(), 4);
+        }
+        // A picture shown twice keeps its description the first time only.
+        let again = "<html><body><img alt='A red door'><p>Text.</p><img alt=' A red  door'>\
+                     </body></html>";
+        let doc = parse(again);
+        drop_repeated_alts(&doc, Some("Modern Home In San Diego"));
+        assert_eq!(doc.select("img[alt]").length(), 1);
+        assert_eq!(
+            doc.select_single("img").attr("alt").as_deref(),
+            Some("A red door")
+        );
+    }
+
+    #[test]
+    fn the_first_title_heading_left_in_the_page_is_found_without_a_query() {
+        let doc = parse(
+            "<html><body><nav><h2>The Title Here</h2></nav><h1>The Title Here</h1>\
+             </body></html>",
+        );
+        let marked = Headlines::of(&doc).mark_title_headings(&doc, "The Title Here");
+        assert_eq!(marked.len(), 2);
+        let first = |doc: &Document| first_attached(doc, &marked).map(|n| n.id);
+        assert_eq!(first(&doc), Some(marked[0]));
+        // A heading removed with its block is not the page's any more.
+        doc.select("nav").remove();
+        assert_eq!(first(&doc), Some(marked[1]));
+    }
+
+    #[test]
+    fn a_post_titled_as_the_page_or_named_after_its_author_is_not_pruned() {
+        let base = Url::parse("https://example.com/").unwrap();
+        let text = |html: &str, title: &str| {
+            let doc = parse(html);
+            mark_title_headings(&doc, title);
+            let body = doc.body().unwrap();
+            prune(body, &mut Memo::new(&base));
+            render(body).join("\n")
+        };
+        // The post's heading links to the post itself: its title, not another page's teaser.
+        let post = "<html><body><div class=post><h2><a href='/2012/11/bunting.html'>Fall Leaf \
+                    Bunting</a></h2><p>Simple shares this easy bunting.</p></div>\
+                    <div class=more><h2><a href='/other.html'>Corn Necklace</a></h2>\
+                    <p>Another craft.</p></div><p>Filler text so that the teasers are small.\
+                    Filler text so that the teasers are small. Filler text.</p></body></html>";
+        let out = text(post, "Fall Leaf Bunting");
+        assert!(out.contains("Simple shares this easy bunting."), "{out}");
+        assert!(!out.contains("Another craft."), "{out}");
+        // A container named after the post's author is the post; an author box is removed.
+        let entry = "<html><body><div class='entry-author-jane_doe entry'><h3>Notes</h3>\
+                     <p>The post's own text.</p></div><div class=author-box>Jane writes about \
+                     crafts.</div><p>Filler text so that both blocks are small. Filler text so \
+                     that both blocks are small. Filler text.</p></body></html>";
+        let out = text(entry, "Other");
+        assert!(out.contains("The post's own text."), "{out}");
+        assert!(!out.contains("Jane writes"), "{out}");
+        // A box named for the author that holds the page's headline is not an author box.
+        let boxed = "<html><body><div class=author><h3>Fall Leaf Bunting</h3><p>The post.</p>\
+                     </div><p>Filler text so that the box is small. Filler text so that the box \
+                     is small. Filler text.</p></body></html>";
+        let out = text(boxed, "Fall Leaf Bunting");
+        assert!(out.contains("The post."), "{out}");
+    }
+}
