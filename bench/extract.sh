@@ -2,7 +2,8 @@
 # Extraction benchmark: quality (score.py) and single-core throughput of mcp-web's extractor
 # side by side with dom_smoothie alone (the crate it is built on, default settings, its own
 # text) and trafilatura, on a labelled development set: the snippet set (cases.json with
-# must/must-not snippets) or the full-text set (cases.json with truth files).
+# must/must-not snippets), the full-text set or the page-types set (cases.json with truth
+# files; the types set's pages are gzipped and read decompressed, before the clock).
 #
 #   bench/extract.sh [DEVSET_DIR] [ROUNDS]
 #
@@ -34,12 +35,12 @@ bin="$root/target/release/examples/extract_devset"
 echo "== mcp-web extract (release build, one core, best of $rounds)"
 "${pin[@]}" "$bin" "$devset" "$out/mcp-web" "$rounds"
 # The snippet set's scorer prints a summary with --quiet; the full-text set's prints its
-# summary (macro, micro, per dataset) last.
+# summary (macro, micro, per dataset or page type) last.
 score() {
   if python3 "$devset/score.py" --help | grep -q -- --quiet; then
     python3 "$devset/score.py" "$1" --quiet | tail -n 4
   else
-    python3 "$devset/score.py" "$1" | tail -n 8
+    python3 "$devset/score.py" "$1" | tail -n 12
   fi
 }
 score "$out/mcp-web"
@@ -50,13 +51,16 @@ score "$out/dom_smoothie"
 
 echo "== trafilatura (one core, best of $rounds)"
 "${pin[@]}" "$python" - "$devset" "$out/trafilatura" "$rounds" "$out/trafilatura-answer" <<'PY'
-import json, os, sys, time
+import gzip, json, os, sys, time
 from trafilatura import extract, extract_metadata, __version__
 from trafilatura.utils import load_html
 devset, out, rounds, answer = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 os.makedirs(out, exist_ok=True)
 cases = json.load(open(os.path.join(devset, "cases.json")))
-pages = [(c["id"], open(os.path.join(devset, c["file"]), "rb").read()) for c in cases]
+def read(path):
+    raw = open(path, "rb").read()
+    return gzip.decompress(raw) if path.endswith(".gz") else raw
+pages = [(c["id"], read(os.path.join(devset, c["file"]))) for c in cases]
 total = sum(len(html) for _, html in pages)
 best = float("inf")
 for r in range(rounds):
