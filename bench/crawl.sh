@@ -2,7 +2,10 @@
 # Benchmark (not a test): `mcp-web crawl` next to `wget --recursive` on the same local
 # site in the same run. The site is 1,000 generated HTML pages (a tree of five links per
 # page, each page also linking home) served by `python3 -m http.server` on 127.0.0.1.
-# Prints pages/s, CPU seconds and peak RSS of both and the ratios.
+# Prints pages/s, CPU seconds and peak RSS of both and the ratios. Then the HTTP cache over
+# `mcp-web serve` (bench/cache_bench.py, cache on and off): the crawl -> grep -> fetch
+# sequence on the same generated site (requests made, wall time) and repeated web_fetch of
+# one page (p50, p90).
 #
 # MCP_WEB names the binary to measure (default target/release/mcp-web, built when
 # missing). Needs wget and GNU time (`apt-get install -y wget time`).
@@ -96,3 +99,6 @@ print(f"| wget --recursive --level=5 | {wp} | {ws:.2f} | {wps:.0f} | {wc:.2f} | 
 print(f"| mcp-web grep --depth 5 (one request at a time; {gl} matching lines) | {mp} | {gs:.2f} | {mp / gs:.0f} | {gc:.2f} | {gr / 1024:.1f} |")
 print(f"\npages/s ratio mcp-web / wget: {mps / wps:.2f}; CPU ratio: {mc / wc:.2f}; peak RSS ratio: {mr / wr:.2f}")
 PY
+
+echo
+python3 bench/cache_bench.py "$MCP_WEB" "$PAGES"

@@ -12,7 +12,7 @@
 //! What is kept is what the fetch loop made of a response: a redirect hop (its status and
 //! `Location`, so a chain served from here is still decided and checked hop by hop), or
 //! a page as read (its decoded text within the byte cap that was in force, marked
-//! truncated when it was cut). The store is a `moka` cache weighed in bytes; every insert
+//! truncated when it was cut), with its extraction once a call made it. The store is a `moka` cache weighed in bytes; every insert
 //! runs its pending evictions, so the weighed size is back under `cache-bytes` when the
 //! insert returns. Nothing here outlives the process.
 //!
@@ -307,8 +307,10 @@ fn weigh(
     };
     let body = match stored {
         Stored::Redirect { location, .. } => location.len(),
+        // The text twice: as read, and room for its extraction, which the page keeps
+        // once made when it fits there.
         Stored::Page { page, .. } => {
-            page.text.len()
+            2 * page.text.len()
                 + page.content_type.len()
                 + page.title.as_ref().map_or(0, String::len)
                 + page.url.as_str().len()

@@ -57,7 +57,7 @@ mod redirect;
 use std::fmt;
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -162,6 +162,49 @@ pub struct Page {
     pub title: Option<String>,
     /// True when the body came from the fetcher's cache (fresh, or confirmed by a `304`).
     pub cached: bool,
+    /// The page's extraction once made, shared by the page's clones: a page kept in the
+    /// cache is extracted once, not at every hit.
+    pub(crate) extraction: Extraction,
+}
+
+/// A page's extraction, made at most once and shared by the clones of the page (see
+/// [`Page::extract`]).
+#[derive(Clone, Default)]
+pub(crate) struct Extraction(Arc<OnceLock<Extracted>>);
+
+impl fmt::Debug for Extraction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "Extraction(made)"
+        } else {
+            "Extraction(not yet)"
+        })
+    }
+}
+
+/// What a kept extraction may weigh beyond its page's text size (a short page's lines
+/// cost more in string headers than in text); within the entry's fixed overhead.
+const EXTRACTION_SLACK: usize = 256;
+
+/// What one extraction holds in memory, roughly: its strings and their headers, each
+/// link's parsed form. A page kept in the cache keeps its extraction only within the
+/// bytes its entry was weighed for (its text's size again, and a little).
+fn extraction_bytes(extracted: &Extracted) -> usize {
+    const STRING: usize = std::mem::size_of::<String>();
+    const LINK: usize = std::mem::size_of::<url::Url>();
+    extracted
+        .lines
+        .iter()
+        .map(|line| line.len() + STRING)
+        .chain(
+            extracted
+                .links
+                .iter()
+                .map(|link| link.as_str().len() + LINK),
+        )
+        .sum::<usize>()
+        + extracted.title.as_ref().map_or(0, String::len)
+        + extracted.lang.as_ref().map_or(0, String::len)
 }
 
 impl Page {
@@ -170,12 +213,27 @@ impl Page {
         !redirect::same_resource(&self.final_url, &self.url)
     }
 
+    /// Whether the page's extraction is already made and kept: a page the cache answers
+    /// again after a call extracted it is.
+    pub fn is_extracted(&self) -> bool {
+        self.extraction.0.get().is_some()
+    }
+
     /// The page run through the extractor (once per call: keep what it returns, or
-    /// use [`crate::page::PageText`], which holds it as numbered lines).
+    /// use [`crate::page::PageText`], which holds it as numbered lines). The extraction
+    /// is kept with the page, within the page's text size, so a page the cache answers
+    /// again is not extracted again.
     pub fn extract(&self) -> Extracted {
+        if let Some(made) = self.extraction.0.get() {
+            return made.clone();
+        }
         let mut extracted = extract::extract_as(&self.text, self.kind, self.final_url.url());
         if self.title.is_some() {
             extracted.title.clone_from(&self.title);
+        }
+        if extraction_bytes(&extracted) <= self.text.len() + EXTRACTION_SLACK {
+            // Another clone may have made it meanwhile: the same lines either way.
+            let _ = self.extraction.0.set(extracted.clone());
         }
         extracted
     }
@@ -746,6 +804,7 @@ impl Fetcher {
                 truncated: None,
                 title: pdf.title,
                 cached: false,
+                extraction: Extraction::default(),
             });
         }
         let (decoded, encoding_used, _) = charset::decode(
@@ -769,6 +828,7 @@ impl Fetcher {
             truncated,
             title: None,
             cached: false,
+            extraction: Extraction::default(),
         })
     }
 }

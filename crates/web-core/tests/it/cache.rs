@@ -476,3 +476,45 @@ async fn a_walk_waits_no_politeness_delay_for_pages_the_cache_answers() {
     let (third, _) = walk(Duration::from_secs(3600)).await;
     assert_eq!((third.fetched, third.stopped), (1, Stopped::Deadline));
 }
+
+#[tokio::test]
+async fn a_page_the_cache_answers_again_is_not_extracted_again_unless_its_extraction_is_large() {
+    let farm: String = (0..2000).map(|n| format!("<a href=/{n}>{n}</a>")).collect();
+    let server = Server::start(
+        PERMITTED,
+        Arc::new(move |req: &Req| {
+            let body = if req.path == "/farm" {
+                farm.clone()
+            } else {
+                // Markup about the text, as pages have.
+                let paragraph = r#"<div class="entry-content"><p class="lead">A paragraph of text, long enough to read.</p></div>"#;
+                format!("<title>Doc</title>{}", paragraph.repeat(20))
+            };
+            vec![Step::Write(response(
+                200,
+                &[
+                    ("content-type", "text/html; charset=utf-8"),
+                    ("cache-control", "max-age=600"),
+                ],
+                body.as_bytes(),
+            ))]
+        }),
+    )
+    .await;
+    let clock = Hand::new();
+    let fetcher = fetcher(caching(false), permit_127_0_0_2(), &clock);
+    let doc = on(&server, "/doc");
+    let first = get(&fetcher, &doc).await;
+    assert!(!first.is_extracted());
+    let made = first.extract();
+    let again = get(&fetcher, &doc).await;
+    assert!(again.cached && again.is_extracted());
+    assert_eq!(again.extract(), made);
+    // A link farm's links weigh more than its text: its extraction is not kept.
+    let farm = on(&server, "/farm");
+    let links = get(&fetcher, &farm).await.extract().links.len();
+    assert_eq!(links, 2000);
+    let again = get(&fetcher, &farm).await;
+    assert!(again.cached && !again.is_extracted());
+    assert_eq!(server.hits(), 2);
+}
