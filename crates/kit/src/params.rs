@@ -72,6 +72,10 @@ enum Kind {
     Boolean { default: bool },
     /// An integer in `min..=max`, with a default.
     Integer { default: i64, min: i64, max: i64 },
+    /// A string the call may leave out.
+    OptionalString,
+    /// One of a fixed list of strings, which the call may leave out.
+    OptionalChoice { choices: &'static [&'static str] },
 }
 
 impl Param {
@@ -114,6 +118,30 @@ impl Param {
         }
     }
 
+    /// A string parameter a call may leave out.
+    pub const fn optional_string(name: &'static str, description: &'static str) -> Self {
+        Self {
+            name,
+            description,
+            kind: Kind::OptionalString,
+        }
+    }
+
+    /// A parameter taking one of `choices` (its schema's `enum`), which a call may
+    /// leave out. The list must not be empty.
+    pub const fn optional_choice(
+        name: &'static str,
+        choices: &'static [&'static str],
+        description: &'static str,
+    ) -> Self {
+        assert!(!choices.is_empty(), "a choice parameter has no choices");
+        Self {
+            name,
+            description,
+            kind: Kind::OptionalChoice { choices },
+        }
+    }
+
     /// The parameter's name, as calls spell it.
     pub fn name(&self) -> &'static str {
         self.name
@@ -137,9 +165,14 @@ impl Param {
             schema.insert(key.to_owned(), value);
         };
         match self.kind {
-            Kind::RequiredString => {
+            Kind::RequiredString | Kind::OptionalString => {
                 put("type", json!("string"));
                 put("description", json!(self.description));
+            }
+            Kind::OptionalChoice { choices } => {
+                put("type", json!("string"));
+                put("description", json!(self.description));
+                put("enum", json!(choices));
             }
             Kind::Boolean { default } => {
                 put("type", json!("boolean"));
@@ -161,7 +194,15 @@ impl Param {
     /// false)`, `an integer from 1 to 20 (default 10)`.
     fn takes(&self) -> String {
         match self.kind {
-            Kind::RequiredString => "a string".to_owned(),
+            Kind::RequiredString | Kind::OptionalString => "a string".to_owned(),
+            Kind::OptionalChoice { choices } => {
+                let quoted: Vec<String> = choices.iter().map(|c| format!("\"{c}\"")).collect();
+                match quoted.split_last() {
+                    Some((last, [])) => last.clone(),
+                    Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                    None => "nothing".to_owned(),
+                }
+            }
             Kind::Boolean { default } => format!("true or false (default {default})"),
             Kind::Integer { default, min, max } => {
                 format!("an integer from {min} to {max} (default {default})")
@@ -184,10 +225,20 @@ impl Param {
                 )),
                 Kind::Boolean { default } => Ok(Parsed::Boolean(default)),
                 Kind::Integer { default, .. } => Ok(Parsed::Integer(default)),
+                Kind::OptionalString | Kind::OptionalChoice { .. } => Ok(Parsed::Absent),
             };
         };
         match (self.kind, value) {
-            (Kind::RequiredString, Value::String(text)) => Ok(Parsed::String(text)),
+            (Kind::RequiredString | Kind::OptionalString, Value::String(text)) => {
+                Ok(Parsed::String(text))
+            }
+            (Kind::OptionalChoice { choices }, Value::String(text)) => {
+                if choices.contains(&text.as_str()) {
+                    Ok(Parsed::String(text))
+                } else {
+                    Err(self.refuse_value(tool, ArgumentRule::OutOfRange, value))
+                }
+            }
             (Kind::Boolean { .. }, Value::Bool(flag)) => Ok(Parsed::Boolean(*flag)),
             (Kind::Integer { min, max, .. }, Value::Number(number)) => {
                 match integer_value(number) {
@@ -393,6 +444,7 @@ impl ToolSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Parsed<'a> {
     String(&'a str),
+    Absent,
     Boolean(bool),
     Integer(i64),
 }
@@ -412,6 +464,15 @@ impl<'a> Args<'a> {
         match self.value(name, "a string")? {
             Parsed::String(text) => Ok(text),
             _ => Err(self.undefined(name, "a string")),
+        }
+    }
+
+    /// The optional string (or choice) parameter `name`, when the call gave it.
+    pub fn optional_string(&self, name: &str) -> Result<Option<&'a str>, ArgumentError> {
+        match self.value(name, "an optional string")? {
+            Parsed::String(text) => Ok(Some(text)),
+            Parsed::Absent => Ok(None),
+            _ => Err(self.undefined(name, "an optional string")),
         }
     }
 
@@ -857,6 +918,47 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A search-like tool: a required query, an optional string, an optional choice.
+    static SEARCH: Params = Params::new(&[
+        Param::required_string("query", "What to search for."),
+        Param::optional_string("site", "One host."),
+        Param::optional_choice("freshness", &["day", "week"], "How recent."),
+    ]);
+
+    #[test]
+    fn optional_strings_and_choices_are_absent_given_or_refused() {
+        let args = object(json!({"query": "q"}));
+        let parsed = SEARCH.parse("search", &args).unwrap();
+        assert_eq!(parsed.optional_string("site").unwrap(), None);
+        assert_eq!(parsed.optional_string("freshness").unwrap(), None);
+        let args = object(json!({"query": "q", "site": "docs.rs", "freshness": "week"}));
+        let parsed = SEARCH.parse("search", &args).unwrap();
+        assert_eq!(parsed.optional_string("site").unwrap(), Some("docs.rs"));
+        assert_eq!(parsed.optional_string("freshness").unwrap(), Some("week"));
+        let args = object(json!({"query": "q", "freshness": "fortnight"}));
+        let error = SEARCH.parse("search", &args).unwrap_err();
+        assert_eq!(
+            (error.parameter(), error.rule()),
+            ("freshness", ArgumentRule::OutOfRange)
+        );
+        assert_eq!(
+            error.to_string(),
+            r#"search: the parameter "freshness" must be "day" or "week", not "fortnight""#
+        );
+        let args = object(json!({"query": "q", "site": 3}));
+        let error = SEARCH.parse("search", &args).unwrap_err();
+        assert_eq!(
+            (error.parameter(), error.rule()),
+            ("site", ArgumentRule::WrongType)
+        );
+        let properties = SEARCH.schema()["properties"].clone();
+        assert_eq!(
+            properties["freshness"].to_string(),
+            r#"{"type":"string","description":"How recent.","enum":["day","week"]}"#
+        );
+        assert_eq!(SEARCH.schema()["required"], json!(["query"]));
     }
 
     #[test]

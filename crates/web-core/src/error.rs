@@ -541,6 +541,30 @@ pub enum SearchFailure {
         /// When to retry, in words (`"in 2 seconds"`, `"after Wed, 21 Oct 2026 07:28:00 GMT"`),
         /// from `Retry-After` or the provider's own reset header.
         retry: Option<String>,
+        /// The same wait as a duration, when the provider gave it in seconds: what a
+        /// paced search waits out before its one retry.
+        wait: Option<Duration>,
+    },
+    /// The provider has no way to apply a filter the call asked for, so it refuses it
+    /// rather than answer unfiltered results.
+    Unsupported {
+        /// The filter's parameter name (`freshness`, `site`, `page`).
+        filter: &'static str,
+        /// The value asked for.
+        value: String,
+        /// The values of that filter the provider does apply, in words, when it applies
+        /// some (`"day, month or year"`).
+        offers: Option<&'static str>,
+    },
+    /// Pacing (`search-rate`) would start this request only after the call's deadline:
+    /// too many searches are already waiting for their turn.
+    Paced {
+        /// The configured rate, requests per second.
+        rate: u64,
+        /// How long this request would have waited for its turn.
+        queued: Duration,
+        /// The call's whole budget (`total-timeout`).
+        budget: Duration,
     },
     /// The provider answered an error status other than the above.
     Status {
@@ -596,6 +620,8 @@ impl SearchFailure {
             SearchFailure::KeyRefused { .. } => "api-key-refused",
             SearchFailure::KeyUnsendable { .. } => "api-key-unsendable",
             SearchFailure::RateLimited { .. } => "rate-limited",
+            SearchFailure::Unsupported { .. } => "filter-unsupported",
+            SearchFailure::Paced { .. } => "search-rate",
             SearchFailure::Status { .. } => "provider-status",
             SearchFailure::Unreachable { .. } => "provider-unreachable",
             SearchFailure::Deadline { .. } => "provider-timeout",
@@ -614,7 +640,10 @@ impl SearchFailure {
                     KeyOrigin::Env(_) => Some("api-key-env"),
                 }
             }
-            SearchFailure::RateLimited { .. } | SearchFailure::Status { .. } => None,
+            SearchFailure::RateLimited { .. }
+            | SearchFailure::Status { .. }
+            | SearchFailure::Unsupported { .. } => None,
+            SearchFailure::Paced { .. } => Some("search-rate"),
             SearchFailure::Unreachable { failure, .. } => Some(match failure {
                 TransportFailure::Tls => "ca-file",
                 TransportFailure::Proxy => "proxy",
@@ -1184,7 +1213,7 @@ impl fmt::Display for Search {
                 f,
                 "search ({p}): the API key from {origin} holds a line break or another character an HTTP header cannot carry, so it was not sent. Set it to the key alone."
             ),
-            SearchFailure::RateLimited { retry } => {
+            SearchFailure::RateLimited { retry, .. } => {
                 write!(
                     f,
                     "search ({p}): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); "
@@ -1266,6 +1295,37 @@ impl fmt::Display for Search {
             SearchFailure::Malformed { url, detail } => write!(
                 f,
                 "search ({p}): the answer from {url} is not the provider's search JSON ({detail}). Check that \"search-url\" points at the provider's API."
+            ),
+            SearchFailure::Unsupported {
+                filter,
+                value,
+                offers,
+            } => {
+                write!(
+                    f,
+                    "search ({p}): this search provider cannot apply {filter} {value:?}"
+                )?;
+                match offers {
+                    Some(offers) => write!(
+                        f,
+                        "; it applies {filter} {offers}: ask again with one of those, or without \"{filter}\"."
+                    )?,
+                    None => write!(
+                        f,
+                        ", it has no such filter: ask again without \"{filter}\"."
+                    )?,
+                }
+                f.write_str(" No configuration key changes this.")
+            }
+            SearchFailure::Paced {
+                rate,
+                queued,
+                budget,
+            } => write!(
+                f,
+                "search ({p}): too many searches are waiting: at the \"search-rate\" of {rate} per second this one would start in {}, after the call's total-timeout of {}. Search less at once, or raise \"search-rate\" if the provider's plan allows more.",
+                seconds(*queued),
+                seconds(*budget)
             ),
             SearchFailure::Other { detail, .. } => write!(f, "search ({p}) failed: {detail}"),
         }
@@ -1697,12 +1757,40 @@ mod tests {
             (
                 search(SearchFailure::RateLimited {
                     retry: Some("in 2 seconds".into()),
+                    wait: Some(Duration::from_secs(2)),
                 }),
                 "search (brave): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); retry in 2 seconds. No configuration key changes this.",
             ),
             (
-                search(SearchFailure::RateLimited { retry: None }),
+                search(SearchFailure::RateLimited {
+                    retry: None,
+                    wait: None,
+                }),
                 "search (brave): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); it named no time, so wait a little before trying again. No configuration key changes this.",
+            ),
+            (
+                search(SearchFailure::Unsupported {
+                    filter: "freshness",
+                    value: "week".into(),
+                    offers: Some("day, month or year"),
+                }),
+                r#"search (brave): this search provider cannot apply freshness "week"; it applies freshness day, month or year: ask again with one of those, or without "freshness". No configuration key changes this."#,
+            ),
+            (
+                search(SearchFailure::Unsupported {
+                    filter: "site",
+                    value: "docs.rs".into(),
+                    offers: None,
+                }),
+                r#"search (brave): this search provider cannot apply site "docs.rs", it has no such filter: ask again without "site". No configuration key changes this."#,
+            ),
+            (
+                search(SearchFailure::Paced {
+                    rate: 1,
+                    queued: Duration::from_secs(95),
+                    budget: Duration::from_secs(90),
+                }),
+                r#"search (brave): too many searches are waiting: at the "search-rate" of 1 per second this one would start in 95 s, after the call's total-timeout of 90 s. Search less at once, or raise "search-rate" if the provider's plan allows more."#,
             ),
             (
                 search(SearchFailure::Status {

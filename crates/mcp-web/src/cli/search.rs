@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use mcp_web_core::config::Settings;
+use mcp_web_core::search::{Filters, Freshness, MAX_PAGE, site_host};
 use mcp_web_core::transport::{Resolve, SystemResolver};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -22,10 +23,13 @@ pub const ABOUT: &str = "Ask the search provider and print the JSON web_search a
 /// The long help.
 pub const LONG_ABOUT: &str = "\
 Ask the configured search provider (provider: brave or searxng) for QUERY and print the
-JSON web_search answers: {\"count\",\"provider\",\"query\",\"results\":[{\"title\",\"url\",
-\"snippet\",\"age\"?}]}, keys in alphabetical order. A query that matches nothing prints an
-empty results list and a notice; that is not a failure. The JSON is pretty-printed on a
-terminal and one line otherwise.
+JSON web_search answers: {\"count\",\"page\",\"provider\",\"query\",\"results\":[{\"title\",
+\"url\",\"snippet\",\"age\"?}]}, with \"freshness\" and \"site\" when given, keys in alphabetical
+order. A query that matches nothing prints an empty results list and a notice; that is not
+a failure. The JSON is pretty-printed on a terminal and one line otherwise.
+
+--freshness, --site and --page narrow the search as web_search's parameters of the same
+names do; a provider that cannot apply one fails with a message saying so.
 
 Brave needs an API key, read when the search runs: the environment variable named by
 api-key-env (BRAVE_API_KEY by default), or api-key. SearXNG needs search-url, the base
@@ -46,6 +50,18 @@ pub struct SearchArgs {
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u8).range(1..=20))]
     pub count: u8,
 
+    /// Only pages published or updated within the last day, week, month or year.
+    #[arg(long, value_parser = ["day", "week", "month", "year"])]
+    pub freshness: Option<String>,
+
+    /// Only pages of this one host (and its subdomains), such as docs.rs.
+    #[arg(long, value_name = "HOST")]
+    pub site: Option<String>,
+
+    /// Which page of COUNT results (1 to 10): 2 is results COUNT+1 to 2×COUNT.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=MAX_PAGE as i64))]
+    pub page: u8,
+
     /// The configuration of the search provider and its connection.
     #[command(flatten)]
     pub config: ConfigArgs,
@@ -56,6 +72,15 @@ pub fn exec(args: &SearchArgs) -> ExitCode {
     if args.query.trim().is_empty() {
         return super::failed("the query is empty; give the words to search for", 2);
     }
+    let site = match args.site.as_deref().map(site_host).transpose() {
+        Ok(site) => site,
+        Err(why) => return super::failed(format!("--site was refused: {why}"), 2),
+    };
+    let filters = Filters {
+        freshness: args.freshness.as_deref().and_then(Freshness::parse),
+        site,
+        page: usize::from(args.page),
+    };
     let (settings, runtime) = match super::settings_and_runtime(&args.config) {
         Ok(both) => both,
         Err(code) => return code,
@@ -65,6 +90,7 @@ pub fn exec(args: &SearchArgs) -> ExitCode {
         search(
             &args.query,
             usize::from(args.count),
+            &filters,
             &settings,
             Arc::new(SystemResolver),
             &cancel,
@@ -87,18 +113,19 @@ pub fn exec(args: &SearchArgs) -> ExitCode {
     }
 }
 
-/// Searches for `query` through the context `settings` describe (names resolved by
-/// `resolver`) with [`ops::search`], the operation `web_search` runs, and returns the
-/// answer `web_search` gives.
+/// Searches for `query` under `filters` through the context `settings` describe (names
+/// resolved by `resolver`) with [`ops::search`], the operation `web_search` runs, and
+/// returns the answer `web_search` gives.
 pub async fn search(
     query: &str,
     count: usize,
+    filters: &Filters,
     settings: &Settings,
     resolver: Arc<dyn Resolve>,
     cancel: &CancellationToken,
 ) -> Result<Value, Failure> {
     let context = Context::with_resolver(settings.clone(), resolver).map_err(Failure::Config)?;
-    let searched = ops::search::search(&context, query, count, cancel)
+    let searched = ops::search::search(&context, query, count, filters, cancel)
         .await
         .map_err(Failure::Fetch)?;
     Ok(Value::Object(searched.to_json()))

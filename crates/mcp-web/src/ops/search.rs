@@ -2,7 +2,7 @@
 //! and `mcp-web search` prints.
 
 use mcp_web_core::error::Error;
-use mcp_web_core::search::SearchResult;
+use mcp_web_core::search::{Filters, SearchResult};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -24,20 +24,26 @@ pub struct Searched {
     pub query: String,
     /// The number of results asked for.
     pub count: usize,
+    /// The filters applied.
+    pub filters: Filters,
     /// The results, at most `count`.
     pub results: Vec<SearchResult>,
 }
 
 impl Searched {
     /// The answer as `web_search` gives it, keys in alphabetical order:
-    /// `{"count","notice"?,"provider","query","results":[{"age"?,"snippet","title","url"}]}`;
-    /// `notice` only when nothing matched.
+    /// `{"count","freshness"?,"notice"?,"page","provider","query","results":[{"age"?,"snippet","title","url"}],"site"?}`;
+    /// `notice` only when nothing matched, `freshness` and `site` only when applied.
     pub fn to_json(&self) -> Map<String, Value> {
         let mut answer = Map::new();
         answer.insert("count".into(), json!(self.count));
+        if let Some(freshness) = self.filters.freshness {
+            answer.insert("freshness".into(), json!(freshness.as_str()));
+        }
         if self.results.is_empty() {
             answer.insert("notice".into(), json!(no_results(&self.query)));
         }
+        answer.insert("page".into(), json!(self.filters.page));
         answer.insert("provider".into(), json!(self.provider));
         answer.insert("query".into(), json!(self.query));
         let results: Vec<Value> = self
@@ -55,6 +61,9 @@ impl Searched {
             })
             .collect();
         answer.insert("results".into(), Value::Array(results));
+        if let Some(site) = &self.filters.site {
+            answer.insert("site".into(), json!(site));
+        }
         answer
     }
 }
@@ -66,26 +75,31 @@ pub fn no_results(query: &str) -> String {
     )
 }
 
-/// Asks the context's search provider for `count` results for `query` (the caller has
-/// checked both), stopping at once with [`Error::Cancelled`] when `cancel` fires. A
-/// provider that answers more than asked is cut to `count`.
+/// Asks the context's search provider for `count` results for `query` under `filters`
+/// (the caller has checked all three), stopping at once with [`Error::Cancelled`] when
+/// `cancel` fires. A result off the `site` filter's host is dropped, whatever the
+/// engine did with the `site:` operator; a provider that answers more than asked is
+/// cut to `count`.
 pub async fn search(
     context: &Context,
     query: &str,
     count: usize,
+    filters: &Filters,
     cancel: &CancellationToken,
 ) -> Result<Searched, Error> {
     let provider = context.search_provider();
     let mut results = tokio::select! {
         biased;
         () = cancel.cancelled() => return Err(Error::Cancelled),
-        results = provider.search(query, count) => results?,
+        results = provider.search_filtered(query, count, filters) => results?,
     };
+    results.retain(|r| filters.admits(&r.url));
     results.truncate(count);
     Ok(Searched {
         provider: provider.name().to_owned(),
         query: query.to_owned(),
         count,
+        filters: filters.clone(),
         results,
     })
 }
@@ -100,6 +114,11 @@ mod tests {
             provider: "brave".into(),
             query: "raku grammars".into(),
             count: 10,
+            filters: Filters {
+                freshness: Some(mcp_web_core::search::Freshness::Week),
+                site: Some("docs.raku.org".into()),
+                page: 2,
+            },
             results: vec![
                 SearchResult {
                     title: "Grammars".into(),
@@ -117,17 +136,18 @@ mod tests {
         };
         assert_eq!(
             Value::Object(found.to_json()).to_string(),
-            r#"{"count":10,"provider":"brave","query":"raku grammars","results":[{"age":"March 1, 2024","snippet":"Grammars are a powerful tool","title":"Grammars","url":"https://docs.raku.org/language/grammars"},{"snippet":"","title":"T","url":"https://t.example/"}]}"#
+            r#"{"count":10,"freshness":"week","page":2,"provider":"brave","query":"raku grammars","results":[{"age":"March 1, 2024","snippet":"Grammars are a powerful tool","title":"Grammars","url":"https://docs.raku.org/language/grammars"},{"snippet":"","title":"T","url":"https://t.example/"}],"site":"docs.raku.org"}"#
         );
         let nothing = Searched {
             provider: "brave".into(),
             query: "asdkfjhasdkfjh39847".into(),
             count: 10,
+            filters: Filters::default(),
             results: Vec::new(),
         };
         assert_eq!(
             Value::Object(nothing.to_json()).to_string(),
-            r#"{"count":10,"notice":"No results for 'asdkfjhasdkfjh39847'. The engine matched nothing: try fewer or more common terms, or drop any quoting.","provider":"brave","query":"asdkfjhasdkfjh39847","results":[]}"#
+            r#"{"count":10,"notice":"No results for 'asdkfjhasdkfjh39847'. The engine matched nothing: try fewer or more common terms, or drop any quoting.","page":1,"provider":"brave","query":"asdkfjhasdkfjh39847","results":[]}"#
         );
     }
 }

@@ -13,7 +13,7 @@ use mcp_kit::{FromConfig, Outcome, Server, ToolResult};
 use mcp_web::tools::Web;
 use mcp_web_core::config::parse_web_config;
 use mcp_web_core::error::{Error, Search, SearchFailure};
-use mcp_web_core::search::{SearchProvider, SearchResult, Searching};
+use mcp_web_core::search::{Filters, SearchProvider, SearchResult, Searching};
 use mcp_web_core::transport::StaticResolver;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -135,7 +135,7 @@ async fn web_search_answers_brave_s_results_in_the_documented_shape() {
     assert!(!result.is_error(), "{}", result.text());
     assert_eq!(
         result.text(),
-        r#"{"count":5,"provider":"brave","query":"raku grammars","results":[{"age":"March 1, 2024","snippet":"Grammars are a powerful tool used to destructure text.","title":"Grammars | Raku Documentation","url":"https://docs.raku.org/language/grammars"},{"snippet":"Learn Raku grammars.","title":"A grammar tutorial","url":"https://example.org/g"}]}"#
+        r#"{"count":5,"page":1,"provider":"brave","query":"raku grammars","results":[{"age":"March 1, 2024","snippet":"Grammars are a powerful tool used to destructure text.","title":"Grammars | Raku Documentation","url":"https://docs.raku.org/language/grammars"},{"snippet":"Learn Raku grammars.","title":"A grammar tutorial","url":"https://example.org/g"}]}"#
     );
     assert_eq!(
         structured(&result).to_string(),
@@ -162,7 +162,7 @@ async fn zero_results_is_an_empty_list_and_a_notice() {
     assert!(!result.is_error(), "{}", result.text());
     assert_eq!(
         result.text(),
-        r#"{"count":10,"notice":"No results for 'asdkfjhasdkfjh39847'. The engine matched nothing: try fewer or more common terms, or drop any quoting.","provider":"brave","query":"asdkfjhasdkfjh39847","results":[]}"#
+        r#"{"count":10,"notice":"No results for 'asdkfjhasdkfjh39847'. The engine matched nothing: try fewer or more common terms, or drop any quoting.","page":1,"provider":"brave","query":"asdkfjhasdkfjh39847","results":[]}"#
     );
 }
 
@@ -211,7 +211,7 @@ async fn web_search_asks_searxng_when_configured() {
     assert!(!result.is_error(), "{}", result.text());
     assert_eq!(
         result.text(),
-        r#"{"count":3,"provider":"searxng","query":"raku","results":[{"snippet":"Hi, my name is Camelia.","title":"Raku Programming Language","url":"https://raku.org/"}]}"#
+        r#"{"count":3,"page":1,"provider":"searxng","query":"raku","results":[{"snippet":"Hi, my name is Camelia.","title":"Raku Programming Language","url":"https://raku.org/"}]}"#
     );
     assert_eq!(
         searxng.requests("/searx/search?q=raku&format=json&safesearch=1"),
@@ -294,7 +294,7 @@ async fn a_provider_passed_in_code_replaces_the_configured_one() {
     assert!(!answer.is_error(), "{}", answer.text());
     assert_eq!(
         answer.text(),
-        r#"{"count":2,"provider":"fake","query":"anything","results":[{"snippet":"snippet 1","title":"Result 1","url":"https://r1.example/"},{"snippet":"snippet 2","title":"Result 2","url":"https://r2.example/"}]}"#
+        r#"{"count":2,"page":1,"provider":"fake","query":"anything","results":[{"snippet":"snippet 1","title":"Result 1","url":"https://r1.example/"},{"snippet":"snippet 2","title":"Result 2","url":"https://r2.example/"}]}"#
     );
     assert_eq!(
         *fake.calls.lock().expect("test rig"),
@@ -394,7 +394,7 @@ fn the_command_prints_what_web_search_answers() {
     assert_eq!((code, err.as_str()), (0, ""));
     assert_eq!(
         out,
-        "{\"count\":2,\"provider\":\"brave\",\"query\":\"raku grammars\",\"results\":[{\"age\":\"March 1, 2024\",\"snippet\":\"Grammars are a powerful tool used to destructure text.\",\"title\":\"Grammars | Raku Documentation\",\"url\":\"https://docs.raku.org/language/grammars\"},{\"snippet\":\"Learn Raku grammars.\",\"title\":\"A grammar tutorial\",\"url\":\"https://example.org/g\"}]}\n"
+        "{\"count\":2,\"page\":1,\"provider\":\"brave\",\"query\":\"raku grammars\",\"results\":[{\"age\":\"March 1, 2024\",\"snippet\":\"Grammars are a powerful tool used to destructure text.\",\"title\":\"Grammars | Raku Documentation\",\"url\":\"https://docs.raku.org/language/grammars\"},{\"snippet\":\"Learn Raku grammars.\",\"title\":\"A grammar tutorial\",\"url\":\"https://example.org/g\"}]}\n"
     );
     assert_eq!(
         brave.requests("/res/v1/web/search?q=raku+grammars&count=2&safesearch=moderate"),
@@ -477,6 +477,7 @@ async fn the_context_s_resolver_resolves_the_provider_s_name() {
     let answer = mcp_web::cli::search::search(
         "nothing",
         3,
+        &Filters::default(),
         &settings,
         Arc::new(resolver),
         &CancellationToken::new(),
@@ -497,4 +498,175 @@ fn a_configuration_the_provider_cannot_use_is_exit_status_2() {
     assert!(err.contains("\"search-url\" must be set"), "{err}");
     let (code, _, _) = run(&["raku", "--count", "21"], &[]);
     assert_eq!(code, 2);
+}
+
+/// The filters reach Brave as its own parameters (`site:` in the query, `freshness`,
+/// `offset` counted in pages), the answer echoes them, and a result off the site is
+/// dropped whatever the engine sent.
+#[tokio::test]
+async fn web_search_filters_reach_brave_as_its_parameters_and_are_echoed() {
+    let brave = fake_brave(200, BRAVE);
+    let web =
+        Web::from_config(&json!({"api-key": "k", "search-url": brave.url("/")})).expect("a pack");
+    let result = call(
+        &server_of(web),
+        "web_search",
+        json!({"query": "raku grammars", "count": 10, "freshness": "week",
+               "site": "Docs.Raku.org", "page": 2}),
+    )
+    .await;
+    assert!(!result.is_error(), "{}", result.text());
+    assert_eq!(
+        result.text(),
+        r#"{"count":10,"freshness":"week","page":2,"provider":"brave","query":"raku grammars","results":[{"age":"March 1, 2024","snippet":"Grammars are a powerful tool used to destructure text.","title":"Grammars | Raku Documentation","url":"https://docs.raku.org/language/grammars"}],"site":"docs.raku.org"}"#
+    );
+    assert_eq!(
+        brave.requests(
+            "/res/v1/web/search?q=site%3Adocs.raku.org+raku+grammars&count=10&offset=1&freshness=pw&safesearch=moderate"
+        ),
+        1
+    );
+}
+
+/// SearXNG has no week: the call is refused naming what it does apply, and nothing
+/// is sent; the filters it has reach it as `time_range`, `pageno` and `site:`.
+#[tokio::test]
+async fn searxng_refuses_the_freshness_it_lacks_and_applies_the_others() {
+    let searxng = support::Server::start(|path| {
+        if path.starts_with("/search?") {
+            json_response(200, SEARXNG)
+        } else {
+            json_response(404, "{}")
+        }
+    });
+    let web = Web::from_config(&json!({"provider": "searxng", "search-url": searxng.url("/")}))
+        .expect("a pack");
+    let server = server_of(web);
+    let refused = call(
+        &server,
+        "web_search",
+        json!({"query": "raku", "freshness": "week"}),
+    )
+    .await;
+    assert!(refused.is_error());
+    assert_eq!(
+        refused.text(),
+        r#"search (searxng): this search provider cannot apply freshness "week"; it applies freshness day, month or year: ask again with one of those, or without "freshness". No configuration key changes this."#
+    );
+    assert_eq!(
+        structured(&refused),
+        json!({"kind": "search", "rule": "filter-unsupported", "config_key": null})
+    );
+    assert_eq!(
+        searxng.connections(),
+        0,
+        "nothing is sent for a refused filter"
+    );
+
+    let answered = call(
+        &server,
+        "web_search",
+        json!({"query": "raku", "freshness": "month", "site": "raku.org", "page": 3}),
+    )
+    .await;
+    assert!(!answered.is_error(), "{}", answered.text());
+    assert_eq!(
+        structured(&answered)["results"][0]["url"],
+        "https://raku.org/"
+    );
+    assert_eq!(
+        searxng.requests(
+            "/search?q=site%3Araku.org+raku&format=json&safesearch=1&time_range=month&pageno=3"
+        ),
+        1
+    );
+}
+
+/// A provider that does not implement filters gets the seam's default: a filter is
+/// refused by name, the provider is never asked, and without filters it searches.
+#[tokio::test]
+async fn a_provider_without_filters_refuses_each_one_by_name() {
+    let fake = Arc::new(Fake {
+        results: (1..=2).map(result).collect(),
+        fail: false,
+        calls: Mutex::default(),
+    });
+    let settings = parse_web_config(&json!({})).expect("settings");
+    let server = server_of(Web::with_search_provider(settings, fake.clone()).expect("a pack"));
+    for (args, message) in [
+        (
+            json!({"query": "x", "freshness": "day"}),
+            r#"search (fake): this search provider cannot apply freshness "day", it has no such filter: ask again without "freshness". No configuration key changes this."#,
+        ),
+        (
+            json!({"query": "x", "site": "docs.rs"}),
+            r#"search (fake): this search provider cannot apply site "docs.rs", it has no such filter: ask again without "site". No configuration key changes this."#,
+        ),
+        (
+            json!({"query": "x", "page": 2}),
+            r#"search (fake): this search provider cannot apply page "2", it has no such filter: ask again without "page". No configuration key changes this."#,
+        ),
+    ] {
+        let answer = call(&server, "web_search", args.clone()).await;
+        assert!(answer.is_error(), "{args}");
+        assert_eq!(answer.text(), message, "{args}");
+    }
+    assert!(fake.calls.lock().expect("test rig").is_empty());
+    let answer = call(&server, "web_search", json!({"query": "x", "page": 1})).await;
+    assert!(!answer.is_error(), "{}", answer.text());
+    assert_eq!(fake.calls.lock().expect("test rig").len(), 1);
+}
+
+/// `mcp-web search --freshness --site --page` are the tool's filters.
+#[test]
+fn the_command_takes_the_filters_as_flags() {
+    let brave = fake_brave(200, BRAVE);
+    let (code, out, err) = run(
+        &[
+            "raku",
+            "--count",
+            "5",
+            "--freshness",
+            "year",
+            "--site",
+            "example.org",
+            "--page",
+            "10",
+            "--search-url",
+            &brave.url("/"),
+            "--api-key",
+            "k",
+        ],
+        &[],
+    );
+    assert_eq!((code, err.as_str()), (0, ""));
+    let answer: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(
+        (
+            &answer["freshness"],
+            &answer["site"],
+            &answer["page"],
+            &answer["results"][0]["url"]
+        ),
+        (
+            &json!("year"),
+            &json!("example.org"),
+            &json!(10),
+            &json!("https://example.org/g")
+        )
+    );
+    assert_eq!(
+        brave.requests(
+            "/res/v1/web/search?q=site%3Aexample.org+raku&count=5&offset=9&freshness=py&safesearch=moderate"
+        ),
+        1
+    );
+    for bad in [
+        &["raku", "--page", "11"][..],
+        &["raku", "--freshness", "hour"][..],
+        &["raku", "--site", "https://example.org/"][..],
+    ] {
+        let (code, out, _) = run(bad, &[]);
+        assert_eq!((code, out.as_str()), (2, ""), "{bad:?}");
+    }
 }

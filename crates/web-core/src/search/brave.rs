@@ -10,7 +10,10 @@ use serde_json::Value;
 use url::Url;
 
 use super::client::{Reply, SearchClient, endpoint};
-use super::{ApiKey, SearchOptions, SearchProvider, SearchResult, Searching, results_from};
+use super::{
+    ApiKey, Filters, Freshness, NO_FILTERS, SearchOptions, SearchProvider, SearchResult, Searching,
+    results_from,
+};
 use crate::error::{ConfigError, Error, KeyOrigin, Search, SearchFailure};
 use crate::transport::Resolve;
 
@@ -116,7 +119,12 @@ impl Brave {
         }
     }
 
-    async fn run(&self, query: &str, count: usize) -> Result<Vec<SearchResult>, SearchFailure> {
+    async fn run(
+        &self,
+        query: &str,
+        count: usize,
+        filters: &Filters,
+    ) -> Result<Vec<SearchResult>, SearchFailure> {
         let (key, origin) = self.key()?;
         let mut token =
             HeaderValue::from_str(key.expose()).map_err(|_| SearchFailure::KeyUnsendable {
@@ -127,8 +135,15 @@ impl Brave {
         let mut url = self.endpoint.clone();
         {
             let mut pairs = url.query_pairs_mut();
-            pairs.append_pair("q", query);
+            pairs.append_pair("q", &filters.query_with_site(query));
             pairs.append_pair("count", &count.to_string());
+            // Brave's offset counts pages of `count` results, 0 to 9.
+            if filters.page > 1 {
+                pairs.append_pair("offset", &(filters.page - 1).to_string());
+            }
+            if let Some(freshness) = filters.freshness {
+                pairs.append_pair("freshness", freshness_code(freshness));
+            }
             for (name, value) in &self.params {
                 pairs.append_pair(name, value);
             }
@@ -152,11 +167,30 @@ impl SearchProvider for Brave {
     }
 
     fn search<'a>(&'a self, query: &'a str, count: usize) -> Searching<'a> {
+        self.search_filtered(query, count, &NO_FILTERS)
+    }
+
+    fn search_filtered<'a>(
+        &'a self,
+        query: &'a str,
+        count: usize,
+        filters: &'a Filters,
+    ) -> Searching<'a> {
         Box::pin(async move {
-            self.run(query, count)
+            self.run(query, count, filters)
                 .await
                 .map_err(|failure| Error::Search(Search::new("brave", failure)))
         })
+    }
+}
+
+/// Brave's `freshness` code for a freshness: the past day, week, month or year.
+fn freshness_code(freshness: Freshness) -> &'static str {
+    match freshness {
+        Freshness::Day => "pd",
+        Freshness::Week => "pw",
+        Freshness::Month => "pm",
+        Freshness::Year => "py",
     }
 }
 
@@ -198,8 +232,11 @@ fn answer(reply: &Reply, url: &Url, origin: KeyOrigin) -> Result<Vec<SearchResul
             });
         }
         429 => {
+            let wait = super::retry_after_seconds(reply).or_else(|| rate_limit_reset(reply));
             return Err(SearchFailure::RateLimited {
-                retry: super::retry_after(reply).or_else(|| rate_limit_reset(reply)),
+                retry: super::retry_after(reply)
+                    .or_else(|| wait.map(|s| super::in_seconds(s.as_secs()))),
+                wait,
             });
         }
         status => {
@@ -239,7 +276,7 @@ fn answer(reply: &Reply, url: &Url, origin: KeyOrigin) -> Result<Vec<SearchResul
 /// When Brave's quota resets, from `X-RateLimit-Reset` (`"1, 1419704"`: seconds until
 /// each window resets, shortest first), for the first window with nothing remaining
 /// per `X-RateLimit-Remaining`, or the first window.
-fn rate_limit_reset(reply: &Reply) -> Option<String> {
+fn rate_limit_reset(reply: &Reply) -> Option<std::time::Duration> {
     let numbers = |name: &str| -> Vec<u64> {
         reply
             .header(name)
@@ -252,7 +289,7 @@ fn rate_limit_reset(reply: &Reply) -> Option<String> {
     reset
         .get(window)
         .or(reset.first())
-        .map(|&s| super::in_seconds(s))
+        .map(|&s| std::time::Duration::from_secs(s))
 }
 
 #[cfg(test)]

@@ -4,8 +4,11 @@
 //!
 //! A provider is two methods: [`SearchProvider::name`] and [`SearchProvider::search`],
 //! which answers [`SearchResult`]s or an [`Error::Search`] whose message is the whole
-//! story the model gets. A host can pass any provider of its own in place of the
-//! configured one.
+//! story the model gets, and a third, [`SearchProvider::search_filtered`], for the
+//! [`Filters`] a call may add (freshness, one site, a page): a provider that cannot
+//! apply one refuses it with [`SearchFailure::Unsupported`] rather than answer
+//! unfiltered results, which is what the seam's default does. A host can pass any
+//! provider of its own in place of the configured one.
 //!
 //! The shipped providers talk to an endpoint the operator wrote in the configuration
 //! (`search-url`, or Brave's public API host), so their HTTP client goes through
@@ -26,7 +29,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::error::{ConfigError, Error};
+use crate::error::{ConfigError, Error, Search, SearchFailure};
 use crate::transport::{ProxyUrl, Resolve};
 use crate::url::CheckedUrl;
 
@@ -47,6 +50,167 @@ pub struct SearchResult {
     pub age: Option<String>,
 }
 
+/// How recent a result must be (`freshness`): published or updated within the last
+/// day, week, month or year.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Freshness {
+    /// The last 24 hours.
+    Day,
+    /// The last 7 days.
+    Week,
+    /// The last 31 days.
+    Month,
+    /// The last 365 days.
+    Year,
+}
+
+impl Freshness {
+    /// Every value, in the order the schema lists them.
+    pub const ALL: [Freshness; 4] = [
+        Freshness::Day,
+        Freshness::Week,
+        Freshness::Month,
+        Freshness::Year,
+    ];
+
+    /// The value as the `freshness` parameter spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Freshness::Day => "day",
+            Freshness::Week => "week",
+            Freshness::Month => "month",
+            Freshness::Year => "year",
+        }
+    }
+
+    /// The value `name` spells, when it is one.
+    pub fn parse(name: &str) -> Option<Freshness> {
+        Freshness::ALL.into_iter().find(|f| f.as_str() == name)
+    }
+}
+
+impl fmt::Display for Freshness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The most pages a search reaches (Brave serves at most ten pages of one query).
+pub const MAX_PAGE: usize = 10;
+
+/// The filters of one search, beyond its query and count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filters {
+    /// Only results this recent.
+    pub freshness: Option<Freshness>,
+    /// Only results from this host (or its subdomains), as [`site_host`] wrote it.
+    pub site: Option<String>,
+    /// Which page of `count` results, 1-based, at most [`MAX_PAGE`]: page 2 of 10
+    /// is results 11 to 20.
+    pub page: usize,
+}
+
+/// No filter: the first page.
+pub static NO_FILTERS: Filters = Filters {
+    freshness: None,
+    site: None,
+    page: 1,
+};
+
+impl Default for Filters {
+    /// No filter: the first page.
+    fn default() -> Self {
+        NO_FILTERS.clone()
+    }
+}
+
+impl Filters {
+    /// The first filter set, as a provider without filters would refuse it: its
+    /// parameter name and value.
+    pub fn first_set(&self) -> Option<(&'static str, String)> {
+        if let Some(freshness) = self.freshness {
+            return Some(("freshness", freshness.to_string()));
+        }
+        if let Some(site) = &self.site {
+            return Some(("site", site.clone()));
+        }
+        (self.page != 1).then(|| ("page", self.page.to_string()))
+    }
+
+    /// `query` restricted to the site with the `site:` operator both shipped engines
+    /// read, when a site is set.
+    pub fn query_with_site(&self, query: &str) -> String {
+        match &self.site {
+            Some(site) => format!("site:{site} {query}"),
+            None => query.to_owned(),
+        }
+    }
+
+    /// Whether `url` is on the site (the host itself or a subdomain of it), or no site
+    /// is set. The `site:` operator is a request to the engine; this keeps the answer
+    /// to it whatever the engine did.
+    pub fn admits(&self, url: &str) -> bool {
+        let Some(site) = &self.site else {
+            return true;
+        };
+        let Ok(parsed) = url::Url::parse(url) else {
+            return false;
+        };
+        let Some(host) = parsed.host_str() else {
+            return false;
+        };
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        host == *site
+            || host
+                .strip_suffix(site.as_str())
+                .is_some_and(|rest| rest.ends_with('.'))
+    }
+}
+
+/// The host a `site` filter names, lowercase and in ASCII (punycode), without a
+/// trailing dot; or why it is not one (a scheme, a path, a port, a space, an IP
+/// address is refused: the filter is one host name).
+pub fn site_host(site: &str) -> Result<String, &'static str> {
+    let site = site.trim();
+    if site.is_empty() {
+        return Err("it is empty; give a host name such as \"docs.rs\"");
+    }
+    if site.contains("://") || site.contains(['/', '?', '#', '@', ':', ' ', '*']) {
+        return Err(
+            "it is not a bare host name: give the host alone, such as \"docs.rs\" (no scheme, port, path or wildcard)",
+        );
+    }
+    let parsed = url::Url::parse(&format!("http://{site}/"))
+        .map_err(|_| "it is not a valid host name, such as \"docs.rs\"")?;
+    match parsed.host() {
+        Some(url::Host::Domain(host)) => {
+            let host = host.trim_end_matches('.');
+            if !host.contains('.') {
+                return Err("it is not a host name with a dot in it, such as \"docs.rs\"");
+            }
+            Ok(host.to_owned())
+        }
+        _ => Err("it is an IP address; give a host name such as \"docs.rs\""),
+    }
+}
+
+/// The failure a provider answers for a filter it cannot apply.
+pub fn unsupported(
+    provider: &str,
+    filter: &'static str,
+    value: String,
+    offers: Option<&'static str>,
+) -> Error {
+    Error::Search(Search::new(
+        provider,
+        SearchFailure::Unsupported {
+            filter,
+            value,
+            offers,
+        },
+    ))
+}
+
 /// What [`SearchProvider::search`] returns: the results, at most as many as asked for.
 pub type Searching<'a> =
     Pin<Box<dyn Future<Output = Result<Vec<SearchResult>, Error>> + Send + 'a>>;
@@ -60,6 +224,25 @@ pub trait SearchProvider: Send + Sync + 'static {
     /// At most `count` results for `query`, best first; an empty list when the engine
     /// matched nothing. A failure is an [`Error::Search`] whose first line teaches.
     fn search<'a>(&'a self, query: &'a str, count: usize) -> Searching<'a>;
+
+    /// At most `count` results for `query` under `filters`, each applied through the
+    /// engine's own parameter; a filter the provider cannot apply is refused with
+    /// [`SearchFailure::Unsupported`], never ignored. The default applies none: it
+    /// searches when no filter is set and refuses the first one set otherwise.
+    fn search_filtered<'a>(
+        &'a self,
+        query: &'a str,
+        count: usize,
+        filters: &'a Filters,
+    ) -> Searching<'a> {
+        match filters.first_set() {
+            None => self.search(query, count),
+            Some((filter, value)) => {
+                let error = unsupported(self.name(), filter, value, None);
+                Box::pin(async move { Err(error) })
+            }
+        }
+    }
 }
 
 /// The options of the shipped providers: the search keys of the configuration, and the
@@ -218,6 +401,15 @@ fn retry_after(reply: &client::Reply) -> Option<String> {
         Ok(s) => in_seconds(s),
         Err(_) => format!("after {}", crate::error::quoted(value)),
     })
+}
+
+/// A `Retry-After` header's delay in seconds, when it gives one (not a date).
+fn retry_after_seconds(reply: &client::Reply) -> Option<Duration> {
+    reply
+        .header("retry-after")?
+        .parse::<u64>()
+        .ok()
+        .map(Duration::from_secs)
 }
 
 /// `in 1 second`, `in 90 seconds`.
@@ -389,6 +581,52 @@ mod tests {
         );
         assert_eq!(strip_markup("line<br/>break"), "linebreak");
         assert_eq!(strip_markup(""), "");
+    }
+
+    #[test]
+    fn a_site_is_one_host_name() {
+        assert_eq!(site_host(" Docs.RS. ").as_deref(), Ok("docs.rs"));
+        assert_eq!(
+            site_host("bücher.example").as_deref(),
+            Ok("xn--bcher-kva.example")
+        );
+        for bad in [
+            "",
+            "https://docs.rs",
+            "docs.rs/x",
+            "docs.rs:443",
+            "*.docs.rs",
+            "a b.rs",
+            "localhost",
+            "127.0.0.1",
+            "2130706433",
+            "[::1]",
+        ] {
+            assert!(site_host(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_site_admits_its_host_and_subdomains_only() {
+        let filters = Filters {
+            site: Some("docs.rs".into()),
+            ..Filters::default()
+        };
+        for (url, admitted) in [
+            ("https://docs.rs/serde", true),
+            ("https://DOCS.rs./serde", true),
+            ("https://x.docs.rs/", true),
+            ("https://evildocs.rs/", false),
+            ("https://docs.rs.evil.example/", false),
+            ("not a url", false),
+        ] {
+            assert_eq!(filters.admits(url), admitted, "{url}");
+        }
+        assert!(Filters::default().admits("not a url"));
+        assert_eq!(filters.query_with_site("serde"), "site:docs.rs serde");
+        assert_eq!(Filters::default().query_with_site("serde"), "serde");
+        assert_eq!(Filters::default().first_set(), None);
+        assert_eq!(filters.first_set(), Some(("site", "docs.rs".to_owned())));
     }
 
     #[test]

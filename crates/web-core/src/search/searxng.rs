@@ -9,7 +9,10 @@ use url::Url;
 
 use super::brave::under;
 use super::client::{SearchClient, endpoint};
-use super::{SafeSearch, SearchOptions, SearchProvider, SearchResult, Searching, results_from};
+use super::{
+    Filters, Freshness, NO_FILTERS, SafeSearch, SearchOptions, SearchProvider, SearchResult,
+    Searching, results_from,
+};
 use crate::error::{ConfigError, Error, Search, SearchFailure};
 use crate::transport::Resolve;
 
@@ -68,13 +71,37 @@ impl Searxng {
         })
     }
 
-    async fn run(&self, query: &str, count: usize) -> Result<Vec<SearchResult>, SearchFailure> {
+    async fn run(
+        &self,
+        query: &str,
+        count: usize,
+        filters: &Filters,
+    ) -> Result<Vec<SearchResult>, SearchFailure> {
+        // SearXNG's time_range is day, month or year: it has no week.
+        let time_range = match filters.freshness {
+            None => None,
+            Some(Freshness::Week) => {
+                return Err(SearchFailure::Unsupported {
+                    filter: "freshness",
+                    value: Freshness::Week.to_string(),
+                    offers: Some("day, month or year"),
+                });
+            }
+            Some(f @ (Freshness::Day | Freshness::Month | Freshness::Year)) => Some(f.as_str()),
+        };
         let mut url = self.endpoint.clone();
         {
             let mut pairs = url.query_pairs_mut();
-            pairs.append_pair("q", query);
+            pairs.append_pair("q", &filters.query_with_site(query));
             for (name, value) in &self.params {
                 pairs.append_pair(name, value);
+            }
+            if let Some(range) = time_range {
+                pairs.append_pair("time_range", range);
+            }
+            // SearXNG's pages are the instance's own size; page N is its pageno N.
+            if filters.page > 1 {
+                pairs.append_pair("pageno", &filters.page.to_string());
             }
         }
         let reply = self.client.get(&url, Vec::new()).await?;
@@ -83,6 +110,7 @@ impl Searxng {
             429 => {
                 return Err(SearchFailure::RateLimited {
                     retry: super::retry_after(&reply),
+                    wait: super::retry_after_seconds(&reply),
                 });
             }
             403 => {
@@ -122,8 +150,17 @@ impl SearchProvider for Searxng {
     }
 
     fn search<'a>(&'a self, query: &'a str, count: usize) -> Searching<'a> {
+        self.search_filtered(query, count, &NO_FILTERS)
+    }
+
+    fn search_filtered<'a>(
+        &'a self,
+        query: &'a str,
+        count: usize,
+        filters: &'a Filters,
+    ) -> Searching<'a> {
         Box::pin(async move {
-            self.run(query, count)
+            self.run(query, count, filters)
                 .await
                 .map_err(|failure| Error::Search(Search::new("searxng", failure)))
         })

@@ -12,8 +12,8 @@ use mcp_web_core::ErrorKind;
 use mcp_web_core::config::Settings;
 use mcp_web_core::error::{Error, SearchFailure};
 use mcp_web_core::search::{
-    ApiKey, Brave, Environment, Provider, SearchOptions, SearchProvider, SearchResult, Searxng,
-    configured,
+    ApiKey, Brave, Environment, Filters, Freshness, Provider, SearchOptions, SearchProvider,
+    SearchResult, Searxng, configured,
 };
 use mcp_web_core::transport::{StaticResolver, SystemResolver};
 use mcp_web_core::url::CheckedUrl;
@@ -344,7 +344,8 @@ async fn a_rate_limit_says_when_to_retry() {
     assert_eq!(
         failure(&error),
         &SearchFailure::RateLimited {
-            retry: Some("in 1 second".into())
+            retry: Some("in 1 second".into()),
+            wait: Some(Duration::from_secs(1)),
         }
     );
     let server = Server::start(
@@ -363,7 +364,8 @@ async fn a_rate_limit_says_when_to_retry() {
     assert_eq!(
         failure(&error),
         &SearchFailure::RateLimited {
-            retry: Some("in 86400 seconds".into())
+            retry: Some("in 86400 seconds".into()),
+            wait: Some(Duration::from_secs(86400)),
         }
     );
 }
@@ -610,7 +612,8 @@ async fn searxng_zero_results_malformed_and_errors() {
     assert_eq!(
         failure(&error),
         &SearchFailure::RateLimited {
-            retry: Some("in 30 seconds".into())
+            retry: Some("in 30 seconds".into()),
+            wait: Some(Duration::from_secs(30)),
         }
     );
     let server = Server::start(REFUSED, always(response(502, &[], b"Bad Gateway"))).await;
@@ -646,4 +649,72 @@ fn brave_is_built_with_no_key_anywhere() {
     let mut options = Settings::default().search_options();
     options.api_key_env = "MCP_WEB_TEST_NO_SUCH_KEY_VAR".into();
     assert!(configured(&options, Arc::new(SystemResolver)).is_ok());
+}
+
+/// The filters reach each provider as its own parameters; SearXNG, which has no week,
+/// refuses it without a request.
+#[tokio::test]
+async fn filters_are_each_provider_s_own_parameters() {
+    let server = Server::start(REFUSED, json(200, BRAVE_RESULTS, &[])).await;
+    let filters = Filters {
+        freshness: Some(Freshness::Day),
+        site: Some("docs.raku.org".into()),
+        page: 3,
+    };
+    brave(&server, "k")
+        .search_filtered("raku grammars", 7, &filters)
+        .await
+        .expect("results");
+    assert_eq!(
+        server.requests()[0].path,
+        "/res/v1/web/search?q=site%3Adocs.raku.org+raku+grammars&count=7&offset=2&freshness=pd&safesearch=moderate"
+    );
+
+    let server = Server::start(REFUSED, json(200, SEARXNG_RESULTS, &[])).await;
+    let searxng = Searxng::new(
+        &options(Provider::Searxng, &server),
+        Arc::new(StaticResolver::new()),
+    )
+    .expect("a provider");
+    searxng
+        .search_filtered(
+            "raku grammars",
+            7,
+            &Filters {
+                freshness: Some(Freshness::Year),
+                ..filters.clone()
+            },
+        )
+        .await
+        .expect("results");
+    assert_eq!(
+        server.requests()[0].path,
+        "/search?q=site%3Adocs.raku.org+raku+grammars&format=json&safesearch=1&time_range=year&pageno=3"
+    );
+    let error = searxng
+        .search_filtered(
+            "raku",
+            7,
+            &Filters {
+                freshness: Some(Freshness::Week),
+                ..Filters::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        failure(&error),
+        &SearchFailure::Unsupported {
+            filter: "freshness",
+            value: "week".into(),
+            offers: Some("day, month or year"),
+        }
+    );
+    assert_eq!(error.rule(), "filter-unsupported");
+    assert_eq!(error.config_key(), None);
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "the refused filter sent nothing"
+    );
 }
