@@ -230,5 +230,5 @@ pub use outcome::{Ask, CancelledBy, NeedsInput, Outcome, ToolResult};
 pub use params::{Args, ArgumentError, ArgumentRule, Param, Params};
 pub use permission::{Decision, Grant, Permission, Permissions, Refusal, Rule};
 pub use request::{Peer, Request};
-pub use server::Server;
+pub use server::{LIST_TTL_MS, Server};
 pub use toolkit::{Annotations, CallFuture, FromConfig, Registry, ToolSpec, Toolkit};

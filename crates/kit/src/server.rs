@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomNotification, Implementation, InputRequest,
-    InputRequests, InputRequiredResult, ListToolsResult, PaginatedRequestParams, ResultType,
-    ServerCapabilities, ServerConfig, ServerNotification, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CustomNotification, DiscoverResult,
+    Implementation, InputRequest, InputRequests, InputRequiredResult, ListToolsResult,
+    PaginatedRequestParams, ResultType, ServerCapabilities, ServerConfig, ServerNotification, Tool,
 };
 use rmcp::service::{ElicitationMode, RequestContext, RoleServer};
 use serde_json::{Map, Value};
@@ -256,6 +256,11 @@ impl NotificationSink for PeerSink {
     }
 }
 
+/// How long a host may keep `tools/list` and `server/discover` (an hour): both are
+/// fixed when the server is built, so only a restarted server (a new configuration)
+/// can change them, and a host that reconnects asks again.
+pub const LIST_TTL_MS: u64 = 60 * 60 * 1000;
+
 /// Whether `version` is the stateless 2026-07-28 era or later (ISO dates compare
 /// as text).
 fn is_stateless_era(version: Option<&str>) -> bool {
@@ -468,10 +473,13 @@ impl rmcp::ServerHandler for Handler {
         }
     }
 
+    /// The tools, with the caching hints of the 2026-07-28 era: the list is fixed
+    /// when the server is built and the same for every client, so a host may keep it
+    /// ([`LIST_TTL_MS`], public).
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let tools: Vec<Tool> = self
             .server
@@ -480,7 +488,30 @@ impl rmcp::ServerHandler for Handler {
             .iter()
             .map(|(_, t)| t.clone())
             .collect();
-        Ok(ListToolsResult::with_all_items(tools))
+        let list = ListToolsResult::with_all_items(tools);
+        let version = context
+            .protocol_version()
+            .map(|version| version.to_string());
+        Ok(if is_stateless_era(version.as_deref()) {
+            list.with_ttl_ms(LIST_TTL_MS)
+                .with_cache_scope(CacheScope::Public)
+        } else {
+            list
+        })
+    }
+
+    /// What `server/discover` answers, with the same caching hints as `tools/list`:
+    /// versions, capabilities, name and instructions are fixed for the server's life.
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, McpError> {
+        Ok(DiscoverResult::from_server_info(
+            rmcp::ServerHandler::supported_protocol_versions(self).into_owned(),
+            self.get_info(),
+        )
+        .with_ttl_ms(LIST_TTL_MS)
+        .with_cache_scope(CacheScope::Public))
     }
 
     async fn call_tool(

@@ -40,6 +40,10 @@ async fn legacy_handshake_lists_and_calls_tools() {
         list["result"].get("resultType").is_none(),
         "legacy results carry no resultType: {list}"
     );
+    assert!(
+        list["result"].get("ttlMs").is_none() && list["result"].get("cacheScope").is_none(),
+        "legacy results carry no caching hints: {list}"
+    );
 
     client
         .send(call(2, "echo", json!({"text": "hi"}), None))
@@ -89,6 +93,9 @@ async fn modern_discover_then_enveloped_requests() {
         discover["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
         "kit-test"
     );
+    // Fixed for the server's life and the same for every client: a host may keep it.
+    assert_eq!(discover["result"]["ttlMs"], 3_600_000, "{discover}");
+    assert_eq!(discover["result"]["cacheScope"], "public", "{discover}");
 
     client
         .send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": envelope(json!({}))}}))
@@ -96,6 +103,8 @@ async fn modern_discover_then_enveloped_requests() {
     let list = client.recv().await;
     assert_eq!(list["result"]["resultType"], "complete", "{list}");
     assert_eq!(list["result"]["tools"].as_array().map(Vec::len), Some(5));
+    assert_eq!(list["result"]["ttlMs"], mcp_kit::LIST_TTL_MS, "{list}");
+    assert_eq!(list["result"]["cacheScope"], "public", "{list}");
 
     client
         .send(call(

@@ -125,7 +125,7 @@ pub async fn search(
     cancel: &CancellationToken,
 ) -> Result<Value, Failure> {
     let context = Context::with_resolver(settings.clone(), resolver).map_err(Failure::Config)?;
-    let searched = ops::search::search(&context, query, count, filters, cancel)
+    let searched = ops::search::search(&context, query, count, filters, &(), cancel)
         .await
         .map_err(Failure::Fetch)?;
     Ok(Value::Object(searched.to_json()))

@@ -16,7 +16,7 @@ use mcp_web_core::error::ConfigError;
 use mcp_web_core::fetch::{Call, Fetcher};
 use mcp_web_core::page;
 use mcp_web_core::robots::cache::RobotsCache;
-use mcp_web_core::search::{self as core_search, SearchProvider};
+use mcp_web_core::search::{self as core_search, Paced, SearchProvider};
 use mcp_web_core::transport::{Resolve, SystemResolver};
 use tokio_util::sync::CancellationToken;
 
@@ -34,7 +34,7 @@ pub struct Context {
     settings: Arc<Settings>,
     fetcher: Fetcher,
     robots: Arc<RobotsCache>,
-    search: Arc<dyn SearchProvider>,
+    search: Paced,
 }
 
 impl fmt::Debug for Context {
@@ -42,7 +42,7 @@ impl fmt::Debug for Context {
         f.debug_struct("Context")
             .field("settings", &self.settings)
             .field("fetcher", &self.fetcher)
-            .field("search", &self.search.name())
+            .field("search", &self.search.provider().name())
             .finish_non_exhaustive()
     }
 }
@@ -97,6 +97,7 @@ impl Context {
         search: Arc<dyn SearchProvider>,
     ) -> Context {
         let robots = Arc::new(RobotsCache::new(&fetcher));
+        let search = Paced::new(search, settings.search_rate);
         Context {
             settings: Arc::new(settings),
             fetcher,
@@ -107,6 +108,12 @@ impl Context {
 
     /// The search provider `web_search` asks.
     pub fn search_provider(&self) -> &Arc<dyn SearchProvider> {
+        self.search.provider()
+    }
+
+    /// The search provider as searches ask it: paced by `search-rate`, a rate limit
+    /// waited out once within the call's deadline.
+    pub fn paced_search(&self) -> &Paced {
         &self.search
     }
 

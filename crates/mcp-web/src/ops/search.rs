@@ -2,11 +2,11 @@
 //! and `mcp-web search` prints.
 
 use mcp_web_core::error::Error;
-use mcp_web_core::search::{Filters, SearchResult};
+use mcp_web_core::search::{Filters, Pacing, SearchResult};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::Context;
+use super::{Context, Observer};
 
 /// The fewest results a search asks for.
 pub const MIN_COUNT: usize = 1;
@@ -76,22 +76,32 @@ pub fn no_results(query: &str) -> String {
 }
 
 /// Asks the context's search provider for `count` results for `query` under `filters`
-/// (the caller has checked all three), stopping at once with [`Error::Cancelled`] when
-/// `cancel` fires. A result off the `site` filter's host is dropped, whatever the
-/// engine did with the `site:` operator; a provider that answers more than asked is
-/// cut to `count`.
+/// (the caller has checked all three) at its next turn (`search-rate`), within the
+/// call's `total-timeout`, stopping at once with [`Error::Cancelled`] when `cancel`
+/// fires. A rate limit the provider answers with a delay that ends in time is reported
+/// to `observer`, waited out and retried once. A result off the `site` filter's host is
+/// dropped, whatever the engine did with the `site:` operator; a provider that answers
+/// more than asked is cut to `count`.
 pub async fn search(
     context: &Context,
     query: &str,
     count: usize,
     filters: &Filters,
+    observer: &dyn Observer,
     cancel: &CancellationToken,
 ) -> Result<Searched, Error> {
+    let budget = context.settings().total_timeout;
+    let report = |message: &str| observer.progress(0.0, None, message);
+    let pacing = Pacing {
+        deadline: tokio::time::Instant::now() + budget,
+        budget,
+        report: &report,
+    };
     let provider = context.search_provider();
     let mut results = tokio::select! {
         biased;
         () = cancel.cancelled() => return Err(Error::Cancelled),
-        results = provider.search_filtered(query, count, filters) => results?,
+        results = context.paced_search().search(query, count, filters, &pacing) => results?,
     };
     results.retain(|r| filters.admits(&r.url));
     results.truncate(count);

@@ -81,8 +81,13 @@ impl Toolkit for Web {
         Self::NAME
     }
 
+    /// The tools the `tools` key names, in the pack's order.
     fn tools(&self) -> Vec<ToolSpec> {
-        vec![search::spec(), fetch::spec(), crawl::spec(), grep::spec()]
+        let served = &self.settings().tools;
+        [search::spec(), fetch::spec(), crawl::spec(), grep::spec()]
+            .into_iter()
+            .filter(|spec| served.contains(&spec.name))
+            .collect()
     }
 
     fn call(&self, request: Request) -> CallFuture {

@@ -115,15 +115,24 @@ pub fn arguments(args: &Map<String, Value>) -> Result<Arguments, ArgumentError> 
     })
 }
 
-/// Serves one `web_search` call through [`ops::search`]; the search stops as soon as
-/// the request is cancelled.
+/// Serves one `web_search` call through [`ops::search`]; a rate limit waited out is a
+/// progress notification, and the search stops as soon as the request is cancelled.
 pub async fn call(context: &Context, request: Request) {
     let args = match arguments(&request.args) {
         Ok(args) => args,
         Err(error) => return answer_arguments_error(request, &error),
     };
     let cancel = request.cancellation_token();
-    match ops::search::search(context, &args.query, args.count, &args.filters, &cancel).await {
+    let searched = ops::search::search(
+        context,
+        &args.query,
+        args.count,
+        &args.filters,
+        &request,
+        &cancel,
+    )
+    .await;
+    match searched {
         Ok(searched) => request.result(searched.to_json()),
         Err(error) => answer_error(request, &error, context.max_chars()),
     }

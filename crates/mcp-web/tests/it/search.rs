@@ -7,9 +7,11 @@
 
 use std::net::{IpAddr, TcpListener};
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use mcp_kit::{FromConfig, Outcome, Server, ToolResult};
+use mcp_kit::{Call, FromConfig, Notification, Outcome, Server, ToolResult};
 use mcp_web::tools::Web;
 use mcp_web_core::config::parse_web_config;
 use mcp_web_core::error::{Error, Search, SearchFailure};
@@ -669,4 +671,84 @@ fn the_command_takes_the_filters_as_flags() {
         let (code, out, _) = run(bad, &[]);
         assert_eq!((code, out.as_str()), (2, ""), "{bad:?}");
     }
+}
+
+/// A provider rate-limited once with a delay of `wait`, then answering two results.
+struct LimitedOnce {
+    wait: Duration,
+    asked: AtomicUsize,
+}
+
+impl SearchProvider for LimitedOnce {
+    fn name(&self) -> &str {
+        "limited"
+    }
+
+    fn search<'a>(&'a self, _query: &'a str, _count: usize) -> Searching<'a> {
+        let answer = if self.asked.fetch_add(1, Ordering::SeqCst) == 0 {
+            Err(Error::Search(Search::new(
+                "limited",
+                SearchFailure::RateLimited {
+                    retry: Some(format!("in {} seconds", self.wait.as_secs())),
+                    wait: Some(self.wait),
+                },
+            )))
+        } else {
+            Ok((1..=2).map(result).collect())
+        };
+        Box::pin(async move { answer })
+    }
+}
+
+/// `web_search` waits out a rate limit that ends within `total-timeout`, telling the
+/// client in a progress notification, and serves the retry's answer; one that ends
+/// after it is the teaching error at once.
+#[tokio::test(start_paused = true)]
+async fn web_search_waits_out_a_rate_limit_within_the_deadline_and_says_so() {
+    let limited = Arc::new(LimitedOnce {
+        wait: Duration::from_secs(1),
+        asked: AtomicUsize::new(0),
+    });
+    let settings = parse_web_config(&json!({})).expect("settings");
+    let server = server_of(Web::with_search_provider(settings, limited.clone()).expect("a pack"));
+    let (sink, mut notes) = tokio::sync::mpsc::unbounded_channel::<Notification>();
+    let request = Call::new(
+        "web_search",
+        json!({"query": "raku"}).as_object().cloned().expect("args"),
+    )
+    .with_progress_token(json!("p"))
+    .with_notifications(sink);
+    let start = tokio::time::Instant::now();
+    let Outcome::Answered(result) = server.dispatch(request).await else {
+        panic!("an answer");
+    };
+    assert!(!result.is_error(), "{}", result.text());
+    assert_eq!(
+        structured(&result)["results"].as_array().map(Vec::len),
+        Some(2)
+    );
+    assert_eq!(limited.asked.load(Ordering::SeqCst), 2);
+    assert!(start.elapsed() >= Duration::from_secs(1));
+    let note = notes.try_recv().expect("a progress notification");
+    assert_eq!(note.method, "notifications/progress");
+    assert_eq!(
+        note.params["message"],
+        "limited is rate-limiting: retrying once in 1 s, as it asked"
+    );
+
+    let late = Arc::new(LimitedOnce {
+        wait: Duration::from_secs(600),
+        asked: AtomicUsize::new(0),
+    });
+    let settings = parse_web_config(&json!({"total-timeout": 90})).expect("settings");
+    let server = server_of(Web::with_search_provider(settings, late.clone()).expect("a pack"));
+    let start = tokio::time::Instant::now();
+    let answer = call(&server, "web_search", json!({"query": "raku"})).await;
+    assert!(answer.is_error());
+    assert_eq!(
+        answer.text(),
+        "search (limited): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); retry in 600 seconds. No configuration key changes this."
+    );
+    assert_eq!(late.asked.load(Ordering::SeqCst), 1);
+    assert!(start.elapsed() < Duration::from_secs(1));
 }

@@ -60,8 +60,14 @@ impl Drop for StdioServer {
 
 impl StdioServer {
     fn start() -> Self {
+        Self::spawn(&[], true)
+    }
+
+    /// `mcp-web serve ARGS…`, after the legacy handshake when `initialize`.
+    fn spawn(args: &[&str], initialize: bool) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-web"))
             .arg("serve")
+            .args(args)
             .env("MCP_WEB_LOG", "error")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -75,6 +81,9 @@ impl StdioServer {
             stdin,
             stdout,
         };
+        if !initialize {
+            return served;
+        }
         served.request(
             0,
             "initialize",
@@ -92,6 +101,11 @@ impl StdioServer {
 
     /// Sends request `id` and returns its `result`, skipping notifications.
     fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.exchange(id, method, params)["result"].clone()
+    }
+
+    /// Sends request `id` and returns the whole answer, skipping notifications.
+    fn exchange(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         loop {
             let mut line = String::new();
@@ -105,7 +119,7 @@ impl StdioServer {
             );
             let message: Value = serde_json::from_str(&line).expect("every line is JSON");
             if message["id"] == id {
-                return message["result"].clone();
+                return message;
             }
         }
     }
@@ -156,4 +170,98 @@ fn refused_arguments_are_tool_errors_naming_parameter_and_rule() {
             "{result}"
         );
     }
+}
+
+/// `mcp-web serve ARGS…` on stdio in the legacy era (after `initialize`) or the
+/// 2026-07-28 era (every request enveloped), its answers read whole.
+struct Served {
+    server: StdioServer,
+    modern: bool,
+}
+
+impl Served {
+    fn start(args: &[&str], modern: bool) -> Served {
+        Served {
+            server: StdioServer::spawn(args, !modern),
+            modern,
+        }
+    }
+
+    /// Sends request `id` (enveloped in the modern era) and returns the whole answer.
+    fn ask(&mut self, id: u64, method: &str, mut params: Value) -> Value {
+        if self.modern {
+            params["_meta"] = json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            });
+        }
+        self.server.exchange(id, method, params)
+    }
+}
+
+/// The `tools` key in both protocol eras: only the tools it names are listed, a call
+/// of another is the protocol's unknown-tool error (not a tool error), and the list's
+/// caching hints (2026-07-28 only) say a host may keep it.
+#[test]
+fn the_tools_key_serves_only_the_named_tools_in_both_eras() {
+    for modern in [false, true] {
+        let mut served = Served::start(&["--tools", "web_fetch", "--tools", "web_grep"], modern);
+        let list = served.ask(1, "tools/list", json!({}));
+        let names: Vec<&str> = list["result"]["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        assert_eq!(names, ["web_fetch", "web_grep"], "modern: {modern}");
+        let refused = served.ask(
+            2,
+            "tools/call",
+            json!({"name": "web_search", "arguments": {"query": "raku"}}),
+        );
+        assert_eq!(
+            refused["error"]["code"], -32602,
+            "modern {modern}: {refused}"
+        );
+        assert_eq!(refused["error"]["message"], "Unknown tool: web_search");
+        if modern {
+            assert_eq!(list["result"]["ttlMs"], 3_600_000, "{list}");
+            assert_eq!(list["result"]["cacheScope"], "public", "{list}");
+            let discover = served.ask(3, "server/discover", json!({}));
+            assert_eq!(discover["result"]["ttlMs"], 3_600_000, "{discover}");
+            assert_eq!(discover["result"]["cacheScope"], "public", "{discover}");
+        } else {
+            assert!(list["result"].get("ttlMs").is_none(), "{list}");
+            assert!(list["result"].get("cacheScope").is_none(), "{list}");
+        }
+    }
+    // By default all four are served.
+    let mut served = Served::start(&[], true);
+    let list = served.ask(1, "tools/list", json!({}));
+    assert_eq!(list["result"]["tools"].as_array().map(Vec::len), Some(4));
+}
+
+/// A name that is not a tool is a configuration error listing the valid ones, and so
+/// is an empty list.
+#[test]
+fn an_unknown_tool_name_is_a_configuration_error_listing_the_tools() {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-web"))
+        .args(["serve", "--tools", "web_fetch", "--tools", "web_shell"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("mcp-web runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(r#"config key "tools" names "web_shell", which is not a tool of this server; the tools are web_search, web_fetch, web_crawl, web_grep"#),
+        "{stderr}"
+    );
+    let error = Web::from_config(&json!({"tools": []})).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("must name at least one tool: web_search, web_fetch, web_crawl, web_grep"),
+        "{error}"
+    );
 }

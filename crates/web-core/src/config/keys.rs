@@ -41,6 +41,8 @@ pub enum DefaultValue {
     Bool(bool),
     /// The empty list.
     Empty,
+    /// A list of strings.
+    List(&'static [&'static str]),
     /// A whole number.
     Count(u64),
     /// A number of seconds.
@@ -66,6 +68,9 @@ impl DefaultValue {
         match self {
             DefaultValue::Bool(b) => Value::Bool(b),
             DefaultValue::Empty => Value::Array(Vec::new()),
+            DefaultValue::List(items) => {
+                Value::Array(items.iter().map(|&item| Value::from(item)).collect())
+            }
             DefaultValue::Count(n) => Value::from(n),
             DefaultValue::Seconds(s) => Value::from(s),
             DefaultValue::Text(text) | DefaultValue::Described { value: text, .. } => {
@@ -82,6 +87,10 @@ impl fmt::Display for DefaultValue {
         match self {
             DefaultValue::Bool(b) => write!(f, "{b}"),
             DefaultValue::Empty => f.write_str("[]"),
+            DefaultValue::List(items) => {
+                let quoted: Vec<String> = items.iter().map(|item| format!("`{item}`")).collect();
+                f.write_str(&quoted.join(", "))
+            }
             DefaultValue::Count(n) => write!(f, "{n}"),
             DefaultValue::Seconds(s) => write!(f, "{s}"),
             DefaultValue::Text(text) | DefaultValue::Described { shown: text, .. } => {
@@ -236,6 +245,10 @@ impl Key {
         Ok(())
     }
 }
+
+/// The names of the Web pack's tools, in `tools/list` order: what the `tools` key
+/// takes, and its default.
+pub const TOOLS: [&str; 4] = ["web_search", "web_fetch", "web_crawl", "web_grep"];
 
 /// Every configuration key of the Web pack, in the order [`Settings`] holds them (and
 /// the README lists them). Rules are applied in this order.
@@ -572,11 +585,55 @@ pub static KEYS: &[Key] = &[
         }),
     },
     Key {
+        name: "search-rate",
+        default: DefaultValue::Count(1),
+        doc: "The most requests per second sent to the search provider (Brave's free plan allows 1); a rate limit answered with a delay is waited out once within `total-timeout`",
+        value_name: "PER-SECOND",
+        rule: Rule::Count {
+            expected: "a whole number of requests per second",
+            floor: 1,
+            why: "(searches are spaced by one second divided by it)",
+            field: |s| &mut s.search_rate,
+        },
+    },
+    Key {
         name: "ask-permission",
         default: DefaultValue::Bool(false),
         doc: "Ask the user before refusing a peer allow-private or allow-loopback could permit",
         value_name: "BOOL",
         rule: Rule::Bool(|s| &mut s.ask_permission),
+    },
+    Key {
+        name: "tools",
+        default: DefaultValue::List(&TOOLS),
+        doc: "The tools served; one left out is absent from `tools/list`, and a call of it is the protocol's unknown-tool error",
+        value_name: "TOOL",
+        rule: Rule::Strings(|s, names| {
+            if names.is_empty() {
+                return Err(value_error(
+                    "tools",
+                    format!("must name at least one tool: {}", TOOLS.join(", ")),
+                ));
+            }
+            let mut served = Vec::new();
+            for name in names {
+                if !TOOLS.contains(&name.as_str()) {
+                    return Err(value_error(
+                        "tools",
+                        format!(
+                            "names {:?}, which is not a tool of this server; the tools are {}",
+                            cut(&name),
+                            TOOLS.join(", ")
+                        ),
+                    ));
+                }
+                if !served.contains(&name) {
+                    served.push(name);
+                }
+            }
+            s.tools = served;
+            Ok(())
+        }),
     },
 ];
 

@@ -95,9 +95,13 @@ pub struct Settings {
     pub search_country: Option<String>,
     /// `search-lang`: the language passed to the provider.
     pub search_lang: Option<String>,
+    /// `search-rate`: the most requests per second sent to the search provider.
+    pub search_rate: u64,
     /// `ask-permission`: ask the user before refusing a peer that allow-private or
     /// allow-loopback could permit.
     pub ask_permission: bool,
+    /// `tools`: the names of the tools served, each once.
+    pub tools: Vec<String>,
 }
 
 impl Default for Settings {
@@ -150,7 +154,9 @@ impl Settings {
             safesearch: SafeSearch::Moderate,
             search_country: None,
             search_lang: None,
+            search_rate: 0,
             ask_permission: false,
+            tools: Vec::new(),
         }
     }
 
@@ -421,7 +427,7 @@ mod tests {
         let e = parse(json!({"providr": "brave", "allow-private": true})).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "Unknown config key(s) for the Web pack: providr.\nValid keys: allow-cidrs, allow-hosts, allow-loopback, allow-ports, allow-private, api-key, api-key-env, ask-permission, ca-file, cache-bytes, cache-max-age, connect-timeout, crawl-delay, headers-timeout, max-bytes, max-chars, max-pdf-bytes, nat64-prefixes, provider, proxy, respect-robots, safesearch, search-country, search-lang, search-url, timeout, total-timeout, user-agent"
+            "Unknown config key(s) for the Web pack: providr.\nValid keys: allow-cidrs, allow-hosts, allow-loopback, allow-ports, allow-private, api-key, api-key-env, ask-permission, ca-file, cache-bytes, cache-max-age, connect-timeout, crawl-delay, headers-timeout, max-bytes, max-chars, max-pdf-bytes, nat64-prefixes, provider, proxy, respect-robots, safesearch, search-country, search-lang, search-rate, search-url, timeout, tools, total-timeout, user-agent"
         );
         let e = parse(json!({"zeta": 1, "alpha": 2, "timeout": "x"})).unwrap_err();
         assert!(
@@ -489,6 +495,12 @@ mod tests {
             ("api-key", json!(123), "a string (or null for none)"),
             ("search-country", json!(1), "a string (or null for none)"),
             ("search-lang", json!(1), "a string (or null for none)"),
+            (
+                "search-rate",
+                json!("1"),
+                "a whole number of requests per second",
+            ),
+            ("tools", json!("web_fetch"), "a list of strings"),
         ];
         for (key, value, expected) in cases {
             let e = parse(json!({ *key: value.clone() })).unwrap_err();

@@ -17,9 +17,14 @@
 //! (`connect-timeout`, `timeout`), the same trust roots and `ca-file`, pooled
 //! keep-alive connections and the `proxy` when one is set. An API key is resolved at
 //! every call, never at construction, and never appears in a URL or a message.
+//!
+//! [`Paced`] wraps whichever provider is asked: its requests are spaced by
+//! `search-rate`, and a rate limit answered with a delay is waited out and retried once
+//! within the call's deadline.
 
 mod brave;
 mod client;
+mod pace;
 mod searxng;
 
 use std::fmt;
@@ -34,6 +39,7 @@ use crate::transport::{ProxyUrl, Resolve};
 use crate::url::CheckedUrl;
 
 pub use brave::{BRAVE_API, Brave, Environment, ProcessEnvironment};
+pub use pace::{Paced, Pacing};
 pub use searxng::Searxng;
 
 /// One search result, as every provider normalises it.

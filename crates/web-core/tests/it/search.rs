@@ -5,15 +5,18 @@
 //! and never put in a URL or a message.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use mcp_web_core::ErrorKind;
 use mcp_web_core::config::Settings;
 use mcp_web_core::error::{Error, SearchFailure};
 use mcp_web_core::search::{
-    ApiKey, Brave, Environment, Filters, Freshness, Provider, SearchOptions, SearchProvider,
-    SearchResult, Searxng, configured,
+    ApiKey, Brave, Environment, Filters, Freshness, Paced, Pacing, Provider, SearchOptions,
+    SearchProvider, SearchResult, Searxng, configured,
 };
 use mcp_web_core::transport::{StaticResolver, SystemResolver};
 use mcp_web_core::url::CheckedUrl;
@@ -716,5 +719,146 @@ async fn filters_are_each_provider_s_own_parameters() {
         server.requests().len(),
         1,
         "the refused filter sent nothing"
+    );
+}
+
+/// Every request the paced provider sent, and what it reported.
+type Reports = Arc<Mutex<Vec<String>>>;
+
+/// A Brave endpoint answering 429 with `Retry-After: retry_after` to its first request
+/// and the results to the others.
+async fn limited_once(retry_after: &'static str) -> Server {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let handler: Handler = Arc::new(move |_req| {
+        if asked.fetch_add(1, Ordering::SeqCst) == 0 {
+            vec![Step::Write(response(
+                429,
+                &[
+                    ("content-type", "application/json"),
+                    ("retry-after", retry_after),
+                ],
+                BRAVE_RATE_LIMITED.as_bytes(),
+            ))]
+        } else {
+            vec![Step::Write(response(
+                200,
+                &[("content-type", "application/json")],
+                BRAVE_RESULTS.as_bytes(),
+            ))]
+        }
+    });
+    Server::start(REFUSED, handler).await
+}
+
+/// A paced search with a 90-second budget, its reports collected.
+async fn paced_search(paced: &Paced, reports: &Reports) -> Result<Vec<SearchResult>, Error> {
+    let report = |message: &str| reports.lock().expect("test rig").push(message.to_owned());
+    let budget = Duration::from_secs(90);
+    paced
+        .search(
+            "raku",
+            5,
+            &Filters::default(),
+            &Pacing {
+                deadline: Instant::now() + budget,
+                budget,
+                report: &report,
+            },
+        )
+        .await
+}
+
+/// A 429 with `Retry-After: 1` is reported, waited out (one second of the paused
+/// clock) and retried once: the second answer is served.
+#[tokio::test(start_paused = true)]
+async fn a_rate_limit_within_the_deadline_is_waited_out_and_retried_once() {
+    let server = limited_once("1").await;
+    let paced = Paced::new(Arc::new(brave(&server, "k")), 1);
+    let reports = Reports::default();
+    let start = Instant::now();
+    let results = paced_search(&paced, &reports)
+        .await
+        .expect("the retry's results");
+    assert_eq!(results.len(), 2);
+    assert_eq!(server.requests().len(), 2, "one request, one retry");
+    assert!(
+        start.elapsed() >= Duration::from_secs(1),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(
+        *reports.lock().expect("test rig"),
+        vec!["brave is rate-limiting: retrying once in 1 s, as it asked".to_owned()]
+    );
+}
+
+/// A `Retry-After` that ends past the call's deadline is not waited for: the teaching
+/// error at once, one request, nothing reported.
+#[tokio::test(start_paused = true)]
+async fn a_rate_limit_past_the_deadline_is_the_teaching_error() {
+    let server = limited_once("120").await;
+    let paced = Paced::new(Arc::new(brave(&server, "k")), 1);
+    let reports = Reports::default();
+    let start = Instant::now();
+    let error = paced_search(&paced, &reports).await.unwrap_err();
+    assert_eq!(
+        failure(&error),
+        &SearchFailure::RateLimited {
+            retry: Some("in 120 seconds".into()),
+            wait: Some(Duration::from_secs(120)),
+        }
+    );
+    assert!(
+        error.to_string().contains("retry in 120 seconds"),
+        "{error}"
+    );
+    assert_eq!(server.requests().len(), 1);
+    assert!(start.elapsed() < Duration::from_secs(1));
+    assert!(reports.lock().expect("test rig").is_empty());
+}
+
+/// Requests are spaced by the rate (2 per second: half a second apart), and a search
+/// whose turn would come after its deadline is refused naming `search-rate`, unsent.
+#[tokio::test(start_paused = true)]
+async fn searches_are_spaced_by_the_rate_and_a_turn_past_the_deadline_is_refused() {
+    let server = Server::start(REFUSED, json(200, BRAVE_RESULTS, &[])).await;
+    let paced = Paced::new(Arc::new(brave(&server, "k")), 2);
+    let start = Instant::now();
+    let budget = Duration::from_millis(1200);
+    let deadline = start + budget;
+    let nothing = |_: &str| {};
+    let pacing = Pacing {
+        deadline,
+        budget,
+        report: &nothing,
+    };
+    let mut started = Vec::new();
+    for _ in 0..3 {
+        paced
+            .search("raku", 5, &Filters::default(), &pacing)
+            .await
+            .expect("results");
+        started.push(server.requests().len());
+    }
+    assert_eq!(started, vec![1, 2, 3]);
+    // Turns at 0, 0.5 and 1 s of the paused clock.
+    assert!(
+        start.elapsed() >= Duration::from_secs(1),
+        "{:?}",
+        start.elapsed()
+    );
+    let error = paced
+        .search("raku", 5, &Filters::default(), &pacing)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(failure(&error), SearchFailure::Paced { rate: 2, .. }),
+        "{error:?}"
+    );
+    assert_eq!(error.config_key(), Some("search-rate"));
+    assert_eq!(
+        server.requests().len(),
+        3,
+        "the refused search sent nothing"
     );
 }
