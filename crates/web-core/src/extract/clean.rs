@@ -9,7 +9,7 @@ use dom_query::{Document, NodeId, NodeRef};
 
 use super::prune::{Memo, prune};
 use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
-use super::vocab::{CHROME_ROLES, is_hidden, is_never_content};
+use super::vocab::{CHROME_ROLES, is_hidden, is_never_content, names_thread};
 
 /// A chrome candidate holding more than this share of the page's text is kept anyway.
 const CHROME_MAX_SHARE: f64 = 0.4;
@@ -130,9 +130,11 @@ struct Frame {
 /// main content or a large share of the text.
 fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
     let mut remove: Vec<NodeId> = Vec::new();
-    // Chrome candidates: the element, its visible characters, and whether it is removed
-    // even above the share cap (a short `noscript`, reader comments).
-    let mut candidates: Vec<(NodeId, usize, bool)> = Vec::new();
+    // Chrome candidates: the element, its visible characters, whether it is removed even
+    // above the share cap (a short `noscript`, reader comments), and whether it is reader
+    // comments (kept on a page that says it is a thread).
+    let mut candidates: Vec<(NodeId, usize, bool, bool)> = Vec::new();
+    let mut thread = false;
     let mut frames: Vec<Frame> = Vec::new();
     let mut in_main = 0usize;
     let mut in_link = 0usize;
@@ -162,6 +164,7 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
             if name.as_ref().is_some_and(|n| &**n == "script") {
                 scripts += 1;
             }
+            thread = thread || says_thread(&node);
             let code = name
                 .as_ref()
                 .is_some_and(|n| matches!(&**n, "pre" | "code"));
@@ -215,10 +218,11 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
                     _ => false,
                 };
                 if chrome && !frame.has_main {
+                    let comments = matches!(frame.verdict, Verdict::Comments);
                     let forced = (matches!(frame.verdict, Verdict::Noscript)
                         && frame.chars <= LAYOUT_SHORT)
-                        || matches!(frame.verdict, Verdict::Comments);
-                    candidates.push((frame.id, frame.chars, forced));
+                        || comments;
+                    candidates.push((frame.id, frame.chars, forced, comments));
                 }
                 if let Some(parent) = frames.last_mut() {
                     parent.chars += frame.chars;
@@ -234,7 +238,12 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
     let mut removed_chars = 0usize;
     // Candidates arrive innermost first; an outer removal covers inner ones.
     let mut removed: HashSet<NodeId> = HashSet::new();
-    for (id, chars, forced) in candidates.iter().rev() {
+    for (id, chars, forced, comments) in candidates.iter().rev() {
+        // A thread's posts are the page's content, even where its markup names them
+        // comments.
+        if *comments && thread {
+            continue;
+        }
         if *chars <= cap || *forced {
             let node = NodeRef::new(*id, &doc.tree);
             if node.ancestors_it(None).any(|a| removed.contains(&a.id)) {
@@ -254,6 +263,21 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
     }
 }
 
+/// Whether an element says, in schema.org terms, that the page is a discussion thread: a
+/// JSON-LD island or a microdata `itemtype` naming a forum post or a question page.
+fn says_thread(node: &NodeRef<'_>) -> bool {
+    let (typed, island) = with_element(node, |e| {
+        (
+            attr(e, "itemtype").is_some_and(names_thread),
+            &*e.name.local == "script"
+                && attr(e, "type")
+                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json")),
+        )
+    })
+    .unwrap_or_default();
+    typed || (island && names_thread(&node.text()))
+}
+
 /// Removes chrome from the document, then prunes boilerplate from its body.
 pub(crate) fn clean_and_prune(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
     let cleaned = clean(doc, memo);
@@ -270,14 +294,60 @@ mod tests {
     use crate::extract::render::render;
     use ::url::Url;
 
+    /// The body's text once the chrome filter has run.
+    fn text(html: &str) -> String {
+        let doc = parse(html);
+        let base = Url::parse("https://example.com/").unwrap();
+        clean(&doc, &mut Memo::new(&base));
+        render(doc.body().unwrap()).join("\n")
+    }
+
+    #[test]
+    fn a_thread_that_says_it_is_one_keeps_its_posts_named_comments() {
+        let posts: String = (0..4)
+            .map(|i| {
+                format!(
+                    "<article class='comment post' id='comment-{i}'><p>Reply {i}: the bearing \
+                     wore out after two winters, so I replaced it with a sealed one.</p>\
+                     </article>"
+                )
+            })
+            .collect();
+        let thread =
+            format!("<main><h1>Bearing wears out</h1><div id=comments>{posts}</div></main>");
+        // Said by a JSON-LD island or by microdata, the posts are the page's content.
+        for head in [
+            "<script type='application/ld+json'>{\"@context\":\"https://schema.org\",\
+             \"@type\":\"DiscussionForumPosting\",\"headline\":\"Bearing\"}</script>",
+            "<script type='application/ld+json'>{\"@type\":\"QAPage\"}</script>",
+        ] {
+            let out = text(&format!(
+                "<html><head>{head}</head><body>{thread}</body></html>"
+            ));
+            assert!(out.contains("Reply 0: the bearing"), "{out}");
+            assert!(out.contains("Reply 3: the bearing"), "{out}");
+        }
+        let out = text(&format!(
+            "<html><body><div itemscope itemtype='https://schema.org/DiscussionForumPosting'>\
+             {thread}</div></body></html>"
+        ));
+        assert!(out.contains("Reply 3: the bearing"), "{out}");
+        // Without it, the same posts are reader comments, and a data island of another type
+        // says nothing.
+        for head in [
+            "",
+            "<script type='application/ld+json'>{\"@type\":\"Article\"}</script>",
+        ] {
+            let out = text(&format!(
+                "<html><head>{head}</head><body>{thread}</body></html>"
+            ));
+            assert!(!out.contains("the bearing"), "{out}");
+            assert!(out.contains("Bearing wears out"), "{out}");
+        }
+    }
+
     #[test]
     fn a_post_in_a_page_wide_form_an_aside_or_a_category_named_after_chrome_is_kept() {
-        let text = |html: &str| {
-            let doc = parse(html);
-            let base = Url::parse("https://example.com/").unwrap();
-            clean(&doc, &mut Memo::new(&base));
-            render(doc.body().unwrap()).join("\n")
-        };
         let filler = "<p>Filler so that each block is a small share of the page. Filler so \
                       that each block is a small share of the page. Filler so that each block \
                       is a small share of the page. Filler so that each block is small.</p>"

@@ -67,17 +67,18 @@ pub(crate) fn is_never_content(name: &str) -> bool {
 pub(crate) const CODE_LANGUAGE: &str = "data-lang";
 
 /// The attributes something reads, by name: content selection and the filters (`class`,
-/// `id`, `role`, `itemprop`, `style`, `hidden`, `aria-hidden`, `aria-modal`, `href`, `rel`,
+/// `id`, `role`, `itemprop`, `itemtype`, `style`, `hidden`, `aria-hidden`, `aria-modal`, `href`, `rel`,
 /// `dir`, and a table's `datatable`, `summary` and `colspan`), metadata (`content`, `name`,
 /// `property`, `http-equiv`, `charset`, `lang`, and `type`, which marks a data island),
 /// rendering (`alt`, a list's `start`, [`CODE_LANGUAGE`]), and the tree builder, whose
 /// rules read an `input`'s `type`, a `font`'s `color`, `face` and `size`, an
 /// `annotation-xml`'s `encoding` and a `template`'s `shadowrootmode`.
-const READ_ATTRIBUTES: [&str; 29] = [
+const READ_ATTRIBUTES: [&str; 30] = [
     "class",
     "id",
     "role",
     "itemprop",
+    "itemtype",
     "style",
     "hidden",
     "aria-hidden",
@@ -689,6 +690,13 @@ pub(crate) fn names_headline(value: &str) -> bool {
             .ok()
     });
     NAMES.as_ref().is_some_and(|ac| ac.is_match(value))
+}
+
+/// Whether a schema.org type (a microdata `itemtype`, or a JSON-LD island's text) names a
+/// discussion thread: a forum post (`DiscussionForumPosting`) or a question page (`QAPage`),
+/// whose posts are the page's content rather than reader comments.
+pub(crate) fn names_thread(value: &str) -> bool {
+    value.contains("DiscussionForumPosting") || value.contains("QAPage")
 }
 
 /// The last words of class tokens that name a post or an article itself (`entry`, `hentry`,
