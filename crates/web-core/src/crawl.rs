@@ -7,8 +7,13 @@
 //! `<link rel=next>`, resolved against the final URL and `<base href>`, fragments
 //! dropped); each goes through [`CheckedUrl::parse`] (a link that fails the shape check
 //! is skipped silently) and is followed only when it is on the start page's origin
-//! (scheme, host, effective port). A page that redirects off the origin is listed, its
-//! links are not followed.
+//! (scheme, host, effective port). A redirect that leaves the origin stops before that
+//! hop, which is not requested: the page is listed as [`Outcome::OffOrigin`].
+//!
+//! What a walk holds is bounded: it reads at most [`LINKS_READ_PER_PAGE`] links of a page
+//! (or [`QUEUED_PER_PAGE`] × `max-pages`, when larger) and queues at most
+//! [`QUEUED_PER_PAGE`] × `max-pages` links in all; a walk that left links unqueued and
+//! ran out of pages ends as [`Stopped::MaxPages`].
 //!
 //! One request per URL per crawl: every URL requested, each redirect hop included, is
 //! claimed before its request (a [`HopCheck`] inside the fetch loop checks each hop), so
@@ -20,7 +25,8 @@
 //! [`Error::RobotsRefused`] naming the rule (and the hop's URL).
 //!
 //! Politeness: between two requests the crawl waits the larger of
-//! [`CrawlOptions::crawl_delay`] and the origin's robots.txt Crawl-delay (tokio time);
+//! [`CrawlOptions::crawl_delay`] and the origin's robots.txt Crawl-delay (tokio time),
+//! redirect hops included (the hop check waits before each hop is requested);
 //! a page the fetcher's HTTP cache answers without asking the origin
 //! ([`Fetcher::answers_from_cache`]) is not waited for.
 //! With no delay at all, up to [`CrawlOptions::concurrency`] fetches run at once; the
@@ -49,11 +55,17 @@ use futures::StreamExt;
 use futures::stream::FuturesOrdered;
 use tokio::time::Instant;
 
-use crate::error::Error;
+use crate::error::{Deadline, Error, Phase};
 use crate::fetch::{Call, Checked, Fetcher, HopCheck, Page};
 use crate::page::PageText;
 use crate::robots::cache::RobotsCache;
 use crate::url::{CheckedUrl, Origin};
+
+/// The most links a walk queues, per page it may fetch (`max-pages`).
+pub const QUEUED_PER_PAGE: usize = 4;
+
+/// The most links read from one page, unless [`QUEUED_PER_PAGE`] × `max-pages` is more.
+pub const LINKS_READ_PER_PAGE: usize = 1000;
 
 /// The limits of one crawl (the tool's parameters and the traversal config keys).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,6 +112,11 @@ pub enum Outcome {
     /// Fetching failed: an HTTP error status, the floor, a transport failure, not text,
     /// robots.txt refusing a redirect hop …
     Failed(Error),
+    /// Requested, but it redirected to another origin: that hop was not requested.
+    OffOrigin {
+        /// The redirect hop on another origin.
+        hop: CheckedUrl,
+    },
     /// Requested, but it redirected to a URL this crawl had already requested: that hop
     /// was not requested again, and the page is listed once, as `listed_as`.
     Alias {
@@ -138,6 +155,9 @@ pub struct Summary {
     /// Fetches that completed and were reported, whatever they came to (a page
     /// robots.txt refused, and a fetch dropped in flight at a stop, are not counted).
     pub fetched: usize,
+    /// Links queued in all, the start page included: at most [`QUEUED_PER_PAGE`] ×
+    /// `max-pages`.
+    pub queued: usize,
     /// Why the crawl ended.
     pub stopped: Stopped,
 }
@@ -187,20 +207,27 @@ pub async fn crawl_with<V: Visitor + ?Sized>(
     let start = CheckedUrl::parse(&key(start)).unwrap_or_else(|_| start.clone());
     let origin = start.origin();
     let claims = Claims::default();
+    let pace = Pace::default();
     let hops = Hops {
         claims: &claims,
         origin: &origin,
         robots: options.respect_robots.then_some(robots),
+        fetcher,
+        pace: &pace,
         call,
     };
+    let max_queued = options.max_pages.max(1).saturating_mul(QUEUED_PER_PAGE);
     let mut walk = Walk {
         origin: &origin,
         claims: &claims,
         seen: HashSet::from([key(&start)]),
         queue: VecDeque::from([(start, 0)]),
+        queued: 1,
+        max_queued,
+        read_per_page: max_queued.max(LINKS_READ_PER_PAGE),
+        left_out: false,
         started: 0,
         fetched: 0,
-        last_request: None,
     };
     let mut in_flight: FuturesOrdered<Pending<'_>> = FuturesOrdered::new();
     let mut budget_hit = false;
@@ -251,20 +278,14 @@ pub async fn crawl_with<V: Visitor + ?Sized>(
                 walk.queue.push_front((url, depth));
                 break;
             }
+            pace.set_delay(delay);
             // A page the cache answers asks nothing of the origin: no delay for it.
             let from_cache = !delay.is_zero() && fetcher.answers_from_cache(&url, call);
-            if !from_cache && let Some(last) = walk.last_request {
-                // A delay too long for the call's time stops the walk at once, rather
-                // than idling the budget away (and a delay as large as robots.txt may
-                // write cannot overflow the clock).
-                let ready = match last.checked_add(delay) {
-                    Some(ready) if ready <= call.deadline() => ready,
-                    _ => return Ok(walk.summary(Stopped::Deadline)),
-                };
-                tokio::select! {
-                    biased;
-                    () = call.cancellation().cancelled() => return Err(Error::Cancelled),
-                    () = tokio::time::sleep_until(ready) => {}
+            if !from_cache {
+                match pace.wait_turn(call).await {
+                    Ok(()) => {}
+                    Err(Late::Deadline) => return Ok(walk.summary(Stopped::Deadline)),
+                    Err(Late::Cancelled) => return Err(Error::Cancelled),
                 }
             }
             if claims.claim(&url, &url).is_some() {
@@ -272,7 +293,7 @@ pub async fn crawl_with<V: Visitor + ?Sized>(
                 continue;
             }
             if !from_cache {
-                walk.last_request = Some(Instant::now());
+                pace.mark();
             }
             walk.started += 1;
             in_flight.push_back(Box::pin(visit(fetcher, call, &hops, url, depth)));
@@ -283,7 +304,7 @@ pub async fn crawl_with<V: Visitor + ?Sized>(
             next = in_flight.next() => next,
         };
         let Some(visit) = next else {
-            let stopped = if budget_hit && walk.next_queued().is_some() {
+            let stopped = if budget_hit && walk.next_queued().is_some() || walk.left_out {
                 Stopped::MaxPages
             } else {
                 Stopped::Done
@@ -301,7 +322,10 @@ pub async fn crawl_with<V: Visitor + ?Sized>(
                     walk.follow(text, visit.depth + 1);
                 }
             }
-            Outcome::Failed(_) | Outcome::Skipped(_) | Outcome::Alias { .. } => {}
+            Outcome::Failed(_)
+            | Outcome::Skipped(_)
+            | Outcome::Alias { .. }
+            | Outcome::OffOrigin { .. } => {}
         }
         if !matches!(visit.outcome, Outcome::Skipped(_)) {
             walk.fetched += 1;
@@ -337,6 +361,11 @@ async fn visit(
             stop: HopStop::Seen(listed_as),
             ..
         }) => Outcome::Alias { hop, listed_as },
+        Ok(Checked::Stopped {
+            hop,
+            stop: HopStop::OffOrigin,
+            ..
+        }) => Outcome::OffOrigin { hop },
         Ok(Checked::Stopped {
             stop: HopStop::Failed(e),
             ..
@@ -384,13 +413,71 @@ struct Hops<'a> {
     origin: &'a Origin,
     /// robots.txt, when it is respected.
     robots: Option<&'a RobotsCache>,
+    /// The fetcher, whose cache may answer a hop without asking the origin.
+    fetcher: &'a Fetcher,
+    /// The politeness clock the hops wait on.
+    pace: &'a Pace,
     /// The call, within which robots.txt is read.
     call: &'a Call,
+}
+
+/// The politeness clock of one walk: the wait between two requests to the origin and
+/// when the last one started. Requests wait on it one at a time (a walk with a delay
+/// has one fetch in flight).
+#[derive(Debug, Default)]
+struct Pace {
+    /// The wait between two requests.
+    delay: Mutex<Duration>,
+    /// When the last request started.
+    last: Mutex<Option<Instant>>,
+}
+
+/// Why a request could not wait its turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Late {
+    /// The turn comes after the call's deadline.
+    Deadline,
+    /// The call was cancelled while waiting.
+    Cancelled,
+}
+
+impl Pace {
+    /// Sets the wait between two requests.
+    fn set_delay(&self, delay: Duration) {
+        *self.delay.lock().unwrap_or_else(PoisonError::into_inner) = delay;
+    }
+
+    /// Waits until the delay after the last request has passed. A turn too late for
+    /// the call's time ends the wait at once, rather than idling the budget away (and
+    /// a delay as large as robots.txt may write cannot overflow the clock).
+    async fn wait_turn(&self, call: &Call) -> Result<(), Late> {
+        let delay = *self.delay.lock().unwrap_or_else(PoisonError::into_inner);
+        let last = *self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(last) = last.filter(|_| !delay.is_zero()) else {
+            return Ok(());
+        };
+        let ready = match last.checked_add(delay) {
+            Some(ready) if ready <= call.deadline() => ready,
+            _ => return Err(Late::Deadline),
+        };
+        tokio::select! {
+            biased;
+            () = call.cancellation().cancelled() => Err(Late::Cancelled),
+            () = tokio::time::sleep_until(ready) => Ok(()),
+        }
+    }
+
+    /// Marks a request starting now.
+    fn mark(&self) {
+        *self.last.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+    }
 }
 
 /// Why a redirect hop of a visit was not requested.
 #[derive(Debug)]
 enum HopStop {
+    /// It leaves the crawl's origin.
+    OffOrigin,
     /// It was requested before, by the visit of this URL.
     Seen(CheckedUrl),
     /// robots.txt refused it (or reading robots.txt failed within the call).
@@ -405,17 +492,39 @@ impl HopCheck for Owned<'_, '_> {
 
     async fn check(&self, hop: &CheckedUrl, _chain: &[CheckedUrl]) -> Result<(), HopStop> {
         let Owned(hops, owner) = self;
+        if hop.origin() != *hops.origin {
+            return Err(HopStop::OffOrigin);
+        }
         if let Some(first) = hops.claims.claim(hop, owner) {
             return Err(HopStop::Seen(first));
         }
-        if let Some(robots) = hops.robots
-            && hop.origin() == *hops.origin
-        {
+        if let Some(robots) = hops.robots {
             robots
                 .check(hop, hops.call)
                 .await
                 .map_err(HopStop::Failed)?;
         }
+        let delay = *hops
+            .pace
+            .delay
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !delay.is_zero() && hops.fetcher.answers_from_cache(hop, hops.call) {
+            return Ok(());
+        }
+        match hops.pace.wait_turn(hops.call).await {
+            Ok(()) => {}
+            Err(Late::Cancelled) => return Err(HopStop::Failed(Error::Cancelled)),
+            Err(Late::Deadline) => {
+                return Err(HopStop::Failed(Error::Deadline(Deadline {
+                    url: hop.to_string(),
+                    phase: Phase::Connecting,
+                    key: "total-timeout",
+                    limit: hops.call.budget(),
+                })));
+            }
+        }
+        hops.pace.mark();
         Ok(())
     }
 }
@@ -430,12 +539,18 @@ struct Walk<'o> {
     seen: HashSet<String>,
     /// The pages waiting, with their depth, in breadth-first order.
     queue: VecDeque<(CheckedUrl, usize)>,
+    /// Links queued in all, the start page included.
+    queued: usize,
+    /// The most links queued in all.
+    max_queued: usize,
+    /// The most links read from one page.
+    read_per_page: usize,
+    /// Whether a link was left unqueued for the bounds.
+    left_out: bool,
     /// Fetches started (what `max-pages` counts).
     started: usize,
     /// Fetches completed and reported (robots-refused pages not counted).
     fetched: usize,
-    /// When the last request started.
-    last_request: Option<Instant>,
 }
 
 impl Walk<'_> {
@@ -449,17 +564,31 @@ impl Walk<'_> {
         None
     }
 
-    /// Queues the same-origin links of `text` not seen yet, at `depth`.
+    /// Queues the same-origin links of `text` not seen yet, at `depth`, within the
+    /// walk's bounds: the first [`Walk::read_per_page`] links of the page, and
+    /// [`Walk::max_queued`] in all.
     fn follow(&mut self, text: &PageText, depth: usize) {
-        for link in text.links() {
+        let links = text.links();
+        if links.len() > self.read_per_page {
+            self.left_out = true;
+        }
+        for link in links.iter().take(self.read_per_page) {
             let Ok(url) = CheckedUrl::parse(link.as_str()) else {
                 continue;
             };
             if url.origin() != *self.origin {
                 continue;
             }
+            if self.queued >= self.max_queued {
+                if !self.seen.contains(&key(&url)) {
+                    self.left_out = true;
+                    return;
+                }
+                continue;
+            }
             if self.seen.insert(key(&url)) {
                 self.queue.push_back((url, depth));
+                self.queued += 1;
             }
         }
     }
@@ -468,6 +597,7 @@ impl Walk<'_> {
     fn summary(&self, stopped: Stopped) -> Summary {
         Summary {
             fetched: self.fetched,
+            queued: self.queued,
             stopped,
         }
     }

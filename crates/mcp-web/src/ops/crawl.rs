@@ -12,6 +12,7 @@
 //! https://docs.example.com/missing  404  Not Found
 //! https://docs.example.com/private/  skipped: robots.txt line 2 "Disallow: /private/"
 //! https://docs.example.com/setup  same page as https://docs.example.com/old
+//! https://docs.example.com/forum  redirects to https://forum.example.com/ (another origin, not followed)
 //! https://docs.example.com/admin  skipped: redirected to https://docs.example.com/private/admin, robots.txt line 2 "Disallow: /private/"
 //! https://docs.example.com/slow  failed: timeout (raise timeout)
 //!
@@ -26,7 +27,8 @@
 //! other failure shows its rule and the configuration key that would change it. A link
 //! that redirects to a URL the crawl already requested is listed as the `same page as`
 //! the line that requested it (each URL is requested once per crawl, so a page is listed
-//! once); a redirect to a hop robots.txt refuses names the hop and the rule. `N` counts
+//! once); a redirect to a hop robots.txt refuses names the hop and the rule; a redirect
+//! to another origin names the hop, which was not requested. `N` counts
 //! the pages requested (a page robots.txt refused is listed, not counted), as progress
 //! does.
 
@@ -60,6 +62,8 @@ pub struct Entry {
     pub final_url: Option<String>,
     /// The line this page is listed as, when it redirected to a URL requested before.
     pub same_as: Option<String>,
+    /// The hop on another origin this page redirected to, which was not requested.
+    pub other_origin: Option<String>,
     /// Why the page was skipped or failed.
     pub error: Option<Error>,
     /// True when the page's body came from the server's HTTP cache.
@@ -77,6 +81,7 @@ impl Entry {
             title: None,
             final_url: None,
             same_as: None,
+            other_origin: None,
             error: None,
             cached: false,
         };
@@ -97,6 +102,7 @@ impl Entry {
             Outcome::Alias { listed_as, .. } => {
                 entry.same_as = Some(listed_as.to_string());
             }
+            Outcome::OffOrigin { hop } => entry.other_origin = Some(hop.to_string()),
         }
         entry
     }
@@ -126,13 +132,17 @@ impl Entry {
                 if let Some(same_as) = &self.same_as {
                     line.push_str(&format!("  same page as {same_as}"));
                 }
+                if let Some(hop) = &self.other_origin {
+                    line.push_str(&format!("  {}", not_followed(hop)));
+                }
             }
         }
         line
     }
 
     /// The entry as one JSON object (`--json`): `url`, `depth`, `status`, `bytes`,
-    /// `title`, `final_url`, `same_as`, and for a page skipped or failed its `error`
+    /// `title`, `final_url`, `same_as`, `other_origin`, and for a page skipped or failed
+    /// its `error`
     /// (`kind`, `rule`, `config_key`, `message`); absent fields are null.
     pub fn to_json(&self) -> Value {
         json!({
@@ -143,6 +153,7 @@ impl Entry {
             "title": self.title,
             "final_url": self.final_url,
             "same_as": self.same_as,
+            "other_origin": self.other_origin,
             "error": self.error.as_ref().map(|e| json!({
                 "kind": e.kind().as_str(),
                 "rule": e.rule(),
@@ -151,6 +162,11 @@ impl Entry {
             })),
         })
     }
+}
+
+/// What the index says of a page that redirected to `hop`, on another origin.
+pub fn not_followed(hop: &str) -> String {
+    format!("redirects to {hop} (another origin, not followed)")
 }
 
 /// The compact form of the failure of the page linked as `url` in the index (see the
@@ -338,6 +354,7 @@ mod tests {
             title: None,
             final_url: None,
             same_as: None,
+            other_origin: None,
             error: Some(error),
             cached: false,
         }
@@ -357,6 +374,7 @@ mod tests {
             entries: vec![failed("https://example.com/slow", timeout)],
             summary: Summary {
                 fetched: 1,
+                queued: 2,
                 stopped: Stopped::Deadline,
             },
             budget: Duration::from_secs(90),

@@ -21,7 +21,7 @@ use std::time::Duration;
 use mcp_web_core::crawl::{self, CrawlOptions, Flow, Outcome, Stopped, Visit, Visitor};
 use mcp_web_core::error::{Error, PatternCost};
 
-use super::crawl::{deadline_notice, max_pages_notice, pages};
+use super::crawl::{deadline_notice, max_pages_notice, not_followed, pages};
 use mcp_web_core::fetch::Call;
 use mcp_web_core::grep::{Budget, Pattern, SearchStop};
 use mcp_web_core::page::PageText;
@@ -383,6 +383,17 @@ impl Visitor for Searcher<'_> {
                 );
                 same_as = Some(listed_as.to_string());
                 (url, None)
+            }
+            Outcome::OffOrigin { hop } => {
+                let url = visit.url.to_string();
+                self.requested += 1;
+                let why = not_followed(hop.as_str());
+                self.observer.progress(
+                    self.requested as f64,
+                    Some(self.total),
+                    &format!("not searched {url}: {why}"),
+                );
+                (url, Some(why))
             }
             Outcome::Skipped(error) => (visit.url.to_string(), Some(error.to_string())),
         };

@@ -334,6 +334,7 @@ fn the_command_prints_one_json_object_per_page() {
             "title": "Home",
             "final_url": null,
             "same_as": null,
+            "other_origin": null,
             "error": null,
         })
     );
@@ -358,4 +359,35 @@ fn the_command_exits_1_when_refused_and_2_on_a_configuration_error() {
 
     let (code, _, _) = run(&[&site.url("/"), "--depth", "6"]);
     assert_eq!(code, 2);
+}
+
+#[tokio::test]
+async fn a_redirect_to_another_origin_is_listed_and_not_followed() {
+    let other = support::Server::start(site);
+    let elsewhere = other.url("/landing");
+    let target = elsewhere.clone();
+    let start = support::Server::start(move |path| {
+        let html = "content-type: text/html; charset=utf-8\r\n";
+        match path {
+            "/" => response(200, html, &page(Some("Home"), &["/out"])),
+            "/out" => response(302, &format!("location: {target}\r\n"), ""),
+            _ => response(404, html, ""),
+        }
+    });
+    let server = server(permitted());
+    let result = crawl(&server, json!({"url": start.url("/")})).await;
+    assert!(!result.is_error(), "{}", result.text());
+    let out = start.url("/out");
+    assert!(
+        result.text().contains(&format!(
+            "\n{out}  redirects to {elsewhere} (another origin, not followed)"
+        )),
+        "{}",
+        result.text()
+    );
+    assert_eq!(
+        other.paths(),
+        Vec::<String>::new(),
+        "nothing asked of the other origin"
+    );
 }

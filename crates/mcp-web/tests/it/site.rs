@@ -1,6 +1,7 @@
 //! `web_crawl` and `web_grep` over a generated site of 300 pages on loopback (port 0):
 //! cycles, links to another origin (another port on the same host, and another host
-//! name on the same port), redirects on and off the origin (aliases of pages requested
+//! name on the same port), redirects on and off the origin (the latter stopped before the
+//! hop; aliases of pages requested
 //! before, a chain that ends in a 404, a hop robots.txt refuses), a robots.txt with
 //! Disallow and Crawl-delay, pages that 404 and one that times out. The expected index
 //! and grep lines are computed from the site's own generator by a model of the walk
@@ -200,9 +201,10 @@ fn response(status: u16, content_type: &str, headers: &[(&str, &str)], body: &st
 /// What the model says visiting one URL comes to.
 #[derive(Debug, Clone, PartialEq)]
 enum Seen {
-    /// Fetched: the final URL, the node whose document answered, or the landing page of
-    /// node `n` on the other origin.
+    /// Fetched: the final URL and the node whose document answered.
     Fetched { final_url: String, node: Node },
+    /// A redirect hop to another origin, not requested.
+    OffOrigin(String),
     /// 404.
     Missing,
     /// The request timed out.
@@ -219,7 +221,6 @@ enum Seen {
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Node {
     Site(usize),
-    Landing(usize),
 }
 
 /// One visit of the model's walk.
@@ -256,7 +257,6 @@ fn walk(site: &Site, depth: usize, max_pages: usize, mut stop: impl FnMut(&Visit
     };
     let private = |url: &str| url.starts_with(&format!("{}/private", site.base()));
     let on_origin = |url: &str| url.starts_with(&format!("{}/", site.base()));
-    let landing = format!("{}/landing/", site.other_base());
     while let Some((url, d)) = queue.pop_front() {
         if claims.contains_key(&url) {
             continue;
@@ -278,15 +278,9 @@ fn walk(site: &Site, depth: usize, max_pages: usize, mut stop: impl FnMut(&Visit
         let mut chain = vec![url.clone()];
         let outcome = loop {
             let current = chain.last().cloned().unwrap_or_default();
-            let kind = if let Some(n) = current.strip_prefix(&landing) {
-                break Seen::Fetched {
-                    final_url: current.clone(),
-                    node: Node::Landing(n.parse().unwrap_or_default()),
-                };
-            } else {
-                site.node_of(&current)
-                    .map_or(Kind::Missing, |n| site.kind(n))
-            };
+            let kind = site
+                .node_of(&current)
+                .map_or(Kind::Missing, |n| site.kind(n));
             match kind {
                 Kind::Page => {
                     break Seen::Fetched {
@@ -298,6 +292,9 @@ fn walk(site: &Site, depth: usize, max_pages: usize, mut stop: impl FnMut(&Visit
                 Kind::Hang => break Seen::Timeout,
                 Kind::Redirect(to) => {
                     let next = site.absolute(&to);
+                    if !on_origin(&next) {
+                        break Seen::OffOrigin(next);
+                    }
                     if let Some(owner) = claims.get(&next) {
                         break Seen::Alias(owner.clone());
                     }
@@ -312,7 +309,8 @@ fn walk(site: &Site, depth: usize, max_pages: usize, mut stop: impl FnMut(&Visit
         };
         if let Seen::Fetched { final_url, node } = &outcome {
             seen.extend(chain.iter().cloned());
-            if let (Node::Site(n), true) = (node, d < depth && on_origin(final_url)) {
+            let Node::Site(n) = node;
+            if d < depth && on_origin(final_url) {
                 for href in site.hrefs(*n) {
                     let link = site.absolute(href.split('#').next().unwrap_or_default());
                     if on_origin(&link) && seen.insert(link.clone()) {
@@ -340,7 +338,6 @@ fn index_line(site: &Site, visit: &Visit) -> String {
         Seen::Fetched { final_url, node } => {
             let (bytes, title) = match node {
                 Node::Site(n) => (site.document(*n).len(), format!("Node {n}")),
-                Node::Landing(n) => (Site::landing(*n).len(), format!("Landing {n}")),
             };
             let mut line = format!("{url}  200  {bytes} bytes  {title}");
             if final_url != url {
@@ -353,6 +350,9 @@ fn index_line(site: &Site, visit: &Visit) -> String {
         Seen::Refused => format!("{url}  skipped: {refused}"),
         Seen::HopRefused(hop) => format!("{url}  skipped: redirected to {hop}, {refused}"),
         Seen::Alias(owner) => format!("{url}  same page as {owner}"),
+        Seen::OffOrigin(hop) => {
+            format!("{url}  redirects to {hop} (another origin, not followed)")
+        }
     }
 }
 
@@ -504,6 +504,7 @@ async fn the_index_of_the_generated_site_is_exact_and_each_url_is_requested_once
         "  failed: timeout (raise timeout)",
         "  skipped: robots.txt",
         "  skipped: redirected to ",
+        " (another origin, not followed)",
     ] {
         assert!(answer.contains(kind), "the index has a line with {kind:?}");
     }

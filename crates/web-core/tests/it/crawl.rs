@@ -98,6 +98,7 @@ fn line(visit: &Visit) -> (String, usize, String) {
         Outcome::Skipped(e) => format!("skipped {}", e.rule()),
         Outcome::Failed(e) => format!("failed {}", e.rule()),
         Outcome::Alias { hop, listed_as } => format!("alias {hop} {listed_as}"),
+        Outcome::OffOrigin { hop } => format!("off-origin {hop}"),
     };
     (visit.url.to_string(), visit.depth, what)
 }
@@ -117,6 +118,11 @@ async fn run(
     })
     .await;
     (result, seen)
+}
+
+/// What a crawl's summary says of how it ended: pages fetched and why it stopped.
+fn ended(summary: &Summary) -> (usize, Stopped) {
+    (summary.fetched, summary.stopped)
 }
 
 fn call() -> Call {
@@ -248,13 +254,7 @@ async fn a_small_site_is_listed_exactly_in_breadth_first_order() {
     let fetcher = fetcher();
     let (result, seen) = run(&fetcher, &url(&format!("{base}/")), &limits(2, 50), &call()).await;
     let summary = result.expect("the crawl answers");
-    assert_eq!(
-        summary,
-        Summary {
-            fetched: 8,
-            stopped: Stopped::Done
-        }
-    );
+    assert_eq!(ended(&summary), (8, Stopped::Done));
     let at = |path: &str| format!("{base}{path}");
     let fetched = |final_url: String, doc: &str, title: &str| {
         format!("200 {final_url} {} {title}", doc.len())
@@ -266,11 +266,7 @@ async fn a_small_site_is_listed_exactly_in_breadth_first_order() {
         (
             at("/away"),
             1,
-            fetched(
-                format!("http://127.0.0.2:{c}/landing"),
-                &landing_doc,
-                "Landing",
-            ),
+            format!("off-origin http://127.0.0.2:{c}/landing"),
         ),
         (at("/gone"), 1, "failed http-status".into()),
         (at("/hang"), 1, "failed timeout".into()),
@@ -301,9 +297,8 @@ async fn a_small_site_is_listed_exactly_in_breadth_first_order() {
     );
     assert!(hits.values().all(|n| *n == 1), "{hits:?}");
     assert_eq!(other.hits(), 0);
-    // The off-origin redirect target is listed but not followed.
-    let landed: Vec<_> = landing.requests().into_iter().map(|r| r.path).collect();
-    assert_eq!(landed, ["/landing"]);
+    // The redirect to another origin stops before that hop: it is never requested.
+    assert_eq!(landing.hits(), 0, "the other origin got no request");
 }
 
 #[tokio::test]
@@ -321,11 +316,8 @@ async fn a_site_of_hundreds_of_pages_is_walked_once_each_with_cycles_and_other_o
     wide.concurrency = 4;
     let (result, seen) = run(&fetcher, &start, &wide, &call()).await;
     assert_eq!(
-        result.expect("the crawl answers"),
-        Summary {
-            fetched: PAGES,
-            stopped: Stopped::Done
-        }
+        ended(&result.expect("the crawl answers")),
+        (PAGES, Stopped::Done)
     );
     // Breadth-first: node order is level order, and each node's depth is its level.
     let expected: Vec<_> = (0..PAGES)
@@ -382,11 +374,8 @@ async fn depth_counts_hops_and_max_pages_stops_fetching() {
     let before = site.hits();
     let (result, seen) = run(&fetcher, &start, &limits(5, 10), &call()).await;
     assert_eq!(
-        result.expect("the crawl answers"),
-        Summary {
-            fetched: 10,
-            stopped: Stopped::MaxPages
-        }
+        ended(&result.expect("the crawl answers")),
+        (10, Stopped::MaxPages)
     );
     assert_eq!(seen.len(), 10);
     assert_eq!(site.hits() - before, 1 + 10, "robots.txt and ten pages");
@@ -397,11 +386,8 @@ async fn depth_counts_hops_and_max_pages_stops_fetching() {
     wide.concurrency = 4;
     let (result, seen) = run(&fetcher, &start, &wide, &call()).await;
     assert_eq!(
-        result.expect("the crawl answers"),
-        Summary {
-            fetched: 50,
-            stopped: Stopped::MaxPages
-        }
+        ended(&result.expect("the crawl answers")),
+        (50, Stopped::MaxPages)
     );
     assert_eq!(seen.len(), 50);
     assert_eq!(site.hits() - before, 1 + 50, "robots.txt and fifty pages");
@@ -479,13 +465,7 @@ async fn the_caller_stopping_fetches_nothing_more() {
     )
     .await
     .expect("the crawl answers");
-    assert_eq!(
-        summary,
-        Summary {
-            fetched: 3,
-            stopped: Stopped::Caller
-        }
-    );
+    assert_eq!(ended(&summary), (3, Stopped::Caller));
     assert_eq!(site.hits(), 1 + 3, "robots.txt and three pages");
 }
 
@@ -549,11 +529,8 @@ async fn the_total_timeout_running_out_stops_the_crawl_with_what_it_has() {
     let call = Call::new(Duration::from_secs(6), CancellationToken::new());
     let (result, seen) = run(&fetcher, &start, &ignoring, &call).await;
     assert_eq!(
-        result.expect("a deadline is a stop, not an error"),
-        Summary {
-            fetched: 2,
-            stopped: Stopped::Deadline
-        }
+        ended(&result.expect("a deadline is a stop, not an error")),
+        (2, Stopped::Deadline)
     );
     let kinds: Vec<_> = seen.iter().map(|(_, _, what)| what.clone()).collect();
     assert_eq!(kinds.len(), 2);
@@ -657,13 +634,7 @@ async fn each_url_is_requested_once_redirect_hops_and_failed_chains_included() {
     assert_eq!(refused_urls, [at("/private/secret")], "the hop is named");
     // Five requests completed (the refused page was not requested); `/gone` was
     // requested once, as the hop of `/broken`, and not again when linked.
-    assert_eq!(
-        summary,
-        Summary {
-            fetched: 5,
-            stopped: Stopped::Done
-        }
-    );
+    assert_eq!(ended(&summary), (5, Stopped::Done));
     let hits = hits_by_path(&site);
     let mut paths: Vec<_> = hits.keys().cloned().collect();
     paths.sort();
@@ -720,11 +691,8 @@ async fn with_requests_at_once_an_alias_of_a_page_in_flight_is_not_requested_aga
     wide.concurrency = 4;
     let (result, seen) = run(&fetcher, &url(&at("/")), &wide, &call()).await;
     assert_eq!(
-        result.expect("the crawl answers"),
-        Summary {
-            fetched: 5,
-            stopped: Stopped::Done
-        }
+        ended(&result.expect("the crawl answers")),
+        (5, Stopped::Done)
     );
     let rest: Vec<_> = seen[1..]
         .iter()
@@ -781,13 +749,7 @@ async fn fetched_counts_the_fetches_reported_not_those_dropped_in_flight() {
     .expect("the crawl answers");
     // `/hang` and `/b` were started with `/a` and dropped in flight: not counted.
     assert_eq!(reported, ["/", "/a"]);
-    assert_eq!(
-        summary,
-        Summary {
-            fetched: 2,
-            stopped: Stopped::Caller
-        }
-    );
+    assert_eq!(ended(&summary), (2, Stopped::Caller));
 }
 
 #[tokio::test]
@@ -826,10 +788,190 @@ async fn a_fetch_in_flight_when_the_deadline_stops_the_crawl_is_not_counted() {
     assert_eq!(kinds[2], "failed total-timeout");
     // `/hang-too` was in flight when `/hang` reported the deadline: it is not counted.
     assert_eq!(
-        result.expect("a deadline is a stop, not an error"),
-        Summary {
-            fetched: 3,
-            stopped: Stopped::Deadline
-        }
+        ended(&result.expect("a deadline is a stop, not an error")),
+        (3, Stopped::Deadline)
     );
+}
+
+/// A page of `n` same-origin links under `prefix`.
+fn fan_out(prefix: &str, n: usize) -> Vec<Step> {
+    let links: String = (0..n)
+        .map(|i| format!("<a href=\"{prefix}{i}\">{i}</a> "))
+        .collect();
+    page(Some("Fan"), "", &links)
+}
+
+#[tokio::test]
+async fn pages_linking_to_tens_of_thousands_of_urls_queue_a_bounded_number() {
+    let site = Server::start(
+        PERMITTED,
+        Arc::new(|req: &Req| match req.path.as_str() {
+            "/robots.txt" => robots_txt("User-agent: *\nAllow: /\n"),
+            "/" => fan_out("/a/", 20_000),
+            _ => fan_out(&format!("{}/", req.path), 20_000),
+        }),
+    )
+    .await;
+    let fetcher = fetcher();
+    let start = url(&format!("http://127.0.0.2:{}/", site.port()));
+    let (result, seen) = run(&fetcher, &start, &limits(3, 3), &call()).await;
+    let summary = result.expect("the crawl answers");
+    assert_eq!(ended(&summary), (3, Stopped::MaxPages));
+    // Four links per page of max-pages are queued in all, the start page included,
+    // out of 20,000 on each page.
+    assert_eq!(summary.queued, 3 * mcp_web_core::crawl::QUEUED_PER_PAGE);
+    assert_eq!(seen.len(), 3);
+    assert_eq!(site.hits(), 4, "three pages and robots.txt");
+}
+
+#[tokio::test]
+async fn a_walk_that_left_links_unqueued_says_max_pages_stopped_it() {
+    // Two pages may be fetched and eight links queued; the start page has twelve, and
+    // robots.txt refuses the first six queued, so the walk runs out of queued pages
+    // before it runs out of max-pages.
+    let site = Server::start(
+        PERMITTED,
+        Arc::new(|req: &Req| match req.path.as_str() {
+            "/robots.txt" => robots_txt("User-agent: *\nDisallow: /x/\nAllow: /x/6\n"),
+            "/" => fan_out("/x/", 12),
+            _ => page(Some("Leaf"), "", "leaf"),
+        }),
+    )
+    .await;
+    let fetcher = fetcher();
+    let start = url(&format!("http://127.0.0.2:{}/", site.port()));
+    let (result, seen) = run(&fetcher, &start, &limits(1, 2), &call()).await;
+    let summary = result.expect("the crawl answers");
+    assert_eq!(summary.queued, 8);
+    assert_eq!(seen.len(), 8, "the start page, six refused and /x/6");
+    assert_eq!(ended(&summary), (2, Stopped::MaxPages));
+}
+
+#[tokio::test]
+async fn a_redirect_to_another_origin_stops_before_that_hop() {
+    let other = Server::start(PERMITTED, html("<p>other</p>")).await;
+    let o = other.port();
+    let site = Server::start(
+        PERMITTED,
+        Arc::new(move |req: &Req| match req.path.as_str() {
+            "/robots.txt" => robots_txt("User-agent: *\nAllow: /\n"),
+            "/" => page(Some("Home"), "", &anchors(&["/out".into(), "/via".into()])),
+            "/out" => redirect(302, &format!("http://127.0.0.2:{o}/landing")),
+            // A same-origin hop first, then another origin.
+            "/via" => redirect(301, "/out2"),
+            "/out2" => redirect(302, &format!("http://127.0.0.2:{o}/second")),
+            "/jump" => redirect(302, &format!("http://127.0.0.2:{o}/")),
+            _ => page(Some("Leaf"), "", "leaf"),
+        }),
+    )
+    .await;
+    let base = format!("http://127.0.0.2:{}", site.port());
+    let fetcher = fetcher();
+    let (result, seen) = run(&fetcher, &url(&format!("{base}/")), &limits(1, 20), &call()).await;
+    assert_eq!(
+        ended(&result.expect("the crawl answers")),
+        (3, Stopped::Done)
+    );
+    assert_eq!(
+        seen[1],
+        (
+            format!("{base}/out"),
+            1,
+            format!("off-origin http://127.0.0.2:{o}/landing")
+        )
+    );
+    assert_eq!(
+        seen[2],
+        (
+            format!("{base}/via"),
+            1,
+            format!("off-origin http://127.0.0.2:{o}/second")
+        )
+    );
+    // A start page that leaves the origin is listed the same way.
+    let (result, seen) = run(
+        &fetcher,
+        &url(&format!("{base}/jump")),
+        &limits(1, 20),
+        &call(),
+    )
+    .await;
+    assert_eq!(
+        ended(&result.expect("the crawl answers")),
+        (1, Stopped::Done)
+    );
+    assert_eq!(
+        seen,
+        [(
+            format!("{base}/jump"),
+            0,
+            format!("off-origin http://127.0.0.2:{o}/")
+        )]
+    );
+    assert_eq!(
+        other.hits(),
+        0,
+        "the other origin got no request, robots.txt included"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn redirect_hops_are_spaced_by_the_crawl_delay() {
+    // Nine hops from /r0 to /end under Crawl-delay: 2; the server stamps each request
+    // with the (paused, auto-advancing) tokio clock.
+    let stamps: Arc<std::sync::Mutex<Vec<(String, tokio::time::Instant)>>> = Arc::default();
+    let log = stamps.clone();
+    let site = Server::start(
+        PERMITTED,
+        Arc::new(move |req: &Req| {
+            let path = req.path.clone();
+            if path != "/robots.txt" {
+                log.lock()
+                    .expect("test rig")
+                    .push((path.clone(), tokio::time::Instant::now()));
+            }
+            match path.as_str() {
+                "/robots.txt" => robots_txt("User-agent: *\nCrawl-delay: 2\n"),
+                "/" => page(Some("Home"), "", &anchors(&["/r0".into(), "/leaf".into()])),
+                "/r8" => redirect(302, "/end"),
+                p if p.starts_with("/r") => {
+                    let n: usize = p[2..].parse().expect("a hop number");
+                    redirect(302, &format!("/r{}", n + 1))
+                }
+                _ => page(Some("Leaf"), "", "leaf"),
+            }
+        }),
+    )
+    .await;
+    let patient = FetchOptions {
+        connect_timeout: Duration::from_secs(3600),
+        headers_timeout: Duration::from_secs(3600),
+        timeout: Duration::from_secs(3600),
+        total_timeout: Duration::from_secs(36_000),
+        ..default_options()
+    };
+    let fetcher = fetcher_with(permit_127_0_0_2(), Arc::new(StaticResolver::new()), patient);
+    let start = url(&format!("http://127.0.0.2:{}/", site.port()));
+    let call = Call::new(Duration::from_secs(36_000), CancellationToken::new());
+    let (result, seen) = run(&fetcher, &start, &limits(1, 20), &call).await;
+    assert_eq!(
+        ended(&result.expect("the crawl answers")),
+        (3, Stopped::Done)
+    );
+    assert_eq!(seen.len(), 3);
+    let stamps = stamps.lock().expect("test rig").clone();
+    let paths: Vec<&str> = stamps.iter().map(|(p, _)| p.as_str()).collect();
+    let mut expected = vec!["/".to_owned()];
+    expected.extend((0..9).map(|n| format!("/r{n}")));
+    expected.extend(["/end".to_owned(), "/leaf".to_owned()]);
+    assert_eq!(paths, expected);
+    for pair in stamps.windows(2) {
+        let gap = pair[1].1 - pair[0].1;
+        assert!(
+            gap >= Duration::from_secs(2),
+            "{} came {gap:?} after {}",
+            pair[1].0,
+            pair[0].0
+        );
+    }
 }
