@@ -40,8 +40,8 @@ where
 /// Installs the panic hook: a panic the PDF reader contains (a flaw of the file it met:
 /// the page it was on is left out, and a file of which no page was read is answered as
 /// unreadable) is logged on stderr as one line naming where it stopped; any other panic
-/// is a bug and is reported as Rust reports it.
-fn log_contained_panics() {
+/// is a bug and is reported as Rust reports it. The PDF reader child installs it too.
+pub fn log_contained_panics() {
     let report = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if mcp_web_core::extract::pdf::panic_is_contained() {

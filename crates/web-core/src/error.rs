@@ -447,6 +447,17 @@ pub enum Problem {
         /// The bound on what its streams may inflate to, in bytes.
         limit: u64,
     },
+    /// A PDF whose pages draw more glyphs than the bound `max-pdf-bytes` sets.
+    PdfGlyphs {
+        /// The bound on glyphs drawn.
+        limit: u64,
+    },
+    /// A PDF whose reader ran past the memory `max-pdf-bytes` allows it (in the reader's
+    /// own process, which was ended).
+    PdfMemory {
+        /// The bound, in bytes.
+        limit: u64,
+    },
     /// A PDF encrypted with a password.
     PdfEncrypted,
     /// A PDF whose structure is damaged: says what was wrong.
@@ -467,6 +478,8 @@ impl Problem {
             Problem::NotText => "content-type",
             Problem::PdfTooLarge { .. } => "pdf-size",
             Problem::PdfBomb { .. } => "pdf-inflation",
+            Problem::PdfGlyphs { .. } => "pdf-glyphs",
+            Problem::PdfMemory { .. } => "pdf-memory",
             Problem::PdfEncrypted => "pdf-encrypted",
             Problem::PdfMalformed(_) => "pdf-malformed",
             Problem::PdfNoText { .. } => "pdf-no-text",
@@ -477,7 +490,10 @@ impl Problem {
     /// The key that would change the answer, if any.
     pub fn key(self) -> Option<&'static str> {
         match self {
-            Problem::PdfTooLarge { .. } | Problem::PdfBomb { .. } => Some("max-pdf-bytes"),
+            Problem::PdfTooLarge { .. }
+            | Problem::PdfBomb { .. }
+            | Problem::PdfGlyphs { .. }
+            | Problem::PdfMemory { .. } => Some("max-pdf-bytes"),
             _ => None,
         }
     }
@@ -1154,7 +1170,15 @@ impl fmt::Display for Content {
             }
             Problem::PdfBomb { limit } => write!(
                 f,
-                "{url} is a PDF whose streams inflate to more than {limit} bytes, the memory bound max-pdf-bytes sets (a compression bomb or a very large document); it was not read. Raise max-pdf-bytes to allow more."
+                "{url} is a PDF whose streams inflate to more than {limit} bytes (each counted as often as its pages draw it), the memory bound max-pdf-bytes sets (a compression bomb or a very large document); it was not read. Raise max-pdf-bytes to allow more."
+            ),
+            Problem::PdfGlyphs { limit } => write!(
+                f,
+                "{url} is a PDF whose pages draw more than {limit} glyphs, the bound max-pdf-bytes sets (a very long document, or drawings repeated without end); it was not read. Raise max-pdf-bytes to allow more."
+            ),
+            Problem::PdfMemory { limit } => write!(
+                f,
+                "{url} is a PDF whose reading needed more than {limit} bytes of memory, the bound max-pdf-bytes sets for the PDF reader's process, which was ended; it was not read. Raise max-pdf-bytes to allow more."
             ),
             Problem::PdfEncrypted => write!(
                 f,

@@ -11,6 +11,9 @@ mod fetch;
 mod grep;
 mod hostile;
 mod inprocess;
+mod pdf;
+#[path = "../../../web-core/tests/it/pdf_fixtures.rs"]
+mod pdf_fixtures;
 mod permission;
 mod protocol;
 mod robots;

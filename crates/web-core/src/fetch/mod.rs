@@ -52,6 +52,7 @@
 pub mod cache;
 mod call;
 pub mod charset;
+pub mod pdf;
 mod redirect;
 
 use std::fmt;
@@ -770,7 +771,7 @@ impl Fetcher {
                 None => {}
             }
             let size = bytes.len();
-            let read = read_pdf(bytes, pdf_cap, deadline).await;
+            let read = pdf::read(bytes, pdf_cap, deadline).await;
             let pdf = match read {
                 Ok(pdf) => pdf,
                 Err(PdfFailure::Problem(problem)) => {
@@ -830,25 +831,6 @@ impl Fetcher {
             cached: false,
             extraction: Extraction::default(),
         })
-    }
-}
-
-/// Reads a whole PDF's text on a blocking thread, giving up at `deadline`. The reader
-/// looks at the clock itself, so a reading past the deadline stops soon after it.
-async fn read_pdf(
-    bytes: Vec<u8>,
-    max_pdf_bytes: usize,
-    deadline: Instant,
-) -> Result<extract::pdf::PdfText, PdfFailure> {
-    let std_deadline =
-        std::time::Instant::now() + deadline.saturating_duration_since(Instant::now());
-    let limits = extract::pdf::Limits::new(max_pdf_bytes, Some(std_deadline));
-    let task = tokio::task::spawn_blocking(move || extract::pdf::read(&bytes, &limits));
-    match timeout_at(deadline, task).await {
-        Err(_) => Err(PdfFailure::Deadline),
-        // The reader contains its own panics; a task that failed anyway is unreadable.
-        Ok(Err(_)) => Err(PdfFailure::Problem(Problem::PdfUnreadable)),
-        Ok(Ok(result)) => result,
     }
 }
 

@@ -9,6 +9,7 @@ mod floor;
 mod operator;
 mod page;
 mod pdf;
+mod pdf_fixtures;
 mod robots_cache;
 mod search;
 mod support;

@@ -18,65 +18,8 @@ use mcp_web_core::transport::StaticResolver;
 use mcp_web_core::url::CheckedUrl;
 use tokio_util::sync::CancellationToken;
 
+use crate::pdf_fixtures::Writer;
 use crate::support::*;
-
-/// A minimal PDF writer: numbered objects, a cross-reference table with true offsets,
-/// a trailer.
-#[derive(Default)]
-struct Writer {
-    objects: Vec<Vec<u8>>,
-    root: usize,
-    info: Option<usize>,
-    encrypt: Option<usize>,
-}
-
-impl Writer {
-    /// Adds an object (its body, without `N 0 obj`) and returns its number.
-    fn add(&mut self, body: impl Into<Vec<u8>>) -> usize {
-        self.objects.push(body.into());
-        self.objects.len()
-    }
-
-    /// Adds a stream object with `dict` entries (without `/Length`).
-    fn stream(&mut self, dict: &str, data: &[u8]) -> usize {
-        let mut body = format!("<< {dict} /Length {} >>\nstream\n", data.len()).into_bytes();
-        body.extend_from_slice(data);
-        body.extend_from_slice(b"\nendstream");
-        self.add(body)
-    }
-
-    /// The file, with object `self.root` as the catalog.
-    fn finish(&self) -> Vec<u8> {
-        let root = self.root;
-        let mut out = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n".to_vec();
-        let mut offsets = Vec::new();
-        for (i, body) in self.objects.iter().enumerate() {
-            offsets.push(out.len());
-            out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
-            out.extend_from_slice(body);
-            out.extend_from_slice(b"\nendobj\n");
-        }
-        let xref = out.len();
-        out.extend_from_slice(
-            format!("xref\n0 {}\n0000000000 65535 f \n", self.objects.len() + 1).as_bytes(),
-        );
-        for offset in offsets {
-            out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
-        }
-        let mut trailer = format!("<< /Size {} /Root {root} 0 R", self.objects.len() + 1);
-        if let Some(info) = self.info {
-            trailer.push_str(&format!(" /Info {info} 0 R"));
-        }
-        if let Some(encrypt) = self.encrypt {
-            trailer.push_str(&format!(
-                " /Encrypt {encrypt} 0 R /ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]"
-            ));
-        }
-        trailer.push_str(" >>");
-        out.extend_from_slice(format!("trailer\n{trailer}\nstartxref\n{xref}\n%%EOF\n").as_bytes());
-        out
-    }
-}
 
 /// A document whose pages draw `contents` (one content stream each), Helvetica as
 /// `/F1`, as `/F2` Helvetica whose code 1 is the ﬁ ligature, and as `/F3` a Type 1 font
@@ -613,4 +556,196 @@ async fn a_crawl_lists_a_linked_pdf_and_follows_no_link_out_of_it() {
         ]
     );
     assert_eq!(canary.load(std::sync::atomic::Ordering::SeqCst), 0);
+}
+
+/// Set in the child process a hostile-PDF test starts: which case it runs.
+const HOSTILE_CHILD: &str = "MCP_WEB_PDF_HOSTILE_CHILD";
+
+/// This process's peak resident memory (`VmHWM`), in KiB, and the CPU time it has used
+/// (user and system, from `/proc/self/stat`), in seconds; `None` off Linux.
+fn peak_and_cpu() -> Option<(u64, f64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let peak = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some((peak, cpu_seconds()?))
+}
+
+/// The CPU time this process has used, in seconds (clock ticks of 1/100 s, as Linux
+/// reports them to every process).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which ends at the last ')'.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
+/// Runs the test `name` again in a child process of its own with [`HOSTILE_CHILD`] set
+/// to `case`, so that neither a crash nor other tests' memory and CPU count; returns
+/// what it printed once it passed: its `peak-kib` and `cpu-s` lines, and a `result` line.
+fn in_child(name: &str, case: &str) -> (u64, f64, String) {
+    let child = std::process::Command::new(std::env::current_exe().expect("the test binary"))
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(HOSTILE_CHILD, case)
+        .output()
+        .expect("the test binary runs");
+    let stdout = String::from_utf8_lossy(&child.stdout);
+    assert!(
+        child.status.success(),
+        "{case}: {}\n{stdout}\n{}",
+        child.status,
+        String::from_utf8_lossy(&child.stderr)
+    );
+    let field = |key: &str| {
+        stdout
+            .lines()
+            .find_map(|l| l.split_once(key).map(|(_, value)| value))
+            .unwrap_or_else(|| panic!("{case}: no {key:?} in {stdout}"))
+            .trim()
+            .to_owned()
+    };
+    let peak = field("peak-kib ").parse().expect("a number");
+    let cpu = field("cpu-s ").parse().expect("a number");
+    (peak, cpu, field("result "))
+}
+
+/// What reading `file` under `max-pdf-bytes` = `max` gave, in a line: the rule of its
+/// refusal, or `ok` and how many bytes of text.
+fn outcome(file: &[u8], max: usize) -> String {
+    match read(file, &Limits::new(max, None)) {
+        Ok(text) => format!("ok {}", text.text.len()),
+        Err(Failure::Problem(p)) => format!("{} {:?}", p.rule(), p),
+        Err(Failure::Deadline) => "deadline".to_owned(),
+    }
+}
+
+/// Hostile files read in a child process: a page naming one 64 KiB stream 20,000 times
+/// (1.3 GB decoded, which once aborted the process), forms drawing forms 1,000 times four
+/// deep, and forms drawing 360,000 words from 4 MB of content. Each is refused by the rule
+/// that bounds it, before its work is done: the child's peak memory stays within 48 MiB
+/// (the test process and a 1 MiB document), and it spends a few seconds of CPU at most.
+#[test]
+fn hostile_pdfs_are_refused_within_a_bounded_memory() {
+    const MAX: usize = 1 << 20;
+    if let Ok(case) = std::env::var(HOSTILE_CHILD) {
+        let file = match case.as_str() {
+            "repeated" => crate::pdf_fixtures::repeated_contents(64 * 1024, 20_000),
+            "forms" => crate::pdf_fixtures::forms_drawing_forms(1000, 4),
+            "glyphs" => crate::pdf_fixtures::forms_drawing_forms(300, 2),
+            other => panic!("no case {other}"),
+        };
+        assert!(file.len() <= MAX, "{case}: {} bytes", file.len());
+        let result = outcome(&file, MAX);
+        let (peak, cpu) = peak_and_cpu().expect("Linux");
+        println!("result {result}\npeak-kib {peak}\ncpu-s {cpu}");
+        return;
+    }
+    if peak_and_cpu().is_none() {
+        // Not Linux: no /proc to read the peak from.
+        return;
+    }
+    let name = "pdf::hostile_pdfs_are_refused_within_a_bounded_memory";
+    for (case, rule) in [
+        ("repeated", "pdf-inflation PdfBomb { limit: 16777216 }"),
+        ("forms", "pdf-inflation PdfBomb { limit: 16777216 }"),
+        ("glyphs", "pdf-glyphs PdfGlyphs { limit: 262144 }"),
+    ] {
+        let (peak, cpu, result) = in_child(name, case);
+        assert_eq!(result, rule, "{case}");
+        assert!(peak <= 48 * 1024, "{case}: peak {peak} KiB");
+        assert!(cpu <= 10.0, "{case}: {cpu} s of CPU");
+    }
+}
+
+/// One line of a million glyphs, each landing between the line's ends: read whole in
+/// seconds of CPU (its layout once looked at the whole line for each glyph, for hours).
+#[test]
+fn a_million_glyph_line_is_laid_out_in_linear_time() {
+    if let Ok(case) = std::env::var(HOSTILE_CHILD) {
+        assert_eq!(case, "line");
+        let file = crate::pdf_fixtures::long_line(1_000_000);
+        let text = read(&file, &Limits::new(20 << 20, None)).expect("the line reads");
+        let line = text.text.lines().nth(1).unwrap_or_default();
+        let a = line.bytes().filter(|&b| b == b'a').count();
+        let (peak, cpu) = peak_and_cpu().expect("Linux");
+        println!(
+            "result {a} {}\npeak-kib {peak}\ncpu-s {cpu}",
+            line.ends_with('X')
+        );
+        return;
+    }
+    if peak_and_cpu().is_none() {
+        return;
+    }
+    let (_, cpu, result) = in_child(
+        "pdf::a_million_glyph_line_is_laid_out_in_linear_time",
+        "line",
+    );
+    assert_eq!(result, "1000000 true");
+    assert!(cpu <= 30.0, "{cpu} s of CPU");
+}
+
+/// A fetch whose reading is cancelled part-way (once the reading has used half a second
+/// of CPU), or outlasts its `total-timeout`, answers at once, and the reading stops with
+/// it: in the two seconds after the answer the process spends next to no CPU (a
+/// cancelled reading once went on to its end on its blocking thread, and a quadratic
+/// layout past the deadline for minutes).
+#[tokio::test]
+async fn a_reading_stops_when_its_call_is_cancelled_or_answers_at_its_deadline() {
+    if let Ok(case) = std::env::var(HOSTILE_CHILD) {
+        let server = site(vec![(
+            "/line.pdf",
+            "application/pdf",
+            crate::pdf_fixtures::long_line(1_000_000),
+        )])
+        .await;
+        let resolver = Arc::new(StaticResolver::new().with("site.test", [PERMITTED]));
+        let total_timeout = match case.as_str() {
+            "deadline" => std::time::Duration::from_millis(300),
+            _ => std::time::Duration::from_secs(600),
+        };
+        let options = FetchOptions {
+            total_timeout,
+            ..quick_options()
+        };
+        let fetcher = fetcher_with(permit_127_0_0_2(), resolver, options);
+        let url = CheckedUrl::parse(&format!("http://site.test:{}/line.pdf", server.port()))
+            .expect("a valid test URL");
+        let cancel = CancellationToken::new();
+        let fetching = {
+            let cancel = cancel.clone();
+            tokio::spawn(async move { fetcher.fetch(&url, &cancel).await })
+        };
+        if case == "cancel" {
+            let start = cpu_seconds().expect("Linux");
+            while cpu_seconds().expect("Linux") - start < 0.5 {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            cancel.cancel();
+        }
+        let error = fetching
+            .await
+            .expect("the fetch task")
+            .expect_err("the reading does not finish");
+        let before = cpu_seconds().expect("Linux");
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        let after = cpu_seconds().expect("Linux");
+        let (peak, _) = peak_and_cpu().expect("Linux");
+        println!(
+            "result {}\npeak-kib {peak}\ncpu-s {}",
+            error.rule(),
+            after - before
+        );
+        return;
+    }
+    if peak_and_cpu().is_none() {
+        return;
+    }
+    let name = "pdf::a_reading_stops_when_its_call_is_cancelled_or_answers_at_its_deadline";
+    for (case, rule) in [("deadline", "total-timeout"), ("cancel", "cancelled")] {
+        let (_, cpu, result) = in_child(name, case);
+        assert_eq!(result, rule, "{case}");
+        assert!(cpu <= 0.3, "{case}: {cpu} s of CPU after the answer");
+    }
 }

@@ -10,7 +10,7 @@
 //! most pages (digits aside, so page numbers count as the same) is a running header or
 //! footer, and is dropped.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One glyph as a page draws it, in page space with y growing downwards.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,21 +82,85 @@ const RUNNING_SHARE: f64 = 0.6;
 /// How many lines at each end of a page are looked at for running headers and footers.
 const RUNNING_LINES: usize = 2;
 
-/// A line being built: its glyphs and baseline.
+/// How many glyphs [`page_lines`] places between two questions to its `stop`.
+pub const ASK_EVERY: usize = 4096;
+
+/// A line being built: its glyphs, baseline, and the stretches of it they cover.
 struct Building {
     y: f64,
     first_x: f64,
     size: f64,
     last_end: f64,
     glyphs: Vec<Glyph>,
+    covered: Covered,
+}
+
+/// The stretches of a line its glyphs cover: the union of their spans `[x, end]`, the
+/// spans that overlap merged, kept by their start. Whether a new glyph would lie over
+/// one already on the line is one look-up, not a pass over the line's glyphs, so a line
+/// of a million glyphs costs a million look-ups.
+#[derive(Default)]
+struct Covered {
+    /// Each stretch by its start (as an ordered key): its start and end.
+    spans: BTreeMap<u64, (f64, f64)>,
+}
+
+impl Covered {
+    /// Whether some stretch overlaps the open interval `(from, to)`. Stretches do not
+    /// overlap each other, so the last one starting before `to` ends last of those.
+    fn overlaps(&self, from: f64, to: f64) -> bool {
+        self.spans
+            .range(..order_key(to))
+            .next_back()
+            .is_some_and(|(_, &(start, end))| start < to && end > from)
+    }
+
+    /// Adds the span `[x, end]`, merged with the stretches it overlaps (and with one
+    /// that starts where it does).
+    fn add(&mut self, x: f64, end: f64) {
+        let (mut start, mut stop) = (x, end.max(x));
+        while let Some((&key, &(s, e))) = self.spans.range(..order_key(stop)).next_back() {
+            if e <= start && s != start {
+                break;
+            }
+            self.spans.remove(&key);
+            start = start.min(s);
+            stop = stop.max(e);
+        }
+        if let Some((_, e)) = self.spans.remove(&order_key(start)) {
+            stop = stop.max(e);
+        }
+        self.spans.insert(order_key(start), (start, stop));
+    }
+}
+
+/// A finite `f64` as a key that sorts as the number does.
+fn order_key(v: f64) -> u64 {
+    let bits = v.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
 }
 
 /// The lines of one page, from its glyphs in drawing order, each normalised but not yet
 /// rejoined over hyphens (see [`finish_pages`]). Paragraph breaks are empty lines.
-pub fn page_lines(glyphs: &[Glyph]) -> Vec<Line> {
+/// Linear in the glyphs but for sorting each line's: every glyph is placed with a
+/// bounded number of look-ups. `stop` is asked every [`ASK_EVERY`] glyphs; once it says
+/// yes, the page is given up (`None`).
+pub fn page_lines(glyphs: Vec<Glyph>, stop: &mut dyn FnMut() -> bool) -> Option<Vec<Line>> {
     let mut building: Vec<Building> = Vec::new();
-    for g in glyphs {
-        if !(g.x.is_finite() && g.y.is_finite() && g.size.is_finite() && g.size > 0.0) {
+    for (n, g) in glyphs.into_iter().enumerate() {
+        if n % ASK_EVERY == ASK_EVERY - 1 && stop() {
+            return None;
+        }
+        if !(g.x.is_finite()
+            && g.y.is_finite()
+            && g.end.is_finite()
+            && g.size.is_finite()
+            && g.size > 0.0)
+        {
             continue;
         }
         let start = building.len().saturating_sub(RECENT_LINES);
@@ -107,10 +171,7 @@ pub fn page_lines(glyphs: &[Glyph]) -> Vec<Line> {
             (g.y - b.y).abs() <= 0.5 * b.size.max(g.size)
                 && (g.x >= b.last_end - tol
                     || g.end <= b.first_x + tol
-                    || !b
-                        .glyphs
-                        .iter()
-                        .any(|o| g.x + tol < o.end && g.end - tol > o.x))
+                    || !b.covered.overlaps(g.x + tol, g.end - tol))
         };
         let current = building
             .len()
@@ -124,15 +185,21 @@ pub fn page_lines(glyphs: &[Glyph]) -> Vec<Line> {
                 b.size = b.size.max(g.size);
                 b.last_end = b.last_end.max(g.end);
                 b.first_x = b.first_x.min(g.x);
-                b.glyphs.push(g.clone());
+                b.covered.add(g.x, g.end);
+                b.glyphs.push(g);
             }
-            None => building.push(Building {
-                y: g.y,
-                first_x: g.x,
-                size: g.size,
-                last_end: g.end,
-                glyphs: vec![g.clone()],
-            }),
+            None => {
+                let mut covered = Covered::default();
+                covered.add(g.x, g.end);
+                building.push(Building {
+                    y: g.y,
+                    first_x: g.x,
+                    size: g.size,
+                    last_end: g.end,
+                    glyphs: vec![g],
+                    covered,
+                });
+            }
         }
     }
     let mut lines = Vec::with_capacity(building.len());
@@ -164,7 +231,7 @@ pub fn page_lines(glyphs: &[Glyph]) -> Vec<Line> {
         previous = Some((b.y, b.size));
         lines.push(Line { text, size: b.size });
     }
-    lines
+    Some(lines)
 }
 
 /// A line's text for a reader: ligatures expanded, control characters and runs of
@@ -424,7 +491,10 @@ mod tests {
         g.extend(glyphs(&[("Hello", 10.0, 100.0, 10.0)]));
         g.extend(glyphs(&[("next", 10.0, 112.0, 10.0)]));
         g.extend(glyphs(&[("para", 10.0, 150.0, 10.0)]));
-        assert_eq!(texts(&page_lines(&g)), ["Hello world", "next", "", "para"]);
+        assert_eq!(
+            texts(&page_lines(g, &mut || false).unwrap()),
+            ["Hello world", "next", "", "para"]
+        );
     }
 
     #[test]

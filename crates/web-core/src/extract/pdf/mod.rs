@@ -26,9 +26,13 @@ mod scan;
 
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use pdf_extract::{Document, MediaBox, Object, OutputDev, OutputError, Transform};
+use pdf_extract::{
+    ColorSpace, Document, MediaBox, Object, OutputDev, OutputError, Path, Transform,
+};
 
 use crate::error::Problem;
 use crate::extract::{BodyKind, Extracted};
@@ -37,13 +41,26 @@ use crate::extract::{BodyKind, Extracted};
 /// memory bound of reading one.
 pub const INFLATE_PER_BYTE: u64 = 16;
 
+/// How many bytes of `max-pdf-bytes` allow one glyph drawn: the glyphs of a document
+/// are kept until it is laid out, so their number is bounded with its size.
+pub const BYTES_PER_GLYPH: u64 = 4;
+
+/// The fewest glyphs a document may draw, however low `max-pdf-bytes` is.
+pub const MIN_GLYPHS: u64 = 1 << 18;
+
 /// The bounds of one reading.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Limits {
-    /// What the file's streams may inflate to in all, in bytes.
+    /// What the file's streams may inflate to in all, in bytes; also what its pages'
+    /// content (each stream counted as often as a page or a drawing draws it) may come to.
     pub inflate: u64,
+    /// How many glyphs its pages may draw in all.
+    pub glyphs: u64,
     /// When to give up.
     pub deadline: Option<Instant>,
+    /// Set by another thread to make the reading give up (the call was cancelled or its
+    /// deadline passed): looked at as often as the clock.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl Limits {
@@ -52,8 +69,76 @@ impl Limits {
     pub fn new(max_pdf_bytes: usize, deadline: Option<Instant>) -> Limits {
         Limits {
             inflate: (max_pdf_bytes as u64).saturating_mul(INFLATE_PER_BYTE),
+            glyphs: (max_pdf_bytes as u64 / BYTES_PER_GLYPH).max(MIN_GLYPHS),
             deadline,
+            stop: None,
         }
+    }
+
+    /// These bounds, giving up as well once `stop` is set.
+    #[must_use]
+    pub fn with_stop(mut self, stop: Arc<AtomicBool>) -> Limits {
+        self.stop = Some(stop);
+        self
+    }
+
+    /// Whether the reading must give up now: its deadline passed or it was told to stop.
+    fn must_stop(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+}
+
+/// What [`Problem::PdfMalformed`] says of a damaged file, one constant per reason:
+/// every reason the reader gives is in [`malformed::ALL`].
+pub mod malformed {
+    /// It does not open as a PDF.
+    pub const NOT_PDF: &str = "it does not start with %PDF-, as a PDF file does";
+    /// It was cut short.
+    pub const TRUNCATED: &str =
+        "it ends before its end-of-file marker (%%EOF): the file is truncated";
+    /// Its objects nest too deep.
+    pub const TOO_DEEP: &str =
+        "its objects nest more than 100 levels deep, which no document needs";
+    /// It has no pages.
+    pub const NO_PAGES: &str = "it has no pages (its page tree is empty or broken)";
+    /// Its page tree loops.
+    pub const PARENT_LOOP: &str = "its page tree loops (a page is its own ancestor)";
+    /// Its drawings loop.
+    pub const FORM_LOOP: &str =
+        "its drawings (form XObjects) draw each other in a circle or too deep";
+    /// Its index is damaged.
+    pub const XREF: &str = "its cross-reference table (the index of its objects) is damaged";
+    /// Its objects do not parse.
+    pub const PARSE: &str = "its objects cannot be parsed";
+    /// A stream does not inflate.
+    pub const DECOMPRESS: &str = "a compressed stream in it cannot be inflated";
+    /// An object stream is damaged.
+    pub const OBJECT_STREAM: &str = "an object stream in it is damaged";
+    /// Its structure does not read.
+    pub const STRUCTURE: &str = "its structure cannot be read";
+    /// Every reason, so that one sent as text (from the reader's own process) is
+    /// known again.
+    pub const ALL: &[&str] = &[
+        NOT_PDF,
+        TRUNCATED,
+        TOO_DEEP,
+        NO_PAGES,
+        PARENT_LOOP,
+        FORM_LOOP,
+        XREF,
+        PARSE,
+        DECOMPRESS,
+        OBJECT_STREAM,
+        STRUCTURE,
+    ];
+
+    /// The reason `text` is, if it is one.
+    pub fn known(text: &str) -> Option<&'static str> {
+        ALL.iter().copied().find(|r| *r == text)
     }
 }
 
@@ -130,16 +215,11 @@ fn ours<T>(f: impl FnOnce() -> T) -> T {
 /// Reads the text of a whole PDF file within `limits`.
 pub fn read(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
     if !crate::media::is_pdf(bytes) {
-        return Err(
-            Problem::PdfMalformed("it does not start with %PDF-, as a PDF file does").into(),
-        );
+        return Err(Problem::PdfMalformed(malformed::NOT_PDF).into());
     }
     let tail = &bytes[bytes.len().saturating_sub(1024)..];
     if !tail.windows(5).any(|w| w == b"%%EOF") {
-        return Err(Problem::PdfMalformed(
-            "it ends before its end-of-file marker (%%EOF): the file is truncated",
-        )
-        .into());
+        return Err(Problem::PdfMalformed(malformed::TRUNCATED).into());
     }
     match scan::raw(bytes, limits.inflate) {
         scan::RawVerdict::Fine => {}
@@ -150,10 +230,7 @@ pub fn read(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
             .into());
         }
         scan::RawVerdict::TooDeep => {
-            return Err(Problem::PdfMalformed(
-                "its objects nest more than 100 levels deep, which no document needs",
-            )
-            .into());
+            return Err(Problem::PdfMalformed(malformed::TOO_DEEP).into());
         }
     }
     // The last line of defence: whatever panics in here is not a crash (a panic in our
@@ -172,33 +249,32 @@ fn read_checked(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
     }
     let pages: Vec<_> = in_reader(|| doc.get_pages()).into_iter().collect();
     if pages.is_empty() {
-        return Err(
-            Problem::PdfMalformed("it has no pages (its page tree is empty or broken)").into(),
-        );
+        return Err(Problem::PdfMalformed(malformed::NO_PAGES).into());
     }
     let ids: Vec<_> = pages.iter().map(|&(_, id)| id).collect();
     match scan::graph(&doc, &ids) {
         scan::GraphVerdict::Fine => {}
         scan::GraphVerdict::ParentLoop => {
-            return Err(
-                Problem::PdfMalformed("its page tree loops (a page is its own ancestor)").into(),
-            );
+            return Err(Problem::PdfMalformed(malformed::PARENT_LOOP).into());
         }
         scan::GraphVerdict::FormLoop => {
-            return Err(Problem::PdfMalformed(
-                "its drawings (form XObjects) draw each other in a circle or too deep",
-            )
-            .into());
+            return Err(Problem::PdfMalformed(malformed::FORM_LOOP).into());
         }
     }
-    let mut collector = Collector::new(limits.deadline);
+    if scan::drawn_content(&doc, &ids, limits.inflate) > limits.inflate {
+        return Err(Problem::PdfBomb {
+            limit: limits.inflate,
+        }
+        .into());
+    }
+    let mut collector = Collector::new(limits);
     // The whole document in one pass; when the reader fails on a page, the pages after
     // it one by one, each on its own.
     let whole = catch_unwind(AssertUnwindSafe(|| {
         in_reader(|| pdf_extract::output_doc(&doc, &mut collector))
     }));
-    if collector.timed_out {
-        return Err(Failure::Deadline);
+    if let Some(failure) = collector.failure {
+        return Err(failure);
     }
     let mut any_failed = false;
     if !matches!(whole, Ok(Ok(()))) {
@@ -210,18 +286,19 @@ fn read_checked(bytes: &[u8], limits: &Limits) -> Result<PdfText, Failure> {
                 in_reader(|| pdf_extract::output_doc_page(&doc, &mut collector, number))
             }));
             collector.end_current();
-            if collector.timed_out {
-                return Err(Failure::Deadline);
+            if let Some(failure) = collector.failure {
+                return Err(failure);
             }
         }
     }
     let page_count = pages.len();
     let mut laid_out: Vec<Vec<layout::Line>> = vec![Vec::new(); page_count];
     let mut any_text = false;
+    let mut stop = || limits.must_stop();
     for (number, glyphs) in collector.pages {
         let index = pages.iter().position(|&(n, _)| n == number);
         if let Some(index) = index {
-            let lines = layout::page_lines(&glyphs);
+            let lines = layout::page_lines(glyphs, &mut stop).ok_or(Failure::Deadline)?;
             any_text |= lines.iter().any(|l| !l.text.is_empty());
             laid_out[index] = lines;
         }
@@ -263,13 +340,11 @@ fn load_problem(e: pdf_extract::Error) -> Failure {
     use pdf_extract::Error as E;
     Failure::Problem(match e {
         E::Decryption(_) | E::InvalidPassword | E::AlreadyEncrypted => Problem::PdfEncrypted,
-        E::Xref(_) | E::InvalidOffset(_) => {
-            Problem::PdfMalformed("its cross-reference table (the index of its objects) is damaged")
-        }
-        E::Parse(_) => Problem::PdfMalformed("its objects cannot be parsed"),
-        E::Decompress(_) => Problem::PdfMalformed("a compressed stream in it cannot be inflated"),
-        E::InvalidObjectStream(_) => Problem::PdfMalformed("an object stream in it is damaged"),
-        _ => Problem::PdfMalformed("its structure cannot be read"),
+        E::Xref(_) | E::InvalidOffset(_) => Problem::PdfMalformed(malformed::XREF),
+        E::Parse(_) => Problem::PdfMalformed(malformed::PARSE),
+        E::Decompress(_) => Problem::PdfMalformed(malformed::DECOMPRESS),
+        E::InvalidObjectStream(_) => Problem::PdfMalformed(malformed::OBJECT_STREAM),
+        _ => Problem::PdfMalformed(malformed::STRUCTURE),
     })
 }
 
@@ -308,11 +383,12 @@ fn text_string(bytes: &[u8]) -> String {
     }
 }
 
-/// How many glyphs pass between two looks at the clock.
+/// How many glyphs (or paths) pass between two looks at the clock.
 const CLOCK_EVERY: usize = 4096;
 
-/// The reader's output device: collects each page's glyphs with their positions.
-struct Collector {
+/// The reader's output device: collects each page's glyphs with their positions, up to
+/// the limits' glyph bound, and stops the reader at their deadline.
+struct Collector<'a> {
     /// Finished pages: their number and glyphs.
     pages: Vec<(u32, Vec<layout::Glyph>)>,
     /// The page being read.
@@ -320,21 +396,25 @@ struct Collector {
     glyphs: Vec<layout::Glyph>,
     /// The page's height, to turn y downwards.
     top: f64,
-    deadline: Option<Instant>,
+    limits: &'a Limits,
+    /// Glyphs drawn so far, over all pages.
+    drawn: u64,
     since_clock: usize,
-    timed_out: bool,
+    /// Why the reading stopped, once it must.
+    failure: Option<Failure>,
 }
 
-impl Collector {
-    fn new(deadline: Option<Instant>) -> Collector {
+impl<'a> Collector<'a> {
+    fn new(limits: &'a Limits) -> Collector<'a> {
         Collector {
             pages: Vec::new(),
             current_page: None,
             glyphs: Vec::new(),
             top: 0.0,
-            deadline,
+            limits,
+            drawn: 0,
             since_clock: 0,
-            timed_out: false,
+            failure: None,
         }
     }
 
@@ -345,16 +425,30 @@ impl Collector {
         }
     }
 
+    /// Stops the reader (an error it passes up) once the reading must give up.
     fn check_clock(&mut self) -> Result<(), OutputError> {
-        if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            self.timed_out = true;
-            return Err(OutputError::FormatError(std::fmt::Error));
+        if self.failure.is_none() && self.limits.must_stop() {
+            self.failure = Some(Failure::Deadline);
+        }
+        match self.failure {
+            Some(_) => Err(OutputError::FormatError(std::fmt::Error)),
+            None => Ok(()),
+        }
+    }
+
+    /// Counts one piece of work (a glyph or a path), looking at the clock every
+    /// [`CLOCK_EVERY`].
+    fn tick(&mut self) -> Result<(), OutputError> {
+        self.since_clock += 1;
+        if self.since_clock >= CLOCK_EVERY || self.failure.is_some() {
+            self.since_clock = 0;
+            return self.check_clock();
         }
         Ok(())
     }
 }
 
-impl OutputDev for Collector {
+impl OutputDev for Collector<'_> {
     fn begin_page(
         &mut self,
         page_num: u32,
@@ -384,10 +478,13 @@ impl OutputDev for Collector {
         char: &str,
     ) -> Result<(), OutputError> {
         ours(|| {
-            self.since_clock += 1;
-            if self.since_clock >= CLOCK_EVERY {
-                self.since_clock = 0;
-                self.check_clock()?;
+            self.tick()?;
+            self.drawn += 1;
+            if self.drawn > self.limits.glyphs {
+                self.failure = Some(Failure::Problem(Problem::PdfGlyphs {
+                    limit: self.limits.glyphs,
+                }));
+                return Err(OutputError::FormatError(std::fmt::Error));
             }
             let (vx, vy) = (
                 font_size * (trm.m11 + trm.m21),
@@ -416,6 +513,26 @@ impl OutputDev for Collector {
 
     fn end_line(&mut self) -> Result<(), OutputError> {
         Ok(())
+    }
+
+    fn stroke(
+        &mut self,
+        _ctm: &Transform,
+        _colorspace: &ColorSpace,
+        _color: &[f64],
+        _path: &Path,
+    ) -> Result<(), OutputError> {
+        ours(|| self.tick())
+    }
+
+    fn fill(
+        &mut self,
+        _ctm: &Transform,
+        _colorspace: &ColorSpace,
+        _color: &[f64],
+        _path: &Path,
+    ) -> Result<(), OutputError> {
+        ours(|| self.tick())
     }
 }
 

@@ -417,24 +417,8 @@ pub fn graph(doc: &Document, pages: &[ObjectId]) -> GraphVerdict {
 /// so it counts as an edge to each of them.
 fn forms_loop(doc: &Document) -> bool {
     // Every XObject any resource dictionary names, and the names each may resolve.
-    let mut all: Vec<ObjectId> = Vec::new();
-    let mut by_name: HashMap<Vec<u8>, Vec<ObjectId>> = HashMap::new();
-    for object in doc.objects.values() {
-        let dict = match object {
-            Object::Dictionary(d) => d,
-            Object::Stream(s) => &s.dict,
-            _ => continue,
-        };
-        let Some(xobjects) = xobject_dict(doc, dict) else {
-            continue;
-        };
-        for (name, target) in xobjects {
-            if let Ok(id) = target.as_reference() {
-                all.push(id);
-                by_name.entry(name.clone()).or_default().push(id);
-            }
-        }
-    }
+    let by_name = xobjects_by_name(doc);
+    let mut all: Vec<ObjectId> = by_name.values().flatten().copied().collect();
     all.sort_unstable();
     all.dedup();
     let mut edges: HashMap<ObjectId, Vec<ObjectId>> = HashMap::new();
@@ -517,18 +501,18 @@ fn deref_dict<'a>(doc: &'a Document, object: &'a Object) -> Option<&'a Dictionar
 /// The names a content stream draws with `Do` (`/Name Do`), read from its text without
 /// parsing it (the stream inflated when it is compressed).
 fn drawn_names(raw: &[u8], stream: &pdf_extract::Stream) -> Vec<Vec<u8>> {
-    let inflated;
-    let content: &[u8] = if stream.filters().is_ok_and(|f| !f.is_empty()) {
+    if stream.filters().is_ok_and(|f| !f.is_empty()) {
         match stream.decompressed_content() {
-            Ok(c) => {
-                inflated = c;
-                &inflated
-            }
-            Err(_) => return Vec::new(),
+            Ok(c) => names_drawn_in(&c),
+            Err(_) => Vec::new(),
         }
     } else {
-        raw
-    };
+        names_drawn_in(raw)
+    }
+}
+
+/// The names `content` draws with `Do`, in order, each as often as it is drawn.
+fn names_drawn_in(content: &[u8]) -> Vec<Vec<u8>> {
     let mut names = Vec::new();
     let mut i = 0;
     while let Some(at) = find(content, i, b"Do") {
@@ -550,6 +534,170 @@ fn drawn_names(raw: &[u8], stream: &pdf_extract::Stream) -> Vec<Vec<u8>> {
         }
     }
     names
+}
+
+/// How many bytes of content the reader goes through for `pages`: each stream a page's
+/// `/Contents` names at its decoded size, as often as it is named, and each XObject a
+/// content draws (`Do`) at its decoded size plus what it draws in turn, as often as it is
+/// drawn (the reader decodes a stream again each time). Counting stops past `limit`.
+/// Expects drawings that do not loop ([`graph`] said so).
+pub fn drawn_content(doc: &Document, pages: &[ObjectId], limit: u64) -> u64 {
+    let mut drawn = Drawn {
+        doc,
+        limit,
+        by_name: xobjects_by_name(doc),
+        streams: HashMap::new(),
+        xobjects: HashMap::new(),
+    };
+    let mut total = 0u64;
+    for &page in pages {
+        let xobjects = page_resources(doc, page).and_then(|r| xobject_dict(doc, r));
+        for id in doc.get_page_contents(page) {
+            let (size, names) = drawn.stream(id);
+            total = total.saturating_add(size);
+            for name in names.iter() {
+                let target = xobjects.and_then(|x| x.get(name).and_then(Object::as_reference).ok());
+                total = total.saturating_add(drawn.named(target, name, 0));
+                if total > limit {
+                    return total;
+                }
+            }
+            if total > limit {
+                return total;
+            }
+        }
+    }
+    total
+}
+
+/// The names a content draws, in order (shared: a stream is decoded once).
+type Names = std::rc::Rc<Vec<Vec<u8>>>;
+
+/// What [`drawn_content`] learnt of the document's streams, each decoded once.
+struct Drawn<'a> {
+    doc: &'a Document,
+    limit: u64,
+    /// Every XObject each name may stand for.
+    by_name: HashMap<Vec<u8>, Vec<ObjectId>>,
+    /// Each stream met: its decoded size and the names it draws.
+    streams: HashMap<ObjectId, (u64, Names)>,
+    /// Each XObject met: what drawing it once costs, what it draws included.
+    xobjects: HashMap<ObjectId, u64>,
+}
+
+impl Drawn<'_> {
+    /// A stream's decoded size (its raw size when it does not decode, as the reader then
+    /// takes it raw) and the names its content draws (none for an image).
+    fn stream(&mut self, id: ObjectId) -> (u64, Names) {
+        if let Some((size, names)) = self.streams.get(&id) {
+            return (*size, std::rc::Rc::clone(names));
+        }
+        let (size, names) = match self.doc.get_object(id).and_then(Object::as_stream) {
+            Ok(stream) => {
+                let image =
+                    stream.dict.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"Image");
+                let decoded = if stream.filters().is_ok_and(|f| !f.is_empty()) {
+                    stream.decompressed_content().ok()
+                } else {
+                    None
+                };
+                let content = decoded.as_deref().unwrap_or(&stream.content);
+                let names = if image {
+                    Vec::new()
+                } else {
+                    names_drawn_in(content)
+                };
+                (content.len() as u64, names)
+            }
+            Err(_) => (0, Vec::new()),
+        };
+        let names = std::rc::Rc::new(names);
+        self.streams.insert(id, (size, std::rc::Rc::clone(&names)));
+        (size, names)
+    }
+
+    /// What drawing `name` once costs: the XObject `target` the caller's resources give
+    /// for it, else the costliest XObject of that name anywhere (a drawing without
+    /// resources of its own inherits its caller's).
+    fn named(&mut self, target: Option<ObjectId>, name: &[u8], depth: usize) -> u64 {
+        match target {
+            Some(id) => self.xobject(id, depth),
+            None => {
+                let candidates = self.by_name.get(name).cloned().unwrap_or_default();
+                candidates
+                    .into_iter()
+                    .map(|id| self.xobject(id, depth))
+                    .max()
+                    .unwrap_or(0)
+            }
+        }
+    }
+
+    /// What drawing the XObject `id` once costs: its decoded size and, for a form, what
+    /// its own content draws.
+    fn xobject(&mut self, id: ObjectId, depth: usize) -> u64 {
+        if let Some(&cost) = self.xobjects.get(&id) {
+            return cost;
+        }
+        if depth > MAX_CHAIN {
+            return self.limit.saturating_add(1);
+        }
+        let (mut cost, names) = self.stream(id);
+        let own = self
+            .doc
+            .get_object(id)
+            .and_then(Object::as_stream)
+            .ok()
+            .and_then(|s| resources(self.doc, &s.dict))
+            .and_then(|r| xobject_dict(self.doc, r));
+        for name in names.iter() {
+            let target = own.and_then(|x| x.get(name).and_then(Object::as_reference).ok());
+            cost = cost.saturating_add(self.named(target, name, depth + 1));
+            if cost > self.limit {
+                break;
+            }
+        }
+        self.xobjects.insert(id, cost);
+        cost
+    }
+}
+
+/// Every XObject any resource dictionary of the document names, by that name.
+fn xobjects_by_name(doc: &Document) -> HashMap<Vec<u8>, Vec<ObjectId>> {
+    let mut by_name: HashMap<Vec<u8>, Vec<ObjectId>> = HashMap::new();
+    for object in doc.objects.values() {
+        let dict = match object {
+            Object::Dictionary(d) => d,
+            Object::Stream(s) => &s.dict,
+            _ => continue,
+        };
+        let Some(xobjects) = xobject_dict(doc, dict) else {
+            continue;
+        };
+        for (name, target) in xobjects {
+            if let Ok(id) = target.as_reference() {
+                by_name.entry(name.clone()).or_default().push(id);
+            }
+        }
+    }
+    for ids in by_name.values_mut() {
+        ids.sort_unstable();
+        ids.dedup();
+    }
+    by_name
+}
+
+/// A page's resources, inherited from the nearest ancestor that has them.
+fn page_resources(doc: &Document, page: ObjectId) -> Option<&Dictionary> {
+    let mut at = page;
+    for _ in 0..=MAX_CHAIN {
+        let dict = doc.get_dictionary(at).ok()?;
+        if let Some(r) = resources(doc, dict) {
+            return Some(r);
+        }
+        at = dict.get(b"Parent").and_then(Object::as_reference).ok()?;
+    }
+    None
 }
 
 #[cfg(test)]
