@@ -101,8 +101,8 @@ pub struct Visit {
 pub enum Outcome {
     /// Fetched (2xx): the page and its text, extracted once.
     Fetched {
-        /// The fetched page.
-        page: Page,
+        /// The fetched page (boxed: it is most of the enum's size).
+        page: Box<Page>,
         /// Its text, links and title (shared, so a caller may work on it off the async
         /// threads).
         text: Arc<PageText>,
@@ -351,7 +351,7 @@ async fn visit(
     let outcome = match fetcher.fetch_checked(&url, call, &Owned(hops, &url)).await {
         Ok(Checked::Page(page)) => match PageText::extract_in(page, call).await {
             Ok((page, text)) => Outcome::Fetched {
-                page,
+                page: Box::new(page),
                 text: Arc::new(text),
             },
             Err(e) => Outcome::Failed(e),
