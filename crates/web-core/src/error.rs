@@ -392,6 +392,11 @@ pub enum RobotsReason {
         /// The status robots.txt answered.
         status: u16,
     },
+    /// robots.txt holds more rules than one URL is matched against within the budget.
+    TooCostly {
+        /// How many rules were tried.
+        tried: usize,
+    },
 }
 
 /// A URL robots.txt disallows for our user agent.
@@ -713,6 +718,7 @@ impl Error {
             Error::RobotsRefused(r) => match r.reason {
                 RobotsReason::Rule { .. } => "robots-disallow",
                 RobotsReason::Unavailable { .. } => "robots-unavailable",
+                RobotsReason::TooCostly { .. } => "robots-too-costly",
             },
             Error::Http(_) => "http-status",
             Error::Content(c) => c.problem.rule(),
@@ -1082,6 +1088,10 @@ impl fmt::Display for RobotsRefused {
             RobotsReason::Unavailable { status } => write!(
                 f,
                 "skipped {url}: robots.txt answered {status}, a server error, which RFC 9309 says means the whole site is disallowed until it recovers. A fetch of that one page reads it regardless; set \"respect-robots\": false to crawl it anyway."
+            ),
+            RobotsReason::TooCostly { tried } => write!(
+                f,
+                "skipped {url}: robots.txt holds more rules than one URL is matched against ({tried} tried within the budget, which no key raises), so it is treated as disallowed for user agent '{agent}'. A fetch of that one page reads it regardless; set \"respect-robots\": false to crawl it anyway."
             ),
         }
     }

@@ -194,6 +194,9 @@ fn failure(url: &str, error: &Error) -> String {
                 RobotsReason::Unavailable { status } => {
                     format!("skipped: {hop}robots.txt answered {status}")
                 }
+                RobotsReason::TooCostly { tried } => {
+                    format!("skipped: {hop}robots.txt too costly to match ({tried} rules tried)")
+                }
             }
         }
         other => match other.config_key() {

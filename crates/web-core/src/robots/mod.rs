@@ -43,8 +43,8 @@
 //!   is dropped rather than read half. Of a longer line only the first [`LINE_LIMIT`]
 //!   bytes are read, where Google's parser cuts it.
 //! - At most [`MAX_RULES`] Allow and Disallow rules are kept: the file is read as if it
-//!   ended before the next one, so that matching one URL costs a bounded amount of
-//!   work whatever the file holds.
+//!   ended before the next one; and matching one URL compares at most
+//!   [`MATCH_BUDGET`] bytes, past which the URL is treated as disallowed.
 
 pub mod cache;
 mod parse;
@@ -66,6 +66,12 @@ pub const PARSE_LIMIT: usize = 500 * 1024;
 /// `2083 * 8` bytes (eight times the longest URL some browsers take), the last for
 /// the terminating NUL, and ignores what does not fit.
 pub const LINE_LIMIT: usize = 2083 * 8 - 1;
+
+/// How many bytes matching one URL may compare: each rule tried costs the normalised
+/// path's length and its pattern's. Past it the URL is treated as disallowed
+/// ([`Reason::TooCostly`]), so a file of wildcard rules and a long path cost
+/// milliseconds, not seconds.
+pub const MATCH_BUDGET: usize = 4 << 20;
 
 /// How many Allow and Disallow rules of one robots.txt are kept; a file with more is
 /// read as if it ended before the next one (and says it was cut, like one longer
@@ -142,8 +148,21 @@ impl Robots {
         // Each group's rules are sorted so that its first match is its deciding rule;
         // the groups merged for the agent then compare their deciding rules.
         let mut best: Option<&Rule> = None;
+        let (mut spent, mut tried) = (0usize, 0usize);
         for group in groups {
-            let Some(rule) = group.rules.iter().find(|r| r.pattern.matches(&path)) else {
+            let mut found = None;
+            for rule in &group.rules {
+                spent = spent.saturating_add(path.len() + rule.pattern.len());
+                if spent > MATCH_BUDGET {
+                    return Verdict::new(Reason::TooCostly { tried });
+                }
+                tried += 1;
+                if rule.pattern.matches(&path) {
+                    found = Some(rule);
+                    break;
+                }
+            }
+            let Some(rule) = found else {
                 continue;
             };
             let better = match best {
@@ -277,7 +296,7 @@ impl Verdict {
     pub fn is_allowed(&self) -> bool {
         match self.reason {
             Reason::Rule { allow, .. } => allow,
-            Reason::ServerError { .. } => false,
+            Reason::ServerError { .. } | Reason::TooCostly { .. } => false,
             Reason::RobotsTxt
             | Reason::NoMatchingRule { .. }
             | Reason::NoGroup
@@ -304,6 +323,7 @@ impl Verdict {
                 line_no: *line_no,
             },
             Reason::ServerError { status } => RobotsReason::Unavailable { status: *status },
+            Reason::TooCostly { tried } => RobotsReason::TooCostly { tried: *tried },
             _ => return None,
         };
         Some(RobotsRefused {
@@ -365,6 +385,12 @@ pub enum Reason {
         /// Why, in words.
         detail: String,
     },
+    /// Matching the URL would compare more than [`MATCH_BUDGET`] bytes: it is treated
+    /// as disallowed.
+    TooCostly {
+        /// How many rules were tried within the budget.
+        tried: usize,
+    },
 }
 
 impl fmt::Display for Reason {
@@ -374,6 +400,10 @@ impl fmt::Display for Reason {
                 write!(f, "robots.txt {line} (line {line_no})")
             }
             Reason::RobotsTxt => f.write_str("/robots.txt itself is always allowed"),
+            Reason::TooCostly { tried } => write!(
+                f,
+                "robots.txt holds more rules than one URL is matched against ({tried} tried within the budget), so the URL is treated as disallowed"
+            ),
             Reason::NoMatchingRule { any: false } => {
                 f.write_str("no rule of the group for this user agent matches")
             }

@@ -1427,3 +1427,32 @@ fn no_more_than_max_rules_are_kept() {
     assert_eq!(robots.rule_count(), MAX_RULES);
     assert!(!robots.truncated());
 }
+
+/// Matching one URL compares at most MATCH_BUDGET bytes: 10,000 wildcard rules against
+/// an 8 KiB path (a second of CPU before) stop within the budget and disallow; a short
+/// path is matched against every rule as before.
+#[test]
+fn matching_one_url_stays_within_its_budget() {
+    let mut text = String::from("User-agent: *\n");
+    for i in 0..MAX_RULES {
+        text.push_str(&format!("Disallow: /*-{i}-*z$\n"));
+    }
+    let robots = Robots::parse(text.as_bytes());
+    let long = format!("/{}", "a".repeat(8 * 1024));
+    let verdict = robots.check("a", &long);
+    let Reason::TooCostly { tried } = *verdict.reason() else {
+        panic!("{verdict}");
+    };
+    assert!(!verdict.is_allowed());
+    assert!(tried * long.len() <= MATCH_BUDGET, "{tried} rules tried");
+    assert!(tried > 100, "{tried} rules tried");
+    let refusal = verdict.refusal("https://a.example/", "mcp-web").unwrap();
+    assert!(refusal.to_string().contains("respect-robots"), "{refusal}");
+    // A short path is matched against all the rules.
+    assert!(!robots.check("a", "/a-9999-z").is_allowed());
+    assert!(robots.check("a", "/a-nothing-z").is_allowed());
+    assert!(matches!(
+        robots.check("a", "/a-nothing-z").reason(),
+        Reason::NoMatchingRule { .. }
+    ));
+}
