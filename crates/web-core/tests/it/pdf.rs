@@ -749,3 +749,29 @@ async fn a_reading_stops_when_its_call_is_cancelled_or_answers_at_its_deadline()
         assert!(cpu <= 0.3, "{case}: {cpu} s of CPU after the answer");
     }
 }
+
+/// Three pages each opening with a numbered section whose text goes on below it, a word
+/// hyphenated over a paragraph gap, and a page number at each foot: the sections stay
+/// (alike but for their numbers, they are not running headers), the word is rejoined and
+/// the page numbers go.
+#[test]
+fn numbered_sections_stay_and_a_hyphen_rejoins_over_a_paragraph_gap() {
+    let names = ["first", "second", "third"];
+    let pages: Vec<Vec<u8>> = (1..=3)
+        .map(|n| {
+            format!(
+                "BT /F1 12 Tf 72 740 Td (Section {n}) Tj 0 -14 Td (The {0} part goes on, extraordi-) Tj 0 -40 Td (nary, as the {0} is.) Tj ET\nBT /F1 10 Tf 290 40 Td (Page {n}) Tj ET",
+                names[n - 1]
+            )
+            .into_bytes()
+        })
+        .collect();
+    let file = document(&pages, None, "").finish();
+    let text = read(&file, &Limits::new(1 << 20, None)).expect("the document reads");
+    assert_eq!(
+        text.text,
+        "[page 1]\nSection 1\nThe first part goes on, extraordinary,\nas the first is.\n\n\
+         [page 2]\nSection 2\nThe second part goes on, extraordinary,\nas the second is.\n\n\
+         [page 3]\nSection 3\nThe third part goes on, extraordinary,\nas the third is."
+    );
+}

@@ -6,9 +6,10 @@
 //! in which the page draws them, which is the order its author's tool wrote the text
 //! in. A wider vertical gap than a line's own height is a paragraph break (a blank
 //! line). Each line is normalised: ligatures expanded (ﬁ → fi), white space collapsed,
-//! and a word split over two lines by a hyphen rejoined. A line that opens or closes
-//! most pages (digits aside, so page numbers count as the same) is a running header or
-//! footer, and is dropped.
+//! and a word split over two lines by a hyphen rejoined, a paragraph gap between them
+//! or not. A line that opens or closes most pages (digits aside, so page numbers count
+//! as the same) is a running header or footer, and is dropped, unless it carries a
+//! number and the page's text follows it without a break (a numbered section opening).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -314,7 +315,9 @@ fn ends(page: &[Line]) -> Vec<usize> {
 }
 
 /// Drops the lines that open or close at least [`RUNNING_SHARE`] of the pages (and at
-/// least three) alike: running headers, footers, page numbers.
+/// least three) alike: running headers, footers, page numbers. A line alike but for its
+/// numbers that the page's text follows without a paragraph break (`Section 2` and its
+/// first sentence) opens a section that goes on on the page, and stays.
 fn drop_running(pages: &mut [Vec<Line>]) {
     if pages.len() < 3 {
         return;
@@ -332,14 +335,15 @@ fn drop_running(pages: &mut [Vec<Line>]) {
         }
     }
     let threshold = ((pages.len() as f64) * RUNNING_SHARE).ceil().max(3.0) as usize;
+    let running = |text: &str| {
+        count
+            .get(&running_key(text))
+            .is_some_and(|&c| c >= threshold)
+    };
     for page in pages.iter_mut() {
         let mut drop: Vec<usize> = ends(page)
             .into_iter()
-            .filter(|&i| {
-                count
-                    .get(&running_key(&page[i].text))
-                    .is_some_and(|&c| c >= threshold)
-            })
+            .filter(|&i| running(&page[i].text) && !opens_section(page, i, &running))
             .collect();
         drop.sort_unstable();
         for i in drop.into_iter().rev() {
@@ -348,32 +352,66 @@ fn drop_running(pages: &mut [Vec<Line>]) {
     }
 }
 
+/// Whether line `i` of `page` opens a section that goes on on the page: it carries a
+/// number (so it differs from page to page, as `Section 2` does and a running title does
+/// not), and the next line is text that does not itself repeat, with no paragraph break
+/// between.
+fn opens_section(page: &[Line], i: usize, running: &dyn Fn(&str) -> bool) -> bool {
+    page[i].text.chars().any(|c| c.is_ascii_digit())
+        && page
+            .get(i + 1)
+            .is_some_and(|next| !next.text.is_empty() && !running(&next.text))
+}
+
 /// Rejoins a word a line's end split with a hyphen: `hyphen-` then `ated text` becomes
-/// `hyphenated` then `text` (the next line must start with a lower-case letter, so a
-/// dash before a name or a number stays).
-fn rejoin_hyphens(page: &mut [Line]) {
-    for i in 0..page.len().saturating_sub(1) {
-        let line = &page[i].text;
-        let Some(stem) = line
-            .strip_suffix('-')
-            .or_else(|| line.strip_suffix('\u{ad}'))
-            .or_else(|| line.strip_suffix('\u{2010}'))
-        else {
+/// `hyphenated` then `text` (the part before the hyphen must end in a letter and the next
+/// line start with a lower-case letter, so a dash before a name or a number stays). The
+/// next line may be past a paragraph break the layout saw (a wide gap): the break goes,
+/// as the word shows the paragraph goes on. A line the rejoining empties goes too.
+fn rejoin_hyphens(page: &mut Vec<Line>) {
+    let mut i = 0;
+    while i < page.len() {
+        let Some(next) = (i + 1..page.len()).find(|&j| !page[j].text.is_empty()) else {
+            break;
+        };
+        let Some(stem) = hyphenated_stem(&page[i].text).map(str::to_owned) else {
+            i += 1;
             continue;
         };
-        if !stem.chars().last().is_some_and(char::is_alphabetic) {
+        if !page[next]
+            .text
+            .chars()
+            .next()
+            .is_some_and(char::is_lowercase)
+        {
+            i += 1;
             continue;
         }
-        let next = &page[i + 1].text;
-        if !next.chars().next().is_some_and(char::is_lowercase) {
-            continue;
-        }
-        let (word, rest) = next.split_once(' ').unwrap_or((next.as_str(), ""));
-        let joined = format!("{stem}{word}");
-        let rest = rest.to_owned();
-        page[i].text = joined;
-        page[i + 1].text = rest;
+        let following = std::mem::take(&mut page[next].text);
+        let (word, rest) = following.split_once(' ').unwrap_or((&following, ""));
+        page[i].text = format!("{stem}{word}");
+        page[next].text = rest.to_owned();
+        // The breaks between the two parts, and the next line if nothing is left of it.
+        let end = if page[next].text.is_empty() {
+            next + 1
+        } else {
+            next
+        };
+        page.drain(i + 1..end);
+        i += 1;
     }
+}
+
+/// The part of `line` before a hyphen that ends it, when that part ends in a letter.
+fn hyphenated_stem(line: &str) -> Option<&str> {
+    let stem = line
+        .strip_suffix('-')
+        .or_else(|| line.strip_suffix('\u{ad}'))
+        .or_else(|| line.strip_suffix('\u{2010}'))?;
+    stem.chars()
+        .last()
+        .is_some_and(char::is_alphabetic)
+        .then_some(stem)
 }
 
 /// The first heading-like line of the document: on the first page with text, the
@@ -532,6 +570,48 @@ mod tests {
         // Two pages are too few to call anything running.
         let two = finish_pages(vec![first, page(2, &["second"])]);
         assert_eq!(two[0][0].text, "Annual Report");
+    }
+
+    #[test]
+    fn a_hyphen_rejoins_over_a_paragraph_gap_and_numbered_sections_stay() {
+        let line = |t: &str| Line {
+            text: t.to_owned(),
+            size: 10.0,
+        };
+        let name = |n: usize| ["first", "second", "third"][n - 1];
+        let page = |n: usize| {
+            vec![
+                line(&format!("Section {n}")),
+                line(&format!("The {} extraordi-", name(n))),
+                line(""),
+                line("nary result holds."),
+                line("A dash -"),
+                line(""),
+                line("and a name Anglo-"),
+                line("Saxon stay."),
+                line("word-"),
+                line(name(n)),
+                line(""),
+                line(&format!("Page {n}")),
+            ]
+        };
+        let done = finish_pages(vec![page(1), page(2), page(3)]);
+        for (i, page) in done.iter().enumerate() {
+            let n = i + 1;
+            assert_eq!(
+                texts(page),
+                [
+                    format!("Section {n}"),
+                    format!("The {} extraordinary", name(n)),
+                    "result holds.".to_owned(),
+                    "A dash -".to_owned(),
+                    String::new(),
+                    "and a name Anglo-".to_owned(),
+                    "Saxon stay.".to_owned(),
+                    format!("word{}", name(n)),
+                ]
+            );
+        }
     }
 
     #[test]
