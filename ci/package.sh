@@ -59,8 +59,9 @@ say "wheel: maturin build --release"
 rm -rf "$work/wheels"
 "$work/venv/bin/maturin" build --release --quiet --out "$work/wheels"
 wheel=$(ls "$work"/wheels/mcp_web-"$version"-*.whl)
-"$py" -m zipfile -l "$wheel" | grep -q "mcp_web-$version.data/scripts/mcp-web" \
-  || fail "the wheel holds no mcp-web script"
+# The listing is read whole first: `grep -q` would close the pipe early (pipefail).
+listing=$("$py" -m zipfile -l "$wheel")
+grep -q "mcp_web-$version.data/scripts/mcp-web" <<<"$listing" || fail "the wheel holds no mcp-web script"
 
 say "pip install . into a fresh virtualenv"
 rm -rf "$work/pip-venv"
@@ -92,8 +93,9 @@ cp packaging/mcpb/manifest.json "$stage/"
 cp "${CARGO_TARGET_DIR:-$root/target}/release/mcp-web" "$stage/server/mcp-web"
 "$mcpb" validate "$stage/manifest.json"
 "$mcpb" pack "$stage" "$work/mcp-web-$version.mcpb"
-"$py" -m zipfile -l "$work/mcp-web-$version.mcpb" | grep -q "server/mcp-web" || fail "the bundle holds no binary"
-"$py" -m zipfile -l "$work/mcp-web-$version.mcpb" | grep -q "manifest.json" || fail "the bundle holds no manifest"
+listing=$("$py" -m zipfile -l "$work/mcp-web-$version.mcpb")
+grep -q "server/mcp-web" <<<"$listing" || fail "the bundle holds no binary"
+grep -q "manifest.json" <<<"$listing" || fail "the bundle holds no manifest"
 tools_list "$stage/server/mcp-web" serve
 
 say "crates: cargo package --workspace (each crate built from its package)"
