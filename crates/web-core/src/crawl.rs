@@ -56,7 +56,7 @@ use futures::stream::FuturesOrdered;
 use tokio::time::Instant;
 
 use crate::error::{Deadline, Error, Phase};
-use crate::fetch::{Call, Checked, Fetcher, HopCheck, Page};
+use crate::fetch::{Allowance, Checked, Fetcher, HopCheck, Page};
 use crate::page::PageText;
 use crate::robots::cache::RobotsCache;
 use crate::url::{CheckedUrl, Origin};
@@ -188,7 +188,7 @@ pub async fn crawl(
     robots: &RobotsCache,
     start: &CheckedUrl,
     options: &CrawlOptions,
-    call: &Call,
+    call: &Allowance,
     on_visit: &mut (dyn FnMut(&Visit) -> Flow + Send),
 ) -> Result<Summary, Error> {
     crawl_with(fetcher, robots, start, options, call, on_visit).await
@@ -200,7 +200,7 @@ pub async fn crawl_with<V: Visitor + ?Sized>(
     robots: &RobotsCache,
     start: &CheckedUrl,
     options: &CrawlOptions,
-    call: &Call,
+    call: &Allowance,
     visitor: &mut V,
 ) -> Result<Summary, Error> {
     // The start page as linked: without its fragment.
@@ -343,12 +343,15 @@ pub async fn crawl_with<V: Visitor + ?Sized>(
 /// Fetches one page, every redirect hop checked by `hops`, and extracts it once.
 async fn visit(
     fetcher: &Fetcher,
-    call: &Call,
+    call: &Allowance,
     hops: &Hops<'_>,
     url: CheckedUrl,
     depth: usize,
 ) -> Visit {
-    let outcome = match fetcher.fetch_checked(&url, call, &Owned(hops, &url)).await {
+    let outcome = match fetcher
+        .fetch_checked(&url, call, &VisitCheck(hops, &url))
+        .await
+    {
         Ok(Checked::Page(page)) => match PageText::extract_in(page, call).await {
             Ok((page, text)) => Outcome::Fetched {
                 page: Box::new(page),
@@ -418,7 +421,7 @@ struct Hops<'a> {
     /// The politeness clock the hops wait on.
     pace: &'a Pace,
     /// The call, within which robots.txt is read.
-    call: &'a Call,
+    call: &'a Allowance,
 }
 
 /// The politeness clock of one walk: the wait between two requests to the origin and
@@ -450,7 +453,7 @@ impl Pace {
     /// Waits until the delay after the last request has passed. A turn too late for
     /// the call's time ends the wait at once, rather than idling the budget away (and
     /// a delay as large as robots.txt may write cannot overflow the clock).
-    async fn wait_turn(&self, call: &Call) -> Result<(), Late> {
+    async fn wait_turn(&self, call: &Allowance) -> Result<(), Late> {
         let delay = *self.delay.lock().unwrap_or_else(PoisonError::into_inner);
         let last = *self.last.lock().unwrap_or_else(PoisonError::into_inner);
         let Some(last) = last.filter(|_| !delay.is_zero()) else {
@@ -485,13 +488,13 @@ enum HopStop {
 }
 
 /// The hop check of one visit: [`Hops`] and the URL of the visit it claims hops for.
-struct Owned<'h, 'a>(&'h Hops<'a>, &'h CheckedUrl);
+struct VisitCheck<'h, 'a>(&'h Hops<'a>, &'h CheckedUrl);
 
-impl HopCheck for Owned<'_, '_> {
+impl HopCheck for VisitCheck<'_, '_> {
     type Stop = HopStop;
 
     async fn check(&self, hop: &CheckedUrl, _chain: &[CheckedUrl]) -> Result<(), HopStop> {
-        let Owned(hops, owner) = self;
+        let VisitCheck(hops, owner) = self;
         if hop.origin() != *hops.origin {
             return Err(HopStop::OffOrigin);
         }

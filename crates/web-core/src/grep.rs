@@ -237,16 +237,6 @@ impl Pattern {
         &self.source
     }
 
-    /// Whether the pattern is a regex (otherwise literal text).
-    pub fn is_regex(&self) -> bool {
-        self.regex
-    }
-
-    /// Whether case is ignored.
-    pub fn ignores_case(&self) -> bool {
-        self.ignore_case
-    }
-
     /// Whether `line` matches (a line the matcher gives up on does not).
     pub fn is_match(&self, line: &str) -> bool {
         self.find_line(1, line).is_some()
@@ -552,7 +542,6 @@ mod tests {
         let pattern = Pattern::new("a.c (x)", false, false).unwrap();
         let text = ["abc (x)", "a.c (x) here", "A.C (X)", "a.c(x)"];
         assert_eq!(found(&pattern, &text), [(2, "a.c (x) here".to_owned())]);
-        assert!(!pattern.is_regex());
         assert_eq!(pattern.to_string(), "\"a.c (x)\"");
     }
 

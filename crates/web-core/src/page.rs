@@ -27,7 +27,7 @@ use ::url::Url;
 
 use crate::error::{Deadline, Error, Phase, seconds};
 use crate::extract::{BodyKind, Extracted, Flags};
-use crate::fetch::{Call, Page, Truncation};
+use crate::fetch::{Allowance, Page, Truncation};
 use crate::url::CheckedUrl;
 
 /// A fetched, extracted page as numbered lines.
@@ -61,7 +61,7 @@ impl PageText {
     /// the call's cancellation answers [`Error::Cancelled`] and its deadline an
     /// [`Error::Deadline`] at once. Extraction is bounded by the body's size
     /// (`max-bytes`), so a thread left behind finishes soon and its result is dropped.
-    pub async fn extract_in(page: Page, call: &Call) -> Result<(Page, PageText), Error> {
+    pub async fn extract_in(page: Page, call: &Allowance) -> Result<(Page, PageText), Error> {
         let url = page.final_url.to_string();
         let task = tokio::task::spawn_blocking(move || {
             let text = PageText::new(&page);

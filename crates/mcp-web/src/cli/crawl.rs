@@ -108,7 +108,7 @@ pub async fn crawl(
     observer: &dyn Observer,
 ) -> Result<Crawled, Failure> {
     let context = Context::with_resolver(settings.clone(), resolver).map_err(Failure::Config)?;
-    let call = context.call(cancel.clone());
+    let call = context.allowance(cancel.clone());
     ops::crawl::crawl(
         &context,
         &args.url,

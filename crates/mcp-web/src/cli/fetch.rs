@@ -81,7 +81,7 @@ pub async fn fetch(
     cancel: &CancellationToken,
 ) -> Result<String, Failure> {
     let context = Context::with_resolver(settings.clone(), resolver).map_err(Failure::Config)?;
-    let call = context.call(cancel.clone());
+    let call = context.allowance(cancel.clone());
     let fetched = ops::fetch::fetch(&context, raw, &call, &())
         .await
         .map_err(Failure::Fetch)?;

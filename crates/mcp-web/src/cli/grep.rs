@@ -187,7 +187,7 @@ pub async fn grep(
     observer: &dyn Observer,
 ) -> Result<Grepped, Failure> {
     let context = Context::with_resolver(settings.clone(), resolver).map_err(Failure::Config)?;
-    let call = context.call(cancel.clone());
+    let call = context.allowance(cancel.clone());
     ops::grep::grep(&context, raw, pattern, options, &call, observer)
         .await
         .map_err(Failure::Grep)

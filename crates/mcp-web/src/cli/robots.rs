@@ -165,7 +165,7 @@ pub async fn explain_online(
         };
         match context
             .robots()
-            .verdict(&url, &context.call(cancel.clone()))
+            .verdict(&url, &context.allowance(cancel.clone()))
             .await
         {
             Ok(verdict) => {

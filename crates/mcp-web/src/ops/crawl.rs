@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use mcp_web_core::crawl::{self, CrawlOptions, Flow, Outcome, Stopped, Summary, Visit};
 use mcp_web_core::error::{Error, RobotsReason, seconds, status_reason};
-use mcp_web_core::fetch::Call;
+use mcp_web_core::fetch::Allowance;
 use mcp_web_core::url::CheckedUrl;
 use serde_json::{Value, json};
 
@@ -297,7 +297,7 @@ pub async fn crawl(
     raw_url: &str,
     depth: usize,
     max_pages: usize,
-    call: &Call,
+    call: &Allowance,
     observer: &dyn Observer,
 ) -> Result<Crawled, Error> {
     let start = CheckedUrl::parse(raw_url)?;

@@ -1,7 +1,7 @@
 //! Fetch one page and lay it out as the text `web_fetch` answers.
 
 use mcp_web_core::error::Error;
-use mcp_web_core::fetch::{Call, Page};
+use mcp_web_core::fetch::{Allowance, Page};
 use mcp_web_core::page::PageText;
 use mcp_web_core::url::CheckedUrl;
 
@@ -21,12 +21,12 @@ pub struct Fetched {
 pub async fn fetch(
     context: &Context,
     raw_url: &str,
-    call: &Call,
+    call: &Allowance,
     observer: &dyn Observer,
 ) -> Result<Fetched, Error> {
     let url = CheckedUrl::parse(raw_url)?;
     observer.progress(0.0, Some(2.0), &format!("fetching {url}"));
-    let page = context.fetcher().fetch_in(&url, call).await?;
+    let page = context.fetcher().fetch_within(&url, call).await?;
     observer.progress(
         1.0,
         Some(2.0),

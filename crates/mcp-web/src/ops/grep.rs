@@ -22,7 +22,7 @@ use mcp_web_core::crawl::{self, CrawlOptions, Flow, Outcome, Stopped, Visit, Vis
 use mcp_web_core::error::{Error, PatternCost};
 
 use super::crawl::{deadline_notice, max_pages_notice, not_followed, pages};
-use mcp_web_core::fetch::Call;
+use mcp_web_core::fetch::Allowance;
 use mcp_web_core::grep::{Budget, Pattern, SearchStop};
 use mcp_web_core::page::PageText;
 use mcp_web_core::url::CheckedUrl;
@@ -236,7 +236,7 @@ pub async fn grep(
     raw_url: &str,
     pattern: &Pattern,
     options: &GrepOptions,
-    call: &Call,
+    call: &Allowance,
     observer: &dyn Observer,
 ) -> Result<Grepped, Error> {
     let start = CheckedUrl::parse(raw_url)?;
@@ -311,7 +311,7 @@ pub async fn grep(
 
 /// How a search that stopped short ends the grep: the deadline is a stop after
 /// `fetched` pages, a cancellation or a pattern too costly the error.
-fn halted(halt: Halt, call: &Call, fetched: usize) -> Result<Stop, Error> {
+fn halted(halt: Halt, call: &Allowance, fetched: usize) -> Result<Stop, Error> {
     match halt {
         Halt::Deadline => Ok(Stop::Deadline {
             budget: call.budget(),
@@ -327,7 +327,7 @@ struct Searcher<'a> {
     grepped: &'a mut Grepped,
     pattern: &'a Pattern,
     max_results: usize,
-    call: &'a Call,
+    call: &'a Allowance,
     observer: &'a dyn Observer,
     /// `max-pages`, the total progress counts to.
     total: f64,
@@ -445,7 +445,7 @@ async fn search(
     text: Arc<PageText>,
     pattern: &Pattern,
     room: usize,
-    call: &Call,
+    call: &Allowance,
 ) -> PageSearch {
     let url = url.to_owned();
     let pattern = pattern.clone();

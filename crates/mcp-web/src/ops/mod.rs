@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use mcp_web_core::config::Settings;
 use mcp_web_core::error::ConfigError;
-use mcp_web_core::fetch::{Call, Fetcher};
+use mcp_web_core::fetch::{Allowance, Fetcher};
 use mcp_web_core::page;
 use mcp_web_core::robots::cache::RobotsCache;
 use mcp_web_core::search::{self as core_search, Paced, SearchProvider};
@@ -142,10 +142,10 @@ impl Context {
         }
     }
 
-    /// A new call: `total-timeout` from now for everything it fetches, stopped early
-    /// when `cancel` fires. One tool call or one command makes one.
-    pub fn call(&self, cancel: CancellationToken) -> Call {
-        self.fetcher.call(cancel)
+    /// A new call's allowance: `total-timeout` from now for everything it fetches,
+    /// stopped early when `cancel` fires. One tool call or one command makes one.
+    pub fn allowance(&self, cancel: CancellationToken) -> Allowance {
+        self.fetcher.allowance(cancel)
     }
 
     /// The `max-chars` cap on the text one answer returns.

@@ -191,7 +191,10 @@ mod tests {
     fn defaults_fill_what_the_call_leaves_out() {
         let parsed = parse(json!({"url": "https://example.com/", "pattern": "a.c"})).unwrap();
         assert_eq!(parsed.url, "https://example.com/");
-        assert!(!parsed.pattern.is_regex() && !parsed.pattern.ignores_case());
+        // A literal pattern, case kept: `.` stands for itself and `A.C` is another text.
+        assert_eq!(parsed.pattern.to_string(), "\"a.c\"");
+        assert!(parsed.pattern.is_match("a.c") && !parsed.pattern.is_match("abc"));
+        assert!(!parsed.pattern.is_match("A.C"));
         assert_eq!(
             parsed.options,
             GrepOptions {

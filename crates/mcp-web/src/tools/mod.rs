@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use mcp_kit::{ArgumentError, CallFuture, FromConfig, Permission, Request, ToolSpec, Toolkit};
 use mcp_web_core::config::{Settings, parse_web_config};
 use mcp_web_core::error::{Blocked, ConfigError, Error};
-use mcp_web_core::fetch::{Call, Fetcher};
+use mcp_web_core::fetch::{Allowance, Fetcher};
 use mcp_web_core::guard::{Grant, Scope};
 use mcp_web_core::search::SearchProvider;
 use mcp_web_core::transport::SystemResolver;
@@ -202,13 +202,13 @@ pub fn ask_permission(
 /// One run of a tool's operation over `args` within a call, reporting to an observer:
 /// what [`run_asking`] runs, once, or twice when the user grants a refused address.
 pub type Attempt<A, T> =
-    for<'a> fn(&'a Context, &'a A, &'a Call, &'a dyn Observer) -> Attempting<'a, T>;
+    for<'a> fn(&'a Context, &'a A, &'a Allowance, &'a dyn Observer) -> Attempting<'a, T>;
 
 /// The future of one [`Attempt`].
 pub type Attempting<'a, T> = Pin<Box<dyn Future<Output = Result<T, Error>> + Send + 'a>>;
 
 /// Runs `attempt` over `args` for a call of `request` whose walk starts at `raw_url`,
-/// within a new [`Call`] (the request's cancellation, `total-timeout` from now),
+/// within a new [`Allowance`] (the request's cancellation, `total-timeout` from now),
 /// reporting to `request`. When the attempt is refused for an address the user may
 /// permit (see [`ask_permission`]) and the user allows it once, it runs again through a
 /// call carrying the grant, so through a connection of its own and never the shared
@@ -222,7 +222,7 @@ pub async fn run_asking<A: Sync, T>(
     args: &A,
     attempt: Attempt<A, T>,
 ) -> Option<Result<T, Error>> {
-    let call = context.call(request.cancellation_token());
+    let call = context.allowance(request.cancellation_token());
     let first = attempt(context, args, &call, request).await;
     let Err(error) = &first else {
         return Some(first);
@@ -230,9 +230,9 @@ pub async fn run_asking<A: Sync, T>(
     match ask_permission(context.settings(), request, raw_url, error) {
         Asked::Granted(grant) => {
             let granted = call.with_grant(grant);
-            let onward = Onward::new(request, 0.0);
+            let forward = ForwardProgress::new(request, 0.0);
             let own = context.for_granted_call();
-            Some(attempt(&own, args, &granted, &onward).await)
+            Some(attempt(&own, args, &granted, &forward).await)
         }
         Asked::Asking => None,
         Asked::Refused => Some(first),
@@ -242,12 +242,12 @@ pub async fn run_asking<A: Sync, T>(
 /// Progress of a call that fetches again after a grant: the second attempt's reports
 /// reach the client only beyond where the first attempt got, so progress never goes
 /// back.
-pub struct Onward<'a> {
+pub struct ForwardProgress<'a> {
     request: &'a Request,
     reached: Mutex<f64>,
 }
 
-impl<'a> Onward<'a> {
+impl<'a> ForwardProgress<'a> {
     /// Progress to `request`, dropping reports at or below `done`.
     pub fn new(request: &'a Request, done: f64) -> Self {
         Self {
@@ -257,7 +257,7 @@ impl<'a> Onward<'a> {
     }
 }
 
-impl Observer for Onward<'_> {
+impl Observer for ForwardProgress<'_> {
     fn progress(&self, done: f64, total: Option<f64>, message: &str) {
         let mut reached = match self.reached.lock() {
             Ok(reached) => reached,

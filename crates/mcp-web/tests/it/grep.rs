@@ -414,14 +414,14 @@ fn needle_grep(
 ) -> (
     Context,
     CancellationToken,
-    mcp_web_core::fetch::Call,
+    mcp_web_core::fetch::Allowance,
     Pattern,
     GrepOptions,
 ) {
     let settings = parse_web_config(&config()).expect("valid settings");
     let context = Context::new(settings).expect("a context");
     let cancel = CancellationToken::new();
-    let call = context.call(cancel.clone());
+    let call = context.allowance(cancel.clone());
     let pattern = Pattern::new("needle", false, false).expect("a pattern");
     let options = GrepOptions {
         depth,

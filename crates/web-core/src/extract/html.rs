@@ -8,7 +8,7 @@ use ::url::Url;
 use dom_query::Document;
 
 use super::clean::{Cleaned, clean_and_prune};
-use super::meta::Marks;
+use super::meta::PageSurvey;
 use super::parse::{DEPTH_LIMIT, Parsed, parse_page};
 use super::prune::{Memo, dateline, drop_comment_section, drop_tail_chrome};
 use super::select::{MainText, fits, main_text, visible_chars};
@@ -29,7 +29,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     // The page's marks and its title, read before any step changes the document.
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
     let (doc, readable) = readable_title(doc, url);
-    let marks = Marks::of(&doc);
+    let marks = PageSurvey::of(&doc);
     let page_title = PageTitle::read(&doc, readable, marks.title(&doc), &marks.headlines);
     let title = page_title.title.as_deref();
     let lang = marks.lang(&doc);

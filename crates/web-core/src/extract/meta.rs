@@ -12,13 +12,14 @@ use super::render::collapse;
 use super::title::Headlines;
 use super::tree::{Step, attr, walk, with_element};
 
-/// The elements the page's metadata is read from, found by one walk of the parsed page: each
-/// is the first element in document order that a selector of the page's metadata matches
-/// (named in each field), matched as the selector engine matches it: by local name in any
-/// namespace, attributes in no namespace, `rel` words ASCII case-insensitively on HTML
-/// elements only.
+/// The page surveyed by one walk before any step changes it: the elements the page's
+/// metadata is read from, the headline's candidates, the tree's depth and size. Each
+/// metadata element is the first element in document order that a selector of the page's
+/// metadata matches (named in each field), matched as the selector engine matches it: by
+/// local name in any namespace, attributes in no namespace, `rel` words ASCII
+/// case-insensitively on HTML elements only.
 #[derive(Default)]
-pub(crate) struct Marks {
+pub(crate) struct PageSurvey {
     /// `head title`.
     head_title: Option<NodeId>,
     /// `title`.
@@ -44,7 +45,7 @@ pub(crate) struct Marks {
     pub(crate) elements: usize,
 }
 
-impl Marks {
+impl PageSurvey {
     /// The page's metadata elements, by one walk of the document.
     pub(crate) fn of(doc: &Document) -> Self {
         let mut marks = Self::default();
@@ -297,7 +298,7 @@ mod tests {
         ];
         for page in pages {
             let doc = parse(page);
-            let marks = Marks::of(&doc);
+            let marks = PageSurvey::of(&doc);
             let walked = (
                 marks.title(&doc),
                 marks.lang(&doc),
@@ -314,7 +315,7 @@ mod tests {
         // The answers themselves, on the first page (links by path) and the third.
         let answers = |page: &str, title, lang, links: &[&str], show: fn(&Url) -> String| {
             let doc = parse(page);
-            let marks = Marks::of(&doc);
+            let marks = PageSurvey::of(&doc);
             assert_eq!(marks.title(&doc).as_deref(), Some(title));
             assert_eq!(marks.lang(&doc).as_deref(), Some(lang));
             let got: Vec<String> = marks.links(&doc, &base).iter().map(show).collect();

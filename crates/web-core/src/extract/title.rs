@@ -64,8 +64,8 @@ pub(crate) struct PageTitle {
 
 impl PageTitle {
     /// The page's title from what Readability read (`readable`), the raw title
-    /// ([`Marks::title`](super::meta::Marks::title)) and the elements that may say the
-    /// headline (`candidates`: each, and whether it is a heading, in document order).
+    /// ([`PageSurvey::title`](super::meta::PageSurvey::title)) and the elements that may
+    /// say the headline (`candidates`: each, and whether it is a heading, in document order).
     pub(crate) fn read(
         doc: &Document,
         readable: Readable,

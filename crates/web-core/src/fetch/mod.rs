@@ -31,7 +31,7 @@
 //! Deadlines: `connect-timeout` per connection (in the transport), `headers-timeout`
 //! from sending a request until its response headers, `timeout` per request (headers
 //! and body), `total-timeout` for the whole tool call, every fetch and redirect of it
-//! (the [`Call`] a tool call makes once and passes to each fetch). A deadline that
+//! (the [`Allowance`] a tool call makes once and passes to each fetch). A deadline that
 //! expires before the headers is a [`Deadline`] error naming
 //! its phase and key; one that expires while reading the body keeps the head and
 //! marks the page [`Truncation::Deadline`], as the byte cap marks it
@@ -49,8 +49,8 @@
 //! validator makes the request conditional, and what a hop answered is kept when the
 //! rules allow it (see [`cache`]).
 
+mod allowance;
 pub mod cache;
-mod call;
 pub mod charset;
 pub mod pdf;
 mod redirect;
@@ -84,8 +84,8 @@ use crate::media::{self, Declared, Kind};
 use crate::transport::{CheckedPeer, ConnectError, ProxyUrl, Resolve, Transport, TransportOptions};
 use crate::url::CheckedUrl;
 
+pub use allowance::{Allowance, AnyHop, Checked, HopCheck};
 pub use cache::{Cache, CacheConfig, Clock, SystemClock};
-pub use call::{AnyHop, Call, Checked, HopCheck};
 pub use redirect::{Hop, MAX_REDIRECTS, next_hop};
 
 /// The limits and identity of a fetch (the fetch-related config keys). Their defaults
@@ -103,7 +103,7 @@ pub struct FetchOptions {
     /// Budget for one request, headers and body (`timeout`).
     pub timeout: Duration,
     /// Budget for one tool call, every fetch and redirect included (`total-timeout`);
-    /// [`Fetcher::call`] starts a [`Call`] with it.
+    /// [`Fetcher::allowance`] starts an [`Allowance`] with it.
     pub total_timeout: Duration,
     /// The `User-Agent` header (`user-agent`).
     pub user_agent: String,
@@ -335,36 +335,38 @@ impl Fetcher {
         &self.transport
     }
 
-    /// A new call's context: `total-timeout` from now for all of its fetches, stopped
+    /// A new call's allowance: `total-timeout` from now for all of its fetches, stopped
     /// early when `cancel` fires. A tool call makes one and passes it to every fetch.
-    pub fn call(&self, cancel: CancellationToken) -> Call {
-        Call::new(self.options.total_timeout, cancel)
+    pub fn allowance(&self, cancel: CancellationToken) -> Allowance {
+        Allowance::new(self.options.total_timeout, cancel)
     }
 
-    /// Fetches one page as a call of its own (see [`Fetcher::fetch_in`]): `total-timeout`
-    /// from now, stopped at once with [`Error::Cancelled`] when `cancel` fires.
+    /// Fetches one page as a call of its own: an [`Allowance`] of `total-timeout` from
+    /// now, stopped at once with [`Error::Cancelled`] when `cancel` fires. The plain
+    /// entry point; a tool call uses [`Fetcher::fetch_within`].
     pub async fn fetch(&self, url: &CheckedUrl, cancel: &CancellationToken) -> Result<Page, Error> {
-        self.fetch_in(url, &self.call(cancel.clone())).await
+        self.fetch_within(url, &self.allowance(cancel.clone()))
+            .await
     }
 
-    /// Fetches one page with a GET within `call`, following up to its redirect budget
+    /// Fetches one page within the allowance `call`, following up to its redirect budget
     /// hop by hop, reading up to its byte cap, until its deadline. Stops at once with
     /// [`Error::Cancelled`] when the call is cancelled. A call with a one-time grant is
     /// fetched over connections of its own, which are never pooled.
-    pub async fn fetch_in(&self, url: &CheckedUrl, call: &Call) -> Result<Page, Error> {
+    pub async fn fetch_within(&self, url: &CheckedUrl, call: &Allowance) -> Result<Page, Error> {
         match self.fetch_checked(url, call, &AnyHop).await? {
             Checked::Page(page) => Ok(page),
             Checked::Stopped { stop, .. } => match stop {},
         }
     }
 
-    /// Fetches one page as [`Fetcher::fetch_in`] does, asking `check` before each
-    /// redirect hop is requested; a hop it refuses ends the fetch as
+    /// Fetches one page as [`Fetcher::fetch_within`] does, and asks `check` before each
+    /// redirect hop is requested (what a walk does); a hop it refuses ends the fetch as
     /// [`Checked::Stopped`], that hop unrequested.
     pub async fn fetch_checked<C: HopCheck>(
         &self,
         url: &CheckedUrl,
-        call: &Call,
+        call: &Allowance,
         check: &C,
     ) -> Result<Checked<C::Stop>, Error> {
         let granted;
@@ -388,7 +390,7 @@ impl Fetcher {
         &self,
         client: &HttpClient,
         url: &CheckedUrl,
-        call: &Call,
+        call: &Allowance,
         check: &C,
     ) -> Result<Checked<C::Stop>, Error> {
         // A granted call neither reads nor fills the cache.
@@ -479,7 +481,7 @@ impl Fetcher {
     /// Whether a fetch of `url` within `call` would be answered by the cache alone, each
     /// hop of its chain fresh: the origin would not be asked, so a walk's politeness
     /// delay need not be waited for it.
-    pub fn answers_from_cache(&self, url: &CheckedUrl, call: &Call) -> bool {
+    pub fn answers_from_cache(&self, url: &CheckedUrl, call: &Allowance) -> bool {
         let Some(cache) = self.cache.as_ref().filter(|_| call.grant().is_none()) else {
             return false;
         };
@@ -514,7 +516,7 @@ impl Fetcher {
     }
 
     /// The text byte cap of `call`'s responses: its own, or `max-bytes`.
-    fn text_cap(&self, call: &Call) -> usize {
+    fn text_cap(&self, call: &Allowance) -> usize {
         call.max_bytes().unwrap_or(self.options.max_bytes)
     }
 
@@ -525,7 +527,7 @@ impl Fetcher {
         &self,
         client: &HttpClient,
         url: &CheckedUrl,
-        call: &Call,
+        call: &Allowance,
         cache: Option<&Cache>,
     ) -> Result<Reply, Error> {
         let head = self.request_head(url)?;
@@ -583,7 +585,7 @@ impl Fetcher {
         client: &HttpClient,
         url: &CheckedUrl,
         head: http::request::Parts,
-        call: &Call,
+        call: &Allowance,
     ) -> Result<Answer, Error> {
         let request = http::Request::from_parts(head, Empty::new());
         let started = Instant::now();
@@ -595,10 +597,10 @@ impl Fetcher {
                 limit: call.budget(),
             }));
         }
-        let request_deadline = call::after(started, self.options.timeout);
+        let request_deadline = allowance::after(started, self.options.timeout);
         let (deadline, key, limit) = earliest(&[
             (
-                call::after(started, self.options.headers_timeout),
+                allowance::after(started, self.options.headers_timeout),
                 "headers-timeout",
                 self.options.headers_timeout,
             ),
@@ -627,7 +629,7 @@ impl Fetcher {
         url: CheckedUrl,
         chain: Vec<CheckedUrl>,
         answer: Answer,
-        call: &Call,
+        call: &Allowance,
     ) -> Result<Page, Error> {
         let Answer {
             response,

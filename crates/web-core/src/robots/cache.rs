@@ -36,7 +36,7 @@ use tokio::time::Instant;
 
 use super::{PARSE_LIMIT, Reason, Robots, Verdict, path_and_query, product_token};
 use crate::error::{Deadline, Error, Phase};
-use crate::fetch::{Call, Fetcher, Truncation};
+use crate::fetch::{Allowance, Fetcher, Truncation};
 use crate::url::{CheckedUrl, Origin};
 
 /// The most redirects a robots.txt fetch follows (RFC 9309 §2.3.1.2 asks for at least
@@ -74,15 +74,18 @@ pub struct Body {
 /// Where robots.txt comes from: the guarded [`Fetcher`] in production.
 pub trait Source: Send + Sync {
     /// GETs `url` (an origin's `/robots.txt`) within `call`, following redirects.
-    fn get<'a>(&'a self, url: &'a CheckedUrl, call: &'a Call)
-    -> BoxFuture<'a, Result<Body, Error>>;
+    fn get<'a>(
+        &'a self,
+        url: &'a CheckedUrl,
+        call: &'a Allowance,
+    ) -> BoxFuture<'a, Result<Body, Error>>;
 }
 
 impl Source for Fetcher {
     fn get<'a>(
         &'a self,
         url: &'a CheckedUrl,
-        call: &'a Call,
+        call: &'a Allowance,
     ) -> BoxFuture<'a, Result<Body, Error>> {
         Box::pin(async move {
             // robots.txt is read within the asking call's deadline, to its own limit, not
@@ -92,7 +95,7 @@ impl Source for Fetcher {
                 .clone()
                 .with_max_redirects(MAX_REDIRECTS)
                 .with_max_bytes(PARSE_LIMIT + 1);
-            let page = self.fetch_in(url, &call).await?;
+            let page = self.fetch_within(url, &call).await?;
             if let Some(Truncation::Deadline { key, limit }) = page.truncated {
                 return Err(Error::Deadline(Deadline {
                     url: page.final_url.to_string(),
@@ -272,13 +275,13 @@ impl RobotsCache {
     /// The verdict on `url`, fetching its origin's robots.txt within `call` when it is
     /// not cached. Fails only when the call is cancelled ([`Error::Cancelled`]) or its
     /// `total-timeout` runs out ([`Error::Deadline`]).
-    pub async fn verdict(&self, url: &CheckedUrl, call: &Call) -> Result<Verdict, Error> {
+    pub async fn verdict(&self, url: &CheckedUrl, call: &Allowance) -> Result<Verdict, Error> {
         Ok(self.rules(url, call).await?.verdict(&self.agent, url))
     }
 
     /// `Ok` when `url` may be crawled; otherwise the [`Error::RobotsRefused`] that
     /// names the deciding line (or the server error) and `respect-robots`.
-    pub async fn check(&self, url: &CheckedUrl, call: &Call) -> Result<(), Error> {
+    pub async fn check(&self, url: &CheckedUrl, call: &Allowance) -> Result<(), Error> {
         let verdict = self.verdict(url, call).await?;
         match verdict.refusal(&url.to_string(), &self.agent) {
             Some(refused) => Err(Error::RobotsRefused(refused)),
@@ -290,13 +293,13 @@ impl RobotsCache {
     pub async fn crawl_delay(
         &self,
         url: &CheckedUrl,
-        call: &Call,
+        call: &Allowance,
     ) -> Result<Option<Duration>, Error> {
         Ok(self.rules(url, call).await?.crawl_delay(&self.agent))
     }
 
     /// The rules of `url`'s origin, fetched once per origin at a time.
-    pub async fn rules(&self, url: &CheckedUrl, call: &Call) -> Result<Arc<Rules>, Error> {
+    pub async fn rules(&self, url: &CheckedUrl, call: &Allowance) -> Result<Arc<Rules>, Error> {
         if call.grant().is_some() && !self.granted {
             // A call with a one-time grant may reach what the policy's calls cannot:
             // what it reads is its own, neither taken from the shared cache nor kept
@@ -378,7 +381,11 @@ impl RobotsCache {
     /// Fetches `url`'s robots.txt within `call` and turns the outcome into rules, with
     /// whether they keep for the long period. The call's own end — cancelled, or its
     /// `total-timeout` spent — says nothing about the origin and is the caller's error.
-    async fn fetch_rules(&self, url: &CheckedUrl, call: &Call) -> Result<(Rules, bool), Error> {
+    async fn fetch_rules(
+        &self,
+        url: &CheckedUrl,
+        call: &Allowance,
+    ) -> Result<(Rules, bool), Error> {
         let outcome = match url.join("/robots.txt") {
             Ok(robots_url) => self.source.get(&robots_url, call).await,
             Err(bad) => Err(Error::BadUrl(bad)),

@@ -300,7 +300,7 @@ async fn a_stored_redirect_is_decided_and_checked_hop_by_hop() {
         ("/new", "the new page")
     );
     // A check that refuses the second hop stops the chain there, cached or not.
-    let call = fetcher.call(CancellationToken::new());
+    let call = fetcher.allowance(CancellationToken::new());
     match fetcher.fetch_checked(&old, &call, &NotNew).await.unwrap() {
         Checked::Stopped { hop, chain, .. } => {
             assert_eq!(hop, on(&server, "/new"));
@@ -329,9 +329,9 @@ async fn a_truncated_page_is_served_truncated_and_only_to_the_same_cap() {
     );
     // A call reading more is not answered with the cut page.
     let call = fetcher
-        .call(CancellationToken::new())
+        .allowance(CancellationToken::new())
         .with_max_bytes(32 * 1024);
-    let whole = fetcher.fetch_in(&url, &call).await.unwrap();
+    let whole = fetcher.fetch_within(&url, &call).await.unwrap();
     assert_eq!(
         (whole.bytes, whole.truncated, whole.cached),
         (20_000, None, false)
@@ -347,8 +347,10 @@ async fn a_granted_fetch_never_reads_or_fills_the_cache() {
     // A policy that refuses 127.0.0.2: only a grant reaches it.
     let refusing = fetcher(caching(false), default_policy(), &clock);
     let url = on(&server, "/doc");
-    let call = refusing.call(CancellationToken::new()).with_grant(grant());
-    refusing.fetch_in(&url, &call).await.unwrap();
+    let call = refusing
+        .allowance(CancellationToken::new())
+        .with_grant(grant());
+    refusing.fetch_within(&url, &call).await.unwrap();
     assert_eq!(
         refusing.cache().unwrap().entries(),
         0,
@@ -366,9 +368,9 @@ async fn a_granted_fetch_never_reads_or_fills_the_cache() {
     get(&permitting, &url).await;
     assert_eq!(server.hits(), 2);
     let call = permitting
-        .call(CancellationToken::new())
+        .allowance(CancellationToken::new())
         .with_grant(grant());
-    let granted = permitting.fetch_in(&url, &call).await.unwrap();
+    let granted = permitting.fetch_within(&url, &call).await.unwrap();
     assert!(!granted.cached);
     assert_eq!(server.hits(), 3);
 }
@@ -447,7 +449,7 @@ async fn a_walk_waits_no_politeness_delay_for_pages_the_cache_answers() {
                 respect_robots: false,
                 concurrency: 1,
             };
-            let call = fetcher.call(CancellationToken::new());
+            let call = fetcher.allowance(CancellationToken::new());
             let mut cached = Vec::new();
             let summary = crawl(fetcher, robots, start, &options, &call, &mut |visit| {
                 if let Outcome::Fetched { page, .. } = &visit.outcome {

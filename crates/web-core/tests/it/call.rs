@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use mcp_web_core::ErrorKind;
 use mcp_web_core::error::{Error, Phase};
-use mcp_web_core::fetch::{Call, Fetcher, Truncation};
+use mcp_web_core::fetch::{Allowance, Fetcher, Truncation};
 use mcp_web_core::guard::{Grant, Scope};
 use mcp_web_core::transport::StaticResolver;
 use mcp_web_core::url::CheckedUrl;
@@ -31,15 +31,18 @@ fn site_fetcher() -> Fetcher {
 async fn a_call_whose_time_ran_out_sends_nothing_more() {
     let server = Server::start(PERMITTED, html("<title>t</title>x")).await;
     let fetcher = site_fetcher();
-    let call = Call::new(Duration::from_secs(60), CancellationToken::new());
-    fetcher.fetch_in(&on(&server, "/a"), &call).await.unwrap();
+    let call = Allowance::new(Duration::from_secs(60), CancellationToken::new());
+    fetcher
+        .fetch_within(&on(&server, "/a"), &call)
+        .await
+        .unwrap();
     // The same call, once its budget is spent (the test clock moved past it), refuses
     // the next fetch before connecting.
     tokio::time::pause();
     tokio::time::advance(Duration::from_secs(61)).await;
     assert!(call.expired());
     let err = fetcher
-        .fetch_in(&on(&server, "/b"), &call)
+        .fetch_within(&on(&server, "/b"), &call)
         .await
         .unwrap_err();
     tokio::time::resume();
@@ -53,12 +56,12 @@ async fn a_call_whose_time_ran_out_sends_nothing_more() {
     assert_eq!(server.hits(), 1);
     // Clones share the call's deadline and its cancellation.
     let cancel = CancellationToken::new();
-    let call = Call::new(Duration::from_secs(60), cancel.clone());
+    let call = Allowance::new(Duration::from_secs(60), cancel.clone());
     let clone = call.clone();
     assert_eq!(clone.deadline(), call.deadline());
     cancel.cancel();
     let err = fetcher
-        .fetch_in(&on(&server, "/c"), &clone)
+        .fetch_within(&on(&server, "/c"), &clone)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Cancelled);
@@ -78,9 +81,11 @@ async fn the_redirect_budget_stops_at_the_next_hop_without_requesting_it() {
     )
     .await;
     let fetcher = site_fetcher();
-    let call = fetcher.call(CancellationToken::new()).with_max_redirects(2);
+    let call = fetcher
+        .allowance(CancellationToken::new())
+        .with_max_redirects(2);
     let err = fetcher
-        .fetch_in(&on(&server, "/0"), &call)
+        .fetch_within(&on(&server, "/0"), &call)
         .await
         .unwrap_err();
     assert!(
@@ -110,8 +115,13 @@ async fn a_call_may_narrow_the_byte_cap() {
     )
     .await;
     let fetcher = site_fetcher();
-    let call = fetcher.call(CancellationToken::new()).with_max_bytes(5000);
-    let page = fetcher.fetch_in(&on(&server, "/"), &call).await.unwrap();
+    let call = fetcher
+        .allowance(CancellationToken::new())
+        .with_max_bytes(5000);
+    let page = fetcher
+        .fetch_within(&on(&server, "/"), &call)
+        .await
+        .unwrap();
     assert_eq!(page.bytes, 5000);
     assert_eq!(page.truncated, Some(Truncation::ByteCap { limit: 5000 }));
     let whole = fetcher
@@ -137,16 +147,16 @@ async fn a_grant_opens_its_host_for_its_call_only_and_never_enters_the_pool() {
     // A grant for another host opens nothing: the policy's refusal stands and no
     // connection is made.
     let call = fetcher
-        .call(CancellationToken::new())
+        .allowance(CancellationToken::new())
         .with_grant(Grant::new("other.test", server.port(), Scope::Private));
-    let err = fetcher.fetch_in(&url, &call).await.unwrap_err();
+    let err = fetcher.fetch_within(&url, &call).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Blocked);
     assert_eq!(server.connections(), 0);
 
     let call = fetcher
-        .call(CancellationToken::new())
+        .allowance(CancellationToken::new())
         .with_grant(Grant::new("site.test", server.port(), Scope::Loopback));
-    let page = fetcher.fetch_in(&url, &call).await.unwrap();
+    let page = fetcher.fetch_within(&url, &call).await.unwrap();
     assert_eq!(page.status, 200);
     assert_eq!(server.hits(), 1);
 
@@ -168,10 +178,10 @@ async fn a_grant_does_not_follow_a_redirect_to_another_port() {
     let server = Server::start(PERMITTED, Arc::new(move |_: &Req| redirect(302, &target))).await;
     let fetcher = fetcher_with(default_policy(), resolver(), quick_options());
     let call = fetcher
-        .call(CancellationToken::new())
+        .allowance(CancellationToken::new())
         .with_grant(Grant::new("site.test", server.port(), Scope::Loopback));
     let err = fetcher
-        .fetch_in(&on(&server, "/"), &call)
+        .fetch_within(&on(&server, "/"), &call)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Blocked, "{err}");

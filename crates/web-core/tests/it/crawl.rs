@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use mcp_web_core::crawl::{CrawlOptions, Flow, Outcome, Stopped, Summary, Visit, crawl};
 use mcp_web_core::error::{Error, RobotsReason};
-use mcp_web_core::fetch::{Call, FetchOptions, Fetcher};
+use mcp_web_core::fetch::{Allowance, FetchOptions, Fetcher};
 use mcp_web_core::robots::cache::RobotsCache;
 use mcp_web_core::transport::StaticResolver;
 use mcp_web_core::url::CheckedUrl;
@@ -108,7 +108,7 @@ async fn run(
     fetcher: &Fetcher,
     start: &CheckedUrl,
     limits: &CrawlOptions,
-    call: &Call,
+    call: &Allowance,
 ) -> (Result<Summary, Error>, Vec<(String, usize, String)>) {
     let robots = RobotsCache::new(fetcher);
     let mut seen = Vec::new();
@@ -125,8 +125,8 @@ fn ended(summary: &Summary) -> (usize, Stopped) {
     (summary.fetched, summary.stopped)
 }
 
-fn call() -> Call {
-    Call::new(Duration::from_secs(120), CancellationToken::new())
+fn call() -> Allowance {
+    Allowance::new(Duration::from_secs(120), CancellationToken::new())
 }
 
 /// How many requests each path received.
@@ -477,7 +477,7 @@ async fn cancellation_stops_fetching_and_is_the_error() {
     let robots = RobotsCache::new(&fetcher);
     let start = url(&format!("http://127.0.0.2:{}/", site.port()));
     let cancel = CancellationToken::new();
-    let call = Call::new(Duration::from_secs(120), cancel.clone());
+    let call = Allowance::new(Duration::from_secs(120), cancel.clone());
     let mut visits = 0;
     let result = crawl(
         &fetcher,
@@ -526,7 +526,7 @@ async fn the_total_timeout_running_out_stops_the_crawl_with_what_it_has() {
     let start = url(&format!("http://127.0.0.2:{}/", site.port()));
     let mut ignoring = limits(1, 20);
     ignoring.respect_robots = false;
-    let call = Call::new(Duration::from_secs(6), CancellationToken::new());
+    let call = Allowance::new(Duration::from_secs(6), CancellationToken::new());
     let (result, seen) = run(&fetcher, &start, &ignoring, &call).await;
     assert_eq!(
         ended(&result.expect("a deadline is a stop, not an error")),
@@ -781,7 +781,7 @@ async fn a_fetch_in_flight_when_the_deadline_stops_the_crawl_is_not_counted() {
     let mut wide = limits(1, 20);
     wide.respect_robots = false;
     wide.concurrency = 4;
-    let call = Call::new(Duration::from_secs(6), CancellationToken::new());
+    let call = Allowance::new(Duration::from_secs(6), CancellationToken::new());
     let (result, seen) = run(&fetcher, &start, &wide, &call).await;
     let kinds: Vec<_> = seen.iter().map(|(_, _, what)| what.clone()).collect();
     assert_eq!(kinds.len(), 3, "{kinds:?}");
@@ -952,7 +952,7 @@ async fn redirect_hops_are_spaced_by_the_crawl_delay() {
     };
     let fetcher = fetcher_with(permit_127_0_0_2(), Arc::new(StaticResolver::new()), patient);
     let start = url(&format!("http://127.0.0.2:{}/", site.port()));
-    let call = Call::new(Duration::from_secs(36_000), CancellationToken::new());
+    let call = Allowance::new(Duration::from_secs(36_000), CancellationToken::new());
     let (result, seen) = run(&fetcher, &start, &limits(1, 20), &call).await;
     assert_eq!(
         ended(&result.expect("the crawl answers")),

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use mcp_web_core::crawl::{CrawlOptions, Flow, Outcome, crawl};
 use mcp_web_core::error::{Error, ErrorKind, Problem};
 use mcp_web_core::extract::pdf::{Failure, Limits, panic_is_contained, read};
-use mcp_web_core::fetch::{Call, FetchOptions, Page};
+use mcp_web_core::fetch::{Allowance, FetchOptions, Page};
 use mcp_web_core::grep::Pattern;
 use mcp_web_core::media::Kind;
 use mcp_web_core::page::PageText;
@@ -527,7 +527,7 @@ async fn a_crawl_lists_a_linked_pdf_and_follows_no_link_out_of_it() {
         respect_robots: false,
         concurrency: 1,
     };
-    let call = Call::new(std::time::Duration::from_secs(20), CancellationToken::new());
+    let call = Allowance::new(std::time::Duration::from_secs(20), CancellationToken::new());
     let mut listed = Vec::new();
     crawl(&fetcher, &robots, &start, &options, &call, &mut |visit| {
         if let Outcome::Fetched { page, text } = &visit.outcome {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_web_core::error::{Error, RobotsReason};
-use mcp_web_core::fetch::{Call, FetchOptions};
+use mcp_web_core::fetch::{Allowance, FetchOptions};
 use mcp_web_core::guard::Policy;
 use mcp_web_core::robots::cache::{FRESH_FOR, RobotsCache};
 use mcp_web_core::robots::{PARSE_LIMIT, Reason};
@@ -17,8 +17,8 @@ use tokio_util::sync::CancellationToken;
 use crate::support::*;
 
 /// A call of a minute, cancelled with `cancel`.
-fn call_of(cancel: &CancellationToken) -> Call {
-    Call::new(Duration::from_secs(60), cancel.clone())
+fn call_of(cancel: &CancellationToken) -> Allowance {
+    Allowance::new(Duration::from_secs(60), cancel.clone())
 }
 
 fn url(s: &str) -> CheckedUrl {
@@ -442,7 +442,7 @@ async fn the_asking_call_s_deadline_bounds_the_robots_fetch_and_is_not_kept() {
     let cache = cache();
     let target = on(&server, "/private/x");
     // A call whose time is spent fetches nothing and hears why.
-    let spent = Call::new(Duration::ZERO, CancellationToken::new());
+    let spent = Allowance::new(Duration::ZERO, CancellationToken::new());
     let error = cache.verdict(&target, &spent).await.unwrap_err();
     let Error::Deadline(deadline) = &error else {
         panic!("{error}")
@@ -484,7 +484,7 @@ async fn a_waiting_caller_stops_at_its_own_deadline() {
         }
     });
     arrived.notified().await;
-    let spent = Call::new(Duration::ZERO, CancellationToken::new());
+    let spent = Allowance::new(Duration::ZERO, CancellationToken::new());
     let error = cache
         .verdict(&on(&server, "/slow/2"), &spent)
         .await

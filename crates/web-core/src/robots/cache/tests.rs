@@ -14,8 +14,8 @@ use crate::error::{
 
 /// A call of an hour (the scripted source takes no time of its own), cancelled with
 /// `cancel`.
-fn call_of(cancel: &CancellationToken) -> Call {
-    Call::new(Duration::from_secs(3600), cancel.clone())
+fn call_of(cancel: &CancellationToken) -> Allowance {
+    Allowance::new(Duration::from_secs(3600), cancel.clone())
 }
 
 /// A source answering from a script, counting calls and recording the URLs asked.
@@ -49,7 +49,7 @@ impl Source for Scripted {
     fn get<'a>(
         &'a self,
         url: &'a CheckedUrl,
-        call: &'a Call,
+        call: &'a Allowance,
     ) -> BoxFuture<'a, Result<Body, Error>> {
         Box::pin(async move {
             self.calls.fetch_add(1, Ordering::SeqCst);

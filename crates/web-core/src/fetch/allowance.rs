@@ -1,10 +1,10 @@
-//! The per-call fetch context: what one tool call allows all of its fetches.
+//! A call's allowance: what one tool call allows all of its fetches.
 //!
-//! A tool call (one `web_fetch`, a whole crawl, a grep across a site) makes one [`Call`]
-//! when it starts and passes it to every fetch it makes, robots.txt included. The call
-//! carries its cancellation, one deadline for the whole call (`total-timeout`), and the
+//! A tool call (one `web_fetch`, a whole crawl, a grep across a site) makes one
+//! [`Allowance`] when it starts and passes it to every fetch it makes, robots.txt
+//! included. The allowance carries the call's cancellation, one deadline for the whole call (`total-timeout`), and the
 //! budgets a fetch may narrow for itself (redirects, bytes), plus room for a one-time
-//! permission [`Grant`]. The pool of vetted connections is not in the call: it belongs to
+//! permission [`Grant`]. The pool of vetted connections is not in the allowance: it belongs to
 //! the [`Fetcher`](super::Fetcher) and its policy, and a granted connection never enters it.
 //!
 //! A caller that walks many pages (the crawl) may also check every redirect hop before
@@ -27,7 +27,7 @@ use crate::url::CheckedUrl;
 /// What one tool call allows its fetches: cancellation, one deadline, redirect and
 /// byte budgets, and a one-time grant. Clones share the cancellation and the deadline.
 #[derive(Debug, Clone)]
-pub struct Call {
+pub struct Allowance {
     cancel: CancellationToken,
     deadline: Instant,
     budget: Duration,
@@ -36,11 +36,11 @@ pub struct Call {
     grant: Option<Grant>,
 }
 
-impl Call {
+impl Allowance {
     /// A call that started now, with `total_timeout` (the `total-timeout` key) for all
     /// of its fetches together, stopped early when `cancel` fires.
-    pub fn new(total_timeout: Duration, cancel: CancellationToken) -> Call {
-        Call {
+    pub fn new(total_timeout: Duration, cancel: CancellationToken) -> Allowance {
+        Allowance {
             cancel,
             deadline: after(Instant::now(), total_timeout),
             budget: total_timeout,
@@ -53,7 +53,7 @@ impl Call {
     /// This call with at most `max` redirects per fetch instead of [`MAX_REDIRECTS`]:
     /// the fetch stops at hop `max + 1` without requesting it.
     #[must_use]
-    pub fn with_max_redirects(mut self, max: usize) -> Call {
+    pub fn with_max_redirects(mut self, max: usize) -> Allowance {
         self.max_redirects = max;
         self
     }
@@ -61,14 +61,14 @@ impl Call {
     /// This call reading at most `max` decoded body bytes per response instead of the
     /// fetcher's `max-bytes`.
     #[must_use]
-    pub fn with_max_bytes(mut self, max: usize) -> Call {
+    pub fn with_max_bytes(mut self, max: usize) -> Allowance {
         self.max_bytes = Some(max);
         self
     }
 
     /// This call with a one-time permission the user granted it.
     #[must_use]
-    pub fn with_grant(mut self, grant: Grant) -> Call {
+    pub fn with_grant(mut self, grant: Grant) -> Allowance {
         self.grant = Some(grant);
         self
     }
@@ -187,7 +187,7 @@ mod tests {
 
     #[test]
     fn a_huge_budget_is_far_away_not_a_panic() {
-        let call = Call::new(Duration::MAX, CancellationToken::new());
+        let call = Allowance::new(Duration::MAX, CancellationToken::new());
         assert!(!call.expired());
         assert_eq!(call.budget(), Duration::MAX);
         let now = Instant::now();
