@@ -30,6 +30,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use ipnet::{IpNet, Ipv4Net, Ipv6Net};
 
+use crate::key::ConfigKey;
+
 /// How the default policy treats a class, from the most to the least permissive.
 ///
 /// The order is the order of strictness: when an IPv6 address and the IPv4 address it
@@ -251,10 +253,16 @@ impl Class {
     /// loopback and this host, `allow-private` for the other classes a machine can
     /// have, `None` when only an `allow-cidrs` entry (or, for a class no machine can
     /// be, `allow-hosts`) would.
-    pub fn key(self) -> Option<&'static str> {
+    pub fn key(self) -> Option<ConfigKey> {
+        self.scope().map(Scope::key)
+    }
+
+    /// What a broad switch (and a one-time grant standing in for it) must open to
+    /// permit the class, or `None` when no switch does.
+    pub fn scope(self) -> Option<Scope> {
         match self.reach() {
-            Reach::Loopback => Some("allow-loopback"),
-            Reach::Machine => Some("allow-private"),
+            Reach::Loopback => Some(Scope::Loopback),
+            Reach::Machine => Some(Scope::Private),
             Reach::Public | Reach::NoMachine | Reach::Metadata => None,
         }
     }
@@ -263,6 +271,25 @@ impl Class {
     /// one (cloud metadata): only an `allow-cidrs` entry covering the address does.
     pub fn only_exact(self) -> bool {
         self.reach() == Reach::Metadata
+    }
+}
+
+/// What a broad switch opens, and what a one-time grant standing in for it opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// What `allow-loopback` opens: loopback addresses.
+    Loopback,
+    /// What `allow-private` opens: every class a machine can have, loopback included.
+    Private,
+}
+
+impl Scope {
+    /// The switch that opens this scope.
+    pub fn key(self) -> ConfigKey {
+        match self {
+            Scope::Loopback => ConfigKey::AllowLoopback,
+            Scope::Private => ConfigKey::AllowPrivate,
+        }
     }
 }
 
@@ -328,7 +355,7 @@ impl Entry {
     }
 
     /// The broad configuration key that permits this block, if any (see [`Class::key`]).
-    pub fn key(&self) -> Option<&'static str> {
+    pub fn key(&self) -> Option<ConfigKey> {
         self.class.key()
     }
 }
@@ -1021,24 +1048,48 @@ mod tests {
     #[test]
     fn classes_refusals_and_keys() {
         let cases = [
-            ("127.0.0.1", "loopback", true, Some("allow-loopback"), false),
-            ("10.1.2.3", "private", true, Some("allow-private"), false),
-            ("100.64.0.1", "shared", true, Some("allow-private"), false),
+            (
+                "127.0.0.1",
+                "loopback",
+                true,
+                Some(ConfigKey::AllowLoopback),
+                false,
+            ),
+            (
+                "10.1.2.3",
+                "private",
+                true,
+                Some(ConfigKey::AllowPrivate),
+                false,
+            ),
+            (
+                "100.64.0.1",
+                "shared",
+                true,
+                Some(ConfigKey::AllowPrivate),
+                false,
+            ),
             (
                 "169.254.1.1",
                 "link-local",
                 true,
-                Some("allow-private"),
+                Some(ConfigKey::AllowPrivate),
                 false,
             ),
             (
                 "fd12::1",
                 "unique-local",
                 true,
-                Some("allow-private"),
+                Some(ConfigKey::AllowPrivate),
                 false,
             ),
-            ("fec0::1", "site-local", true, Some("allow-private"), false),
+            (
+                "fec0::1",
+                "site-local",
+                true,
+                Some(ConfigKey::AllowPrivate),
+                false,
+            ),
             ("169.254.169.254", "cloud-metadata", true, None, true),
             ("192.0.2.1", "documentation", true, None, false),
             ("224.0.0.1", "multicast", true, None, false),
@@ -1185,7 +1236,7 @@ mod tests {
         assert_eq!(Embedding::Nat64Network.rfc(), "RFC 6052");
         assert_eq!(Embedding::SixToFour.rfc(), "RFC 3056");
         assert_eq!(Class::ThisHost.reach(), Reach::Loopback);
-        assert_eq!(Class::ThisHost.key(), Some("allow-loopback"));
+        assert_eq!(Class::ThisHost.key(), Some(ConfigKey::AllowLoopback));
         assert_eq!(THIS_HOST.class, Class::ThisHost);
         assert!(TABLE.iter().all(|e| e.class != Class::ThisHost));
     }

@@ -57,6 +57,7 @@ use tokio::time::Instant;
 
 use crate::error::{Deadline, Error, Phase};
 use crate::fetch::{Allowance, Checked, Fetcher, HopCheck, Page};
+use crate::key::ConfigKey;
 use crate::page::PageText;
 use crate::robots::cache::RobotsCache;
 use crate::url::{CheckedUrl, Origin};
@@ -522,7 +523,7 @@ impl HopCheck for VisitCheck<'_, '_> {
                 return Err(HopStop::Failed(Error::Deadline(Deadline {
                     url: hop.to_string(),
                     phase: Phase::Connecting,
-                    key: "total-timeout",
+                    key: ConfigKey::TotalTimeout,
                     limit: hops.call.budget(),
                 })));
             }
@@ -618,7 +619,7 @@ impl Walk<'_> {
 
 /// True when `e` is the call's own `total-timeout` running out.
 fn is_total_timeout(e: &Error) -> bool {
-    matches!(e, Error::Deadline(d) if d.key == "total-timeout")
+    matches!(e, Error::Deadline(d) if d.key == ConfigKey::TotalTimeout)
 }
 
 /// The identity of a URL within one crawl: its text without the fragment.

@@ -19,7 +19,8 @@ use std::fmt;
 use std::net::IpAddr;
 use std::time::Duration;
 
-use crate::addr;
+use crate::addr::{self, Scope};
+use crate::key::ConfigKey;
 
 /// The kind of an [`Error`], for matching without destructuring.
 #[non_exhaustive]
@@ -281,8 +282,14 @@ impl Blocked {
     /// The broad key that would permit it, or `None` when only an `allow-cidrs` entry
     /// (or, for a class no machine can be, an `allow-hosts` entry) would (see
     /// [`Blocked::only_exact`]).
-    pub fn key(&self) -> Option<&'static str> {
+    pub fn key(&self) -> Option<ConfigKey> {
         self.entry.class.key()
+    }
+
+    /// What a broad switch, or a one-time grant standing in for it, must open to permit
+    /// the refused address; `None` when no switch does (see [`Blocked::key`]).
+    pub fn scope(&self) -> Option<Scope> {
+        self.entry.class.scope()
     }
 
     /// True for classes no broad switch unlocks (cloud metadata): only an `allow-cidrs`
@@ -326,7 +333,7 @@ pub struct Deadline {
     pub phase: Phase,
     /// The key whose budget ran out (`connect-timeout`, `headers-timeout`, `timeout`,
     /// `total-timeout`).
-    pub key: &'static str,
+    pub key: ConfigKey,
     /// That budget.
     pub limit: Duration,
 }
@@ -493,12 +500,12 @@ impl Problem {
     }
 
     /// The key that would change the answer, if any.
-    pub fn key(self) -> Option<&'static str> {
+    pub fn key(self) -> Option<ConfigKey> {
         match self {
             Problem::PdfTooLarge { .. }
             | Problem::PdfBomb { .. }
             | Problem::PdfGlyphs { .. }
-            | Problem::PdfMemory { .. } => Some("max-pdf-bytes"),
+            | Problem::PdfMemory { .. } => Some(ConfigKey::MaxPdfBytes),
             _ => None,
         }
     }
@@ -611,7 +618,7 @@ pub enum SearchFailure {
         /// The endpoint (without its query).
         url: String,
         /// The key whose budget ran out (`connect-timeout` or `timeout`).
-        key: &'static str,
+        key: ConfigKey,
         /// That budget.
         limit: Duration,
     },
@@ -629,7 +636,7 @@ pub enum SearchFailure {
         /// What went wrong, in words, without any key material.
         detail: String,
         /// The key that would fix it, if any.
-        key: Option<&'static str>,
+        key: Option<ConfigKey>,
     },
 }
 
@@ -652,26 +659,26 @@ impl SearchFailure {
     }
 
     /// The configuration key that would change the answer, or `None`.
-    pub fn config_key(&self) -> Option<&'static str> {
+    pub fn config_key(&self) -> Option<ConfigKey> {
         match self {
-            SearchFailure::MissingKey { .. } => Some("api-key-env"),
+            SearchFailure::MissingKey { .. } => Some(ConfigKey::ApiKeyEnv),
             SearchFailure::KeyRefused { origin, .. } | SearchFailure::KeyUnsendable { origin } => {
                 match origin {
-                    KeyOrigin::Config => Some("api-key"),
-                    KeyOrigin::Env(_) => Some("api-key-env"),
+                    KeyOrigin::Config => Some(ConfigKey::ApiKey),
+                    KeyOrigin::Env(_) => Some(ConfigKey::ApiKeyEnv),
                 }
             }
             SearchFailure::RateLimited { .. }
             | SearchFailure::Status { .. }
             | SearchFailure::Unsupported { .. } => None,
-            SearchFailure::Paced { .. } => Some("search-rate"),
+            SearchFailure::Paced { .. } => Some(ConfigKey::SearchRate),
             SearchFailure::Unreachable { failure, .. } => Some(match failure {
-                TransportFailure::Tls => "ca-file",
-                TransportFailure::Proxy => "proxy",
-                _ => "search-url",
+                TransportFailure::Tls => ConfigKey::CaFile,
+                TransportFailure::Proxy => ConfigKey::Proxy,
+                _ => ConfigKey::SearchUrl,
             }),
-            SearchFailure::Deadline { key, .. } => Some(key),
-            SearchFailure::Malformed { .. } => Some("search-url"),
+            SearchFailure::Deadline { key, .. } => Some(*key),
+            SearchFailure::Malformed { .. } => Some(ConfigKey::SearchUrl),
             SearchFailure::Other { key, .. } => *key,
         }
     }
@@ -713,7 +720,7 @@ impl Error {
             Error::Blocked(b) => b.class().id(),
             Error::TooManyRedirects { .. } => "redirect-limit",
             Error::RedirectLoop { .. } => "redirect-loop",
-            Error::Deadline(d) => d.key,
+            Error::Deadline(d) => d.key.as_str(),
             Error::Transport(t) => t.failure.rule(),
             Error::RobotsRefused(r) => match r.reason {
                 RobotsReason::Rule { .. } => "robots-disallow",
@@ -730,18 +737,18 @@ impl Error {
 
     /// The configuration key that would change the answer, or `None` when no key
     /// would.
-    pub fn config_key(&self) -> Option<&'static str> {
+    pub fn config_key(&self) -> Option<ConfigKey> {
         match self {
-            Error::Blocked(b) if b.only_exact() => Some("allow-cidrs"),
+            Error::Blocked(b) if b.only_exact() => Some(ConfigKey::AllowCidrs),
             Error::Blocked(b) => b.key(),
             Error::BadUrl(BadUrl {
                 reason: BadUrlReason::BadPort(_),
                 ..
-            }) => Some("allow-ports"),
+            }) => Some(ConfigKey::AllowPorts),
             Error::Deadline(d) => Some(d.key),
-            Error::Transport(t) if t.failure == TransportFailure::Tls => Some("ca-file"),
-            Error::Transport(t) if t.failure == TransportFailure::Proxy => Some("proxy"),
-            Error::RobotsRefused(_) => Some("respect-robots"),
+            Error::Transport(t) if t.failure == TransportFailure::Tls => Some(ConfigKey::CaFile),
+            Error::Transport(t) if t.failure == TransportFailure::Proxy => Some(ConfigKey::Proxy),
+            Error::RobotsRefused(_) => Some(ConfigKey::RespectRobots),
             Error::Search(s) => s.failure.config_key(),
             Error::Content(c) => c.problem.key(),
             _ => None,
@@ -1657,15 +1664,15 @@ mod tests {
                 "redirect loop: http://a/ -> http://b/ -> http://a/. The server sends the request in a circle. No configuration key changes this.",
             ),
             (
-                d(Phase::Connecting, "connect-timeout", 10.0),
+                d(Phase::Connecting, ConfigKey::ConnectTimeout, 10.0),
                 r#"gave up on https://slow.example/ while connecting: the connect-timeout of 10 s ran out. Raise "connect-timeout" if the server is slow rather than dead."#,
             ),
             (
-                d(Phase::ReadingHeaders, "headers-timeout", 0.5),
+                d(Phase::ReadingHeaders, ConfigKey::HeadersTimeout, 0.5),
                 r#"gave up on https://slow.example/ while reading headers: the headers-timeout of 0.5 s ran out. Raise "headers-timeout" if the server is slow rather than dead."#,
             ),
             (
-                d(Phase::ReadingBody, "timeout", 30.0),
+                d(Phase::ReadingBody, ConfigKey::Timeout, 30.0),
                 r#"gave up on https://slow.example/ while reading the body: the timeout of 30 s ran out. Raise "timeout" if the server is slow rather than dead."#,
             ),
             (
@@ -1853,7 +1860,7 @@ mod tests {
             (
                 search(SearchFailure::Deadline {
                     url: "https://search.example/res/v1/web/search".into(),
-                    key: "timeout",
+                    key: ConfigKey::Timeout,
                     limit: Duration::from_millis(500),
                 }),
                 r#"search (brave): the search provider at https://search.example/res/v1/web/search did not answer within the timeout of 0.5 s. Raise "timeout" if it is slow rather than down."#,
@@ -1887,7 +1894,7 @@ mod tests {
             Error::Deadline(Deadline {
                 url: long.clone(),
                 phase: Phase::Connecting,
-                key: "connect-timeout",
+                key: ConfigKey::ConnectTimeout,
                 limit: Duration::from_secs(10),
             }),
             Error::Transport(Transport {
@@ -1971,12 +1978,12 @@ mod tests {
         let e = Error::Blocked(blocked("intranet.example", "10.1.2.3"));
         assert_eq!(
             (e.kind(), e.rule(), e.config_key()),
-            (ErrorKind::Blocked, "private", Some("allow-private"))
+            (ErrorKind::Blocked, "private", Some(ConfigKey::AllowPrivate))
         );
         let e = Error::Blocked(blocked("metadata.example", "169.254.169.254"));
         assert_eq!(
             (e.rule(), e.config_key()),
-            ("cloud-metadata", Some("allow-cidrs"))
+            ("cloud-metadata", Some(ConfigKey::AllowCidrs))
         );
         let e = Error::BadUrl(BadUrl {
             url: "file:///etc/passwd".into(),
@@ -1990,19 +1997,19 @@ mod tests {
         let e = Error::Deadline(Deadline {
             url: "http://a/".into(),
             phase: Phase::ReadingHeaders,
-            key: "headers-timeout",
+            key: ConfigKey::HeadersTimeout,
             limit: Duration::from_secs(15),
         });
         assert_eq!(
             (e.rule(), e.config_key()),
-            ("headers-timeout", Some("headers-timeout"))
+            ("headers-timeout", Some(ConfigKey::HeadersTimeout))
         );
         assert_eq!(ErrorKind::TooManyRedirects.as_str(), "too_many_redirects");
         let e = Error::Search(Search::new(
             "brave",
             SearchFailure::Deadline {
                 url: "https://search.example/res/v1/web/search".into(),
-                key: "timeout",
+                key: ConfigKey::Timeout,
                 limit: Duration::from_secs(30),
             },
         ));
@@ -2011,7 +2018,7 @@ mod tests {
             (
                 ErrorKind::Search,
                 "provider-timeout",
-                Some("timeout"),
+                Some(ConfigKey::Timeout),
                 Some("https://search.example/res/v1/web/search")
             )
         );
@@ -2024,10 +2031,13 @@ mod tests {
                 },
             ))
         };
-        assert_eq!(refused(KeyOrigin::Config).config_key(), Some("api-key"));
+        assert_eq!(
+            refused(KeyOrigin::Config).config_key(),
+            Some(ConfigKey::ApiKey)
+        );
         assert_eq!(
             refused(KeyOrigin::Env("K".into())).config_key(),
-            Some("api-key-env")
+            Some(ConfigKey::ApiKeyEnv)
         );
         let tls = Error::Search(Search::new(
             "searxng",
@@ -2039,7 +2049,7 @@ mod tests {
         ));
         assert_eq!(
             (tls.rule(), tls.config_key()),
-            ("provider-unreachable", Some("ca-file"))
+            ("provider-unreachable", Some(ConfigKey::CaFile))
         );
     }
 
@@ -2077,7 +2087,7 @@ mod tests {
         );
         assert_eq!(
             (b.entry().block, b.key(), b.only_exact()),
-            ("10.0.0.0/8", Some("allow-private"), false)
+            ("10.0.0.0/8", Some(ConfigKey::AllowPrivate), false)
         );
     }
 

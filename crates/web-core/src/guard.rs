@@ -13,7 +13,7 @@
 //! let policy = Policy::default();
 //! let refused = policy.decide("10.1.2.3", "10.1.2.3".parse().unwrap(), &[]).unwrap_err();
 //! assert_eq!(refused.class().id(), "private");
-//! assert_eq!(refused.key(), Some("allow-private"));
+//! assert_eq!(refused.key(), Some(mcp_web_core::key::ConfigKey::AllowPrivate));
 //!
 //! let policy = Policy { allow_cidrs: vec!["10.0.0.0/8".parse().unwrap()], ..Policy::default() };
 //! assert!(matches!(policy.decide("10.1.2.3", "10.1.2.3".parse().unwrap(), &[]), Ok(Allowed::AllowCidr(_))));
@@ -26,6 +26,10 @@ use ipnet::{IpNet, Ipv6Net};
 
 use crate::addr::{self, Class, Classification, Reach};
 use crate::error::{BadUrlReason, Blocked};
+use crate::key::ConfigKey;
+
+/// What a one-time [`Grant`] opens, as the switch it stands in for.
+pub use crate::addr::Scope;
 
 /// The address policy: which non-public addresses the floor may connect to.
 ///
@@ -80,14 +84,14 @@ pub enum Allowed {
 
 impl Allowed {
     /// The configuration key that admitted the address, or `None` for a public one.
-    pub fn key(&self) -> Option<&'static str> {
+    pub fn key(&self) -> Option<ConfigKey> {
         match self {
             Allowed::Public => None,
-            Allowed::AllowLoopback => Some("allow-loopback"),
-            Allowed::AllowPrivate => Some("allow-private"),
-            Allowed::AllowCidr(_) => Some("allow-cidrs"),
-            Allowed::AllowHost => Some("allow-hosts"),
-            Allowed::Granted => Some("ask-permission"),
+            Allowed::AllowLoopback => Some(ConfigKey::AllowLoopback),
+            Allowed::AllowPrivate => Some(ConfigKey::AllowPrivate),
+            Allowed::AllowCidr(_) => Some(ConfigKey::AllowCidrs),
+            Allowed::AllowHost => Some(ConfigKey::AllowHosts),
+            Allowed::Granted => Some(ConfigKey::AskPermission),
         }
     }
 }
@@ -238,15 +242,6 @@ fn canonical_eq(a: IpAddr, b: IpAddr) -> bool {
     canonical(a) == canonical(b)
 }
 
-/// What a one-time [`Grant`] opens, as the switch it stands in for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Scope {
-    /// What `allow-loopback` opens: loopback addresses.
-    Loopback,
-    /// What `allow-private` opens: every class a machine can have, loopback included.
-    Private,
-}
-
 /// A permission the user granted for one tool call: reach one host, on one port, at an
 /// address that
 /// `allow-loopback` or `allow-private` would permit. It never opens cloud metadata, nor
@@ -388,7 +383,7 @@ mod tests {
     #[derive(Debug, Clone, Copy, PartialEq)]
     enum Want {
         Ok(Allowed),
-        No(&'static str, Option<&'static str>),
+        No(&'static str, Option<ConfigKey>),
     }
     use Want::{No, Ok as Yes};
 
@@ -402,34 +397,34 @@ mod tests {
             (default(), "example.com", "2606:2800:21f:cb07:6820:80da:af6b:8b2c", Yes(Allowed::Public)),
             (default(), "example.com", "::ffff:93.184.215.14", Yes(Allowed::Public)),
             // Loopback, in every spelling.
-            (default(), "localhost", "127.0.0.1", No("loopback", Some("allow-loopback"))),
-            (default(), "localhost", "127.255.255.254", No("loopback", Some("allow-loopback"))),
-            (default(), "::1", "::1", No("loopback", Some("allow-loopback"))),
-            (default(), "::ffff:127.0.0.1", "::ffff:127.0.0.1", No("loopback", Some("allow-loopback"))),
-            (default(), "::ffff:7f00:1", "::ffff:7f00:1", No("loopback", Some("allow-loopback"))),
+            (default(), "localhost", "127.0.0.1", No("loopback", Some(ConfigKey::AllowLoopback))),
+            (default(), "localhost", "127.255.255.254", No("loopback", Some(ConfigKey::AllowLoopback))),
+            (default(), "::1", "::1", No("loopback", Some(ConfigKey::AllowLoopback))),
+            (default(), "::ffff:127.0.0.1", "::ffff:127.0.0.1", No("loopback", Some(ConfigKey::AllowLoopback))),
+            (default(), "::ffff:7f00:1", "::ffff:7f00:1", No("loopback", Some(ConfigKey::AllowLoopback))),
             (loopback(), "localhost", "127.0.0.1", Yes(Allowed::AllowLoopback)),
             (loopback(), "::1", "::1", Yes(Allowed::AllowLoopback)),
             (loopback(), "::ffff:127.0.0.1", "::ffff:127.0.0.1", Yes(Allowed::AllowLoopback)),
             (private(), "localhost", "127.0.0.1", Yes(Allowed::AllowPrivate)),
             // ::1 is never 0.0.0.1, and 0.0.0.1 is never loopback.
             (loopback(), "x", "0.0.0.1", No("this-network", None)),
-            (cidrs(&["0.0.0.0/8"]), "x", "::1", No("loopback", Some("allow-loopback"))),
+            (cidrs(&["0.0.0.0/8"]), "x", "::1", No("loopback", Some(ConfigKey::AllowLoopback))),
             // allow-loopback opens loopback only.
-            (loopback(), "intranet", "10.1.2.3", No("private", Some("allow-private"))),
+            (loopback(), "intranet", "10.1.2.3", No("private", Some(ConfigKey::AllowPrivate))),
             (loopback(), "x", "169.254.169.254", No("cloud-metadata", None)),
-            (loopback(), "x", "fe80::1", No("link-local", Some("allow-private"))),
+            (loopback(), "x", "fe80::1", No("link-local", Some(ConfigKey::AllowPrivate))),
             // Private classes, and allow-private.
-            (default(), "intranet", "10.1.2.3", No("private", Some("allow-private"))),
-            (default(), "intranet", "172.16.0.1", No("private", Some("allow-private"))),
-            (default(), "intranet", "172.31.255.255", No("private", Some("allow-private"))),
-            (default(), "intranet", "192.168.1.1", No("private", Some("allow-private"))),
-            (default(), "cgnat", "100.64.0.1", No("shared", Some("allow-private"))),
-            (default(), "x", "169.254.1.1", No("link-local", Some("allow-private"))),
-            (default(), "x", "fe80::1", No("link-local", Some("allow-private"))),
-            (default(), "x", "fd12:3456::1", No("unique-local", Some("allow-private"))),
-            (default(), "fec0::1", "fec0::1", No("site-local", Some("allow-private"))),
-            (default(), "x", "198.18.0.1", No("benchmarking", Some("allow-private"))),
-            (default(), "x", "::ffff:10.0.0.1", No("private", Some("allow-private"))),
+            (default(), "intranet", "10.1.2.3", No("private", Some(ConfigKey::AllowPrivate))),
+            (default(), "intranet", "172.16.0.1", No("private", Some(ConfigKey::AllowPrivate))),
+            (default(), "intranet", "172.31.255.255", No("private", Some(ConfigKey::AllowPrivate))),
+            (default(), "intranet", "192.168.1.1", No("private", Some(ConfigKey::AllowPrivate))),
+            (default(), "cgnat", "100.64.0.1", No("shared", Some(ConfigKey::AllowPrivate))),
+            (default(), "x", "169.254.1.1", No("link-local", Some(ConfigKey::AllowPrivate))),
+            (default(), "x", "fe80::1", No("link-local", Some(ConfigKey::AllowPrivate))),
+            (default(), "x", "fd12:3456::1", No("unique-local", Some(ConfigKey::AllowPrivate))),
+            (default(), "fec0::1", "fec0::1", No("site-local", Some(ConfigKey::AllowPrivate))),
+            (default(), "x", "198.18.0.1", No("benchmarking", Some(ConfigKey::AllowPrivate))),
+            (default(), "x", "::ffff:10.0.0.1", No("private", Some(ConfigKey::AllowPrivate))),
             (private(), "intranet", "10.1.2.3", Yes(Allowed::AllowPrivate)),
             (private(), "x", "::ffff:192.168.0.1", Yes(Allowed::AllowPrivate)),
             (private(), "x", "100.64.0.1", Yes(Allowed::AllowPrivate)),
@@ -438,10 +433,10 @@ mod tests {
             (private(), "fec0::1", "fec0::1", Yes(Allowed::AllowPrivate)),
             (private(), "::1", "::1", Yes(Allowed::AllowPrivate)),
             // IPv4 carried in IPv6 is judged by what it carries.
-            (default(), "64:ff9b::a00:1", "64:ff9b::a00:1", No("private", Some("allow-private"))),
-            (default(), "x", "2002:c0a8:101::1", No("private", Some("allow-private"))),
-            (default(), "x", "2002:7f00:1::", No("loopback", Some("allow-loopback"))),
-            (default(), "x", "2001:0:4136:e378:8000:63bf:f5ff:fffe", No("private", Some("allow-private"))),
+            (default(), "64:ff9b::a00:1", "64:ff9b::a00:1", No("private", Some(ConfigKey::AllowPrivate))),
+            (default(), "x", "2002:c0a8:101::1", No("private", Some(ConfigKey::AllowPrivate))),
+            (default(), "x", "2002:7f00:1::", No("loopback", Some(ConfigKey::AllowLoopback))),
+            (default(), "x", "2001:0:4136:e378:8000:63bf:f5ff:fffe", No("private", Some(ConfigKey::AllowPrivate))),
             (default(), "x", "64:ff9b::808:808", Yes(Allowed::Public)),
             (private(), "x", "64:ff9b::a9fe:a9fe", No("cloud-metadata", None)),
             (private(), "x", "2002:a9fe:a9fe::1", No("cloud-metadata", None)),
@@ -451,16 +446,16 @@ mod tests {
             (cidrs(&["10.0.0.0/8"]), "x", "::ffff:10.1.2.3", Yes(Allowed::AllowCidr(net("10.0.0.0/8")))),
             (cidrs(&["10.0.0.0/8"]), "x", "64:ff9b::a01:203", Yes(Allowed::AllowCidr(net("10.0.0.0/8")))),
             (cidrs(&["10.0.0.0/8"]), "x", "2002:a01:203::1", Yes(Allowed::AllowCidr(net("10.0.0.0/8")))),
-            (cidrs(&["::ffff:10.0.0.0/104"]), "x", "::ffff:10.1.2.3", No("private", Some("allow-private"))),
-            (cidrs(&["::/0"]), "x", "::ffff:10.1.2.3", No("private", Some("allow-private"))),
-            (cidrs(&["::/0"]), "x", "::ffff:127.0.0.1", No("loopback", Some("allow-loopback"))),
+            (cidrs(&["::ffff:10.0.0.0/104"]), "x", "::ffff:10.1.2.3", No("private", Some(ConfigKey::AllowPrivate))),
+            (cidrs(&["::/0"]), "x", "::ffff:10.1.2.3", No("private", Some(ConfigKey::AllowPrivate))),
+            (cidrs(&["::/0"]), "x", "::ffff:127.0.0.1", No("loopback", Some(ConfigKey::AllowLoopback))),
             (cidrs(&["::/0"]), "x", "::ffff:169.254.169.254", No("cloud-metadata", None)),
             (cidrs(&["::/0"]), "x", "64:ff9b::a9fe:a9fe", No("cloud-metadata", None)),
-            (cidrs(&["::/0"]), "x", "2002:a00:1::", No("private", Some("allow-private"))),
-            (cidrs(&["::/0"]), "x", "2001:0:4136:e378:8000:63bf:f5ff:fffe", No("private", Some("allow-private"))),
+            (cidrs(&["::/0"]), "x", "2002:a00:1::", No("private", Some(ConfigKey::AllowPrivate))),
+            (cidrs(&["::/0"]), "x", "2001:0:4136:e378:8000:63bf:f5ff:fffe", No("private", Some(ConfigKey::AllowPrivate))),
             (cidrs(&["::/0"]), "x", "fd12::1", Yes(Allowed::AllowCidr(net("::/0")))),
             (cidrs(&["::/0"]), "x", "fd00:ec2::254", Yes(Allowed::AllowCidr(net("::/0")))),
-            (cidrs(&["0.0.0.0/0"]), "x", "fd12::1", No("unique-local", Some("allow-private"))),
+            (cidrs(&["0.0.0.0/0"]), "x", "fd12::1", No("unique-local", Some(ConfigKey::AllowPrivate))),
             // An IPv6 address refused by itself and for what it carries needs both.
             (cidrs(&["169.254.169.254/32"]), "x", "64:ff9b:1::a9fe:a9fe", No("cloud-metadata", None)),
             (cidrs(&["64:ff9b:1::/48"]), "x", "64:ff9b:1::a9fe:a9fe", No("cloud-metadata", None)),
@@ -481,9 +476,9 @@ mod tests {
             // allow-cidrs permits only what it covers.
             (cidrs(&["10.0.0.0/8"]), "x", "10.255.255.255", Yes(Allowed::AllowCidr(net("10.0.0.0/8")))),
             (cidrs(&["10.0.0.0/8"]), "x", "11.0.0.0", Yes(Allowed::Public)),
-            (cidrs(&["10.0.0.0/8"]), "x", "172.16.0.1", No("private", Some("allow-private"))),
-            (cidrs(&["10.0.0.0/8"]), "x", "127.0.0.1", No("loopback", Some("allow-loopback"))),
-            (cidrs(&["127.0.0.1/32"]), "x", "127.0.0.2", No("loopback", Some("allow-loopback"))),
+            (cidrs(&["10.0.0.0/8"]), "x", "172.16.0.1", No("private", Some(ConfigKey::AllowPrivate))),
+            (cidrs(&["10.0.0.0/8"]), "x", "127.0.0.1", No("loopback", Some(ConfigKey::AllowLoopback))),
+            (cidrs(&["127.0.0.1/32"]), "x", "127.0.0.2", No("loopback", Some(ConfigKey::AllowLoopback))),
             // Classes no machine can be: only allow-cidrs opens them.
             (private(), "x", "224.0.0.1", No("multicast", None)),
             (private(), "x", "ff02::1", No("multicast", None)),
@@ -504,14 +499,14 @@ mod tests {
             (hosts(&["corp"]), "corp", "64:ff9b::a9fe:a9fe", No("cloud-metadata", None)),
             (hosts(&["corp"]), "corp", "127.0.0.1", Yes(Allowed::AllowHost)),
             (hosts(&["corp"]), "corp", "224.0.0.1", Yes(Allowed::AllowHost)),
-            (hosts(&["corp"]), "wiki.corp", "10.1.2.3", No("private", Some("allow-private"))),
-            (hosts(&["corp"]), "evil.com.corp", "10.1.2.3", No("private", Some("allow-private"))),
-            (hosts(&["corp"]), "corp.evil.com", "10.1.2.3", No("private", Some("allow-private"))),
-            (hosts(&["corp"]), "xcorp", "10.1.2.3", No("private", Some("allow-private"))),
-            (hosts(&["corp"]), "corp.", "10.1.2.3", No("private", Some("allow-private"))),
-            (hosts(&["wiki.corp"]), "corp", "10.1.2.3", No("private", Some("allow-private"))),
-            (hosts(&["wiki.corp"]), "evil.wiki.corp", "10.1.2.3", No("private", Some("allow-private"))),
-            (hosts(&[""]), "", "10.1.2.3", No("private", Some("allow-private"))),
+            (hosts(&["corp"]), "wiki.corp", "10.1.2.3", No("private", Some(ConfigKey::AllowPrivate))),
+            (hosts(&["corp"]), "evil.com.corp", "10.1.2.3", No("private", Some(ConfigKey::AllowPrivate))),
+            (hosts(&["corp"]), "corp.evil.com", "10.1.2.3", No("private", Some(ConfigKey::AllowPrivate))),
+            (hosts(&["corp"]), "xcorp", "10.1.2.3", No("private", Some(ConfigKey::AllowPrivate))),
+            (hosts(&["corp"]), "corp.", "10.1.2.3", No("private", Some(ConfigKey::AllowPrivate))),
+            (hosts(&["wiki.corp"]), "corp", "10.1.2.3", No("private", Some(ConfigKey::AllowPrivate))),
+            (hosts(&["wiki.corp"]), "evil.wiki.corp", "10.1.2.3", No("private", Some(ConfigKey::AllowPrivate))),
+            (hosts(&[""]), "", "10.1.2.3", No("private", Some(ConfigKey::AllowPrivate))),
             (hosts(&["corp"]), "other", "8.8.8.8", Yes(Allowed::Public)),
         ];
         for (policy, host, peer, want) in cases {
@@ -542,11 +537,11 @@ mod tests {
         );
         assert_eq!(
             verdict(&nat64(Policy::default()), "2a01:4f8:64::a00:1"),
-            No("private", Some("allow-private"))
+            No("private", Some(ConfigKey::AllowPrivate))
         );
         assert_eq!(
             verdict(&nat64(Policy::default()), "2a01:4f8:64::7f00:1"),
-            No("loopback", Some("allow-loopback"))
+            No("loopback", Some(ConfigKey::AllowLoopback))
         );
         assert_eq!(
             verdict(&nat64(private()), "2a01:4f8:64::a9fe:a9fe"),
@@ -567,7 +562,7 @@ mod tests {
         );
         assert_eq!(
             verdict(&nat64(cidrs(&["2a01:4f8:64::/96"])), "2a01:4f8:64::a00:1"),
-            No("private", Some("allow-private"))
+            No("private", Some(ConfigKey::AllowPrivate))
         );
         let b = nat64(Policy::default())
             .decide("x", ip("2a01:4f8:64::a00:1"), &[])
@@ -589,7 +584,7 @@ mod tests {
                 Ok(allowed) => Yes(allowed),
                 Err(b) => No(b.class().id(), b.key()),
             };
-        let refused = No("this-host", Some("allow-loopback"));
+        let refused = No("this-host", Some(ConfigKey::AllowLoopback));
         assert_eq!(verdict(&Policy::default(), "x", "93.184.215.14"), refused);
         assert_eq!(
             verdict(&Policy::default(), "x", "::ffff:93.184.215.14"),
@@ -620,7 +615,7 @@ mod tests {
         );
         assert_eq!(
             verdict(&Policy::default(), "x", "127.0.0.1"),
-            No("loopback", Some("allow-loopback"))
+            No("loopback", Some(ConfigKey::AllowLoopback))
         );
         // Without the list, the same address is public: the list is what refuses it.
         assert!(
@@ -667,7 +662,7 @@ mod tests {
         });
         assert_eq!(
             (e.rule(), e.config_key()),
-            ("bad-port", Some("allow-ports"))
+            ("bad-port", Some(ConfigKey::AllowPorts))
         );
         assert_eq!(
             e.to_string(),
@@ -726,7 +721,7 @@ mod tests {
                 "intranet.example",
                 ip("10.1.2.3"),
                 addr::Class::Private,
-                Some("allow-private"),
+                Some(ConfigKey::AllowPrivate),
                 false
             )
         );
@@ -763,7 +758,7 @@ mod tests {
             )
         );
         let e = Error::Blocked(b);
-        assert_eq!(e.config_key(), Some("allow-cidrs"));
+        assert_eq!(e.config_key(), Some(ConfigKey::AllowCidrs));
         assert!(
             e.to_string()
                 .starts_with("refused 169.254.169.254: cloud metadata endpoint ("),
@@ -849,7 +844,7 @@ mod tests {
             Allowed::AllowCidr(net("10.0.0.0/8")).to_string(),
             r#"allowed by "allow-cidrs" entry 10.0.0.0/8"#
         );
-        assert_eq!(Allowed::AllowHost.key(), Some("allow-hosts"));
+        assert_eq!(Allowed::AllowHost.key(), Some(ConfigKey::AllowHosts));
     }
 
     #[test]
@@ -914,7 +909,7 @@ mod tests {
                 .decide_with("wiki.corp", 6379, ip("10.1.2.3"), &[], Some(&private))
                 .is_err()
         );
-        assert_eq!(Allowed::Granted.key(), Some("ask-permission"));
+        assert_eq!(Allowed::Granted.key(), Some(ConfigKey::AskPermission));
     }
 
     #[test]

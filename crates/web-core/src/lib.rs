@@ -6,7 +6,7 @@
 //!
 //! | layer | modules |
 //! |---|---|
-//! | 0 pure | [`error`], [`addr`], [`url`], [`media`], [`extract`], [`robots`] (parser), [`grep`] |
+//! | 0 pure | [`key`], [`addr`], [`error`], [`url`], [`media`], [`extract`], [`robots`] (parser), [`grep`] |
 //! | 1 policy | [`guard`] |
 //! | 2 I/O | [`transport`], [`fetch`], [`search`] |
 //! | 3 | [`page`], `robots::cache`, [`crawl`] |
@@ -22,6 +22,7 @@ pub mod extract;
 pub mod fetch;
 pub mod grep;
 pub mod guard;
+pub mod key;
 pub mod media;
 pub mod page;
 pub mod robots;

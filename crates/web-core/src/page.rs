@@ -28,6 +28,7 @@ use ::url::Url;
 use crate::error::{Deadline, Error, Phase, seconds};
 use crate::extract::{BodyKind, Extracted, Flags};
 use crate::fetch::{Allowance, Page, Truncation};
+use crate::key::ConfigKey;
 use crate::url::CheckedUrl;
 
 /// A fetched, extracted page as numbered lines.
@@ -73,7 +74,7 @@ impl PageText {
             () = tokio::time::sleep_until(call.deadline()) => Err(Error::Deadline(Deadline {
                 url,
                 phase: Phase::Extracting,
-                key: "total-timeout",
+                key: ConfigKey::TotalTimeout,
                 limit: call.budget(),
             })),
             done = task => match done {

@@ -67,7 +67,9 @@ impl ConfigArgs {
 
 /// The flag of one configuration key: its name, value name and help from the table.
 fn flag(key: &'static Key) -> Arg {
-    let arg = Arg::new(key.name).long(key.name).value_name(key.value_name);
+    let arg = Arg::new(key.name())
+        .long(key.name())
+        .value_name(key.value_name);
     match key.kind() {
         Kind::Bool => arg
             .help(key.summary())
@@ -98,7 +100,7 @@ fn unreadable(id: &str, error: impl std::fmt::Display) -> clap::Error {
 
 /// The JSON a key's flag stands for, when the flag was given.
 fn flag_value(key: &Key, matches: &ArgMatches) -> Result<Option<Value>, clap::Error> {
-    let id = key.name;
+    let id = key.name();
     let text = || {
         matches
             .try_get_one::<String>(id)
@@ -136,7 +138,7 @@ impl clap::FromArgMatches for ConfigArgs {
         let mut flags = Map::new();
         for key in KEYS {
             if let Some(value) = flag_value(key, matches)? {
-                flags.insert(key.name.to_owned(), value);
+                flags.insert(key.name().to_owned(), value);
             }
         }
         Ok(ConfigArgs {
@@ -340,19 +342,19 @@ mod tests {
         for key in KEYS {
             let arg = cmd
                 .get_arguments()
-                .find(|a| a.get_long() == Some(key.name))
-                .unwrap_or_else(|| panic!("no --{}", key.name));
+                .find(|a| a.get_long() == Some(key.name()))
+                .unwrap_or_else(|| panic!("no --{}", key.name()));
             let names: Vec<&str> = arg
                 .get_value_names()
                 .unwrap_or_default()
                 .iter()
                 .map(|n| n.as_str())
                 .collect();
-            assert_eq!(names, [key.value_name], "--{}", key.name);
+            assert_eq!(names, [key.value_name], "--{}", key.name());
             let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
-            assert!(help.starts_with(&key.summary()), "--{}: {help}", key.name);
+            assert!(help.starts_with(&key.summary()), "--{}: {help}", key.name());
 
-            let flag = format!("--{}", key.name);
+            let flag = format!("--{}", key.name());
             let (argv, json): (Vec<String>, Value) = match key.kind() {
                 Kind::Bool => (vec![flag], json!(true)),
                 Kind::Strings => (
@@ -364,13 +366,13 @@ mod tests {
             };
             let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
             let given = args(&argv);
-            assert_eq!(given.flags.len(), 1, "--{}", key.name);
-            assert_eq!(given.flags[key.name], json, "--{}", key.name);
+            assert_eq!(given.flags.len(), 1, "--{}", key.name());
+            assert_eq!(given.flags[key.name()], json, "--{}", key.name());
             // The default, given as a flag, is the default.
             if let Some(text) = match key.default.to_json() {
-                Value::Bool(b) => Some(format!("--{}={b}", key.name)),
-                Value::Number(n) => Some(format!("--{}={n}", key.name)),
-                Value::String(text) => Some(format!("--{}={text}", key.name)),
+                Value::Bool(b) => Some(format!("--{}={b}", key.name())),
+                Value::Number(n) => Some(format!("--{}={n}", key.name())),
+                Value::String(text) => Some(format!("--{}={text}", key.name())),
                 _ => None,
             } {
                 assert_eq!(settings(&[&text]).unwrap(), Settings::default(), "{text}");

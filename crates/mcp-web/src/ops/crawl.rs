@@ -368,7 +368,7 @@ mod tests {
         let timeout = Error::Deadline(Deadline {
             url: "https://example.com/slow".into(),
             phase: Phase::ReadingHeaders,
-            key: "timeout",
+            key: mcp_web_core::key::ConfigKey::Timeout,
             limit: Duration::from_secs(30),
         });
         let crawled = Crawled {

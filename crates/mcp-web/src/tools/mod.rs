@@ -135,12 +135,11 @@ pub enum Asked {
     Refused,
 }
 
-/// The permission kind of a refusal `key` (`allow-loopback`, `allow-private`) could lift.
-fn permission_kind(key: &str) -> Option<(&'static str, Scope)> {
-    match key {
-        "allow-loopback" => Some(("web.loopback", Scope::Loopback)),
-        "allow-private" => Some(("web.private", Scope::Private)),
-        _ => None,
+/// The kind of the permission that stands in for the switch opening `scope`.
+fn permission_kind(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Loopback => "web.loopback",
+        Scope::Private => "web.private",
     }
 }
 
@@ -157,8 +156,8 @@ pub fn permission_for(
     if !settings.ask_permission || blocked.only_exact() || blocked.host() != url.host() {
         return None;
     }
-    let key = blocked.key()?;
-    let (kind, scope) = permission_kind(key)?;
+    let scope = blocked.scope()?;
+    let (kind, key) = (permission_kind(scope), scope.key());
     let entry = blocked.entry();
     let (host, port, address) = (url.host(), url.port(), blocked.address());
     let message = format!(
@@ -341,7 +340,7 @@ mod tests {
         let error = Error::Deadline(mcp_web_core::error::Deadline {
             url: "https://example.com/".into(),
             phase: mcp_web_core::error::Phase::ReadingHeaders,
-            key: "headers-timeout",
+            key: mcp_web_core::key::ConfigKey::HeadersTimeout,
             limit: std::time::Duration::from_secs(15),
         });
         let data = error_data(&error);

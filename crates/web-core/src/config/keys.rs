@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::{Settings, type_error, value_error};
 use crate::error::ConfigError;
+use crate::key::ConfigKey;
 use crate::search::{ApiKey, Provider, SafeSearch};
 use crate::transport::ProxyUrl;
 use crate::url::CheckedUrl;
@@ -145,8 +146,9 @@ enum Rule {
 
 /// One configuration key of the Web pack.
 pub struct Key {
-    /// The key, as JSON spells it and as its command-line flag (`--allow-private`) is named.
-    pub name: &'static str,
+    /// The key ([`Key::name`] is how JSON spells it and how its command-line flag,
+    /// `--allow-private`, is named).
+    pub id: ConfigKey,
     /// Its default, taken when no source gives the key.
     pub default: DefaultValue,
     /// What the key is for, in one line: the flag's help and the README's row say it.
@@ -159,7 +161,7 @@ pub struct Key {
 impl fmt::Debug for Key {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Key")
-            .field("name", &self.name)
+            .field("name", &self.id)
             .field("kind", &self.kind())
             .field("default", &self.default)
             .finish_non_exhaustive()
@@ -167,6 +169,11 @@ impl fmt::Debug for Key {
 }
 
 impl Key {
+    /// The key's name, as JSON spells it and as its command-line flag is named.
+    pub fn name(&self) -> &'static str {
+        self.id.as_str()
+    }
+
     /// The type of the key's value.
     pub fn kind(&self) -> Kind {
         match self.rule {
@@ -208,7 +215,7 @@ impl Key {
 
     /// Checks that `value` is of the key's JSON type, without applying its rule.
     pub(super) fn check_type(&self, value: &Value) -> Result<(), ConfigError> {
-        let key = self.name;
+        let key = self.name();
         match self.rule {
             Rule::Bool(_) => boolean(key, value).map(drop),
             Rule::Strings(_) => strings(key, value).map(drop),
@@ -222,7 +229,7 @@ impl Key {
     /// Reads `value` as the key's type, checks it by the key's rule and stores it in
     /// `settings`.
     pub(super) fn apply(&self, settings: &mut Settings, value: &Value) -> Result<(), ConfigError> {
-        let key = self.name;
+        let key = self.name();
         match self.rule {
             Rule::Bool(field) => *field(settings) = boolean(key, value)?,
             Rule::Strings(set) => set(settings, strings(key, value)?)?,
@@ -254,21 +261,21 @@ pub const TOOLS: [&str; 4] = ["web_search", "web_fetch", "web_crawl", "web_grep"
 /// the README lists them). Rules are applied in this order.
 pub static KEYS: &[Key] = &[
     Key {
-        name: "allow-private",
+        id: ConfigKey::AllowPrivate,
         default: DefaultValue::Bool(false),
         doc: "Permit every non-public address class, this machine's own addresses included, except cloud metadata",
         value_name: "BOOL",
         rule: Rule::Bool(|s| &mut s.allow_private),
     },
     Key {
-        name: "allow-loopback",
+        id: ConfigKey::AllowLoopback,
         default: DefaultValue::Bool(false),
         doc: "Permit loopback and this machine's own addresses only (test rigs, local development servers)",
         value_name: "BOOL",
         rule: Rule::Bool(|s| &mut s.allow_loopback),
     },
     Key {
-        name: "allow-hosts",
+        id: ConfigKey::AllowHosts,
         default: DefaultValue::Empty,
         doc: "Exact host names permitted whatever they resolve to, except cloud metadata and this machine's own addresses; no `*` or `?`, and `corp` never permits `wiki.corp`",
         value_name: "HOST",
@@ -281,7 +288,7 @@ pub static KEYS: &[Key] = &[
         }),
     },
     Key {
-        name: "allow-cidrs",
+        id: ConfigKey::AllowCidrs,
         default: DefaultValue::Empty,
         doc: "CIDR blocks permitted, matched against the connected peer; an address carrying IPv4 (v4-mapped, NAT64, 6to4, Teredo) matches IPv4 blocks only, through that address; the only key that opens a cloud metadata endpoint (a block covering it)",
         value_name: "CIDR",
@@ -294,7 +301,7 @@ pub static KEYS: &[Key] = &[
         }),
     },
     Key {
-        name: "nat64-prefixes",
+        id: ConfigKey::Nat64Prefixes,
         default: DefaultValue::Empty,
         doc: "Network-specific NAT64 /96 prefixes (besides `64:ff9b::/96` and `64:ff9b:1::/48`) whose addresses are also judged by the IPv4 address they carry",
         value_name: "PREFIX",
@@ -307,7 +314,7 @@ pub static KEYS: &[Key] = &[
         }),
     },
     Key {
-        name: "allow-ports",
+        id: ConfigKey::AllowPorts,
         default: DefaultValue::Empty,
         doc: "Ports of the Fetch standard's bad-port list (SMTP 25, IRC 6667, …) permitted anyway, as strings; every other port is open already",
         value_name: "PORT",
@@ -320,7 +327,7 @@ pub static KEYS: &[Key] = &[
         }),
     },
     Key {
-        name: "max-bytes",
+        id: ConfigKey::MaxBytes,
         default: DefaultValue::Count(2 * 1024 * 1024),
         doc: "Cap on decoded body bytes read from one response",
         value_name: "BYTES",
@@ -332,7 +339,7 @@ pub static KEYS: &[Key] = &[
         },
     },
     Key {
-        name: "max-pdf-bytes",
+        id: ConfigKey::MaxPdfBytes,
         default: DefaultValue::Count(20 * 1024 * 1024),
         doc: "Cap on the size of a PDF, read whole (its index is at its end); a larger one is refused",
         value_name: "BYTES",
@@ -344,7 +351,7 @@ pub static KEYS: &[Key] = &[
         },
     },
     Key {
-        name: "max-chars",
+        id: ConfigKey::MaxChars,
         default: DefaultValue::Count(40_000),
         doc: "Cap on the text one tool answer returns",
         value_name: "CHARS",
@@ -356,7 +363,7 @@ pub static KEYS: &[Key] = &[
         },
     },
     Key {
-        name: "connect-timeout",
+        id: ConfigKey::ConnectTimeout,
         default: DefaultValue::Seconds(10.0),
         doc: "Budget for opening one connection, TLS included",
         value_name: "SECONDS",
@@ -366,7 +373,7 @@ pub static KEYS: &[Key] = &[
         },
     },
     Key {
-        name: "headers-timeout",
+        id: ConfigKey::HeadersTimeout,
         default: DefaultValue::Seconds(15.0),
         doc: "Budget from request sent to response headers received",
         value_name: "SECONDS",
@@ -376,7 +383,7 @@ pub static KEYS: &[Key] = &[
         },
     },
     Key {
-        name: "timeout",
+        id: ConfigKey::Timeout,
         default: DefaultValue::Seconds(30.0),
         doc: "Budget for one request, body included",
         value_name: "SECONDS",
@@ -386,7 +393,7 @@ pub static KEYS: &[Key] = &[
         },
     },
     Key {
-        name: "total-timeout",
+        id: ConfigKey::TotalTimeout,
         default: DefaultValue::Seconds(90.0),
         doc: "Budget for one tool call, every request included",
         value_name: "SECONDS",
@@ -396,7 +403,7 @@ pub static KEYS: &[Key] = &[
         },
     },
     Key {
-        name: "cache-bytes",
+        id: ConfigKey::CacheBytes,
         default: DefaultValue::Count(64 * 1024 * 1024),
         doc: "Bytes of responses kept in memory and reused across calls while HTTP's caching rules (RFC 9111) allow, one cache per address policy, shared over `serve --http` (`private` responses are not kept); 0 turns it off",
         value_name: "BYTES",
@@ -408,7 +415,7 @@ pub static KEYS: &[Key] = &[
         },
     },
     Key {
-        name: "cache-max-age",
+        id: ConfigKey::CacheMaxAge,
         default: DefaultValue::Seconds(3600.0),
         doc: "The longest a kept response is reused without asking its origin again, whatever its headers allow; past it the origin is asked with `If-None-Match` or `If-Modified-Since`",
         value_name: "SECONDS",
@@ -418,7 +425,7 @@ pub static KEYS: &[Key] = &[
         },
     },
     Key {
-        name: "crawl-delay",
+        id: ConfigKey::CrawlDelay,
         default: DefaultValue::Seconds(0.5),
         doc: "Pause between requests to one origin while traversing; robots.txt's Crawl-delay wins when larger",
         value_name: "SECONDS",
@@ -428,14 +435,14 @@ pub static KEYS: &[Key] = &[
         },
     },
     Key {
-        name: "respect-robots",
+        id: ConfigKey::RespectRobots,
         default: DefaultValue::Bool(true),
         doc: "Whether traversal (crawl, grep with depth) obeys robots.txt",
         value_name: "BOOL",
         rule: Rule::Bool(|s| &mut s.respect_robots),
     },
     Key {
-        name: "user-agent",
+        id: ConfigKey::UserAgent,
         default: DefaultValue::Described {
             value: concat!(
                 "mcp-web/",
@@ -454,7 +461,7 @@ pub static KEYS: &[Key] = &[
         }),
     },
     Key {
-        name: "proxy",
+        id: ConfigKey::Proxy,
         default: DefaultValue::None,
         doc: "An HTTP proxy, `http://host:port`, asked to CONNECT to the vetted address, never a name",
         value_name: "URL",
@@ -464,7 +471,7 @@ pub static KEYS: &[Key] = &[
         }),
     },
     Key {
-        name: "ca-file",
+        id: ConfigKey::CaFile,
         default: DefaultValue::None,
         doc: "A PEM file of extra root certificates; verification is never skipped",
         value_name: "FILE",
@@ -479,7 +486,7 @@ pub static KEYS: &[Key] = &[
         }),
     },
     Key {
-        name: "provider",
+        id: ConfigKey::Provider,
         default: DefaultValue::Text("brave"),
         doc: "The search provider: `brave` or `searxng`",
         value_name: "NAME",
@@ -498,7 +505,7 @@ pub static KEYS: &[Key] = &[
         }),
     },
     Key {
-        name: "search-url",
+        id: ConfigKey::SearchUrl,
         default: DefaultValue::NoneMeaning("the provider's"),
         doc: "The search provider API's base URL",
         value_name: "URL",
@@ -508,7 +515,7 @@ pub static KEYS: &[Key] = &[
         }),
     },
     Key {
-        name: "api-key",
+        id: ConfigKey::ApiKey,
         default: DefaultValue::None,
         doc: "The search provider's API key (prefer `api-key-env`: a command line is visible to other users)",
         value_name: "KEY",
@@ -526,7 +533,7 @@ pub static KEYS: &[Key] = &[
         }),
     },
     Key {
-        name: "api-key-env",
+        id: ConfigKey::ApiKeyEnv,
         default: DefaultValue::Text("BRAVE_API_KEY"),
         doc: "The environment variable read for the search API key, at call time",
         value_name: "NAME",
@@ -542,7 +549,7 @@ pub static KEYS: &[Key] = &[
         }),
     },
     Key {
-        name: "safesearch",
+        id: ConfigKey::Safesearch,
         default: DefaultValue::Text("moderate"),
         doc: "The safe-search level: `off`, `moderate` or `strict`",
         value_name: "LEVEL",
@@ -565,7 +572,7 @@ pub static KEYS: &[Key] = &[
         }),
     },
     Key {
-        name: "search-country",
+        id: ConfigKey::SearchCountry,
         default: DefaultValue::None,
         doc: "The country code passed to the search provider",
         value_name: "CODE",
@@ -575,7 +582,7 @@ pub static KEYS: &[Key] = &[
         }),
     },
     Key {
-        name: "search-lang",
+        id: ConfigKey::SearchLang,
         default: DefaultValue::None,
         doc: "The language code passed to the search provider",
         value_name: "CODE",
@@ -585,7 +592,7 @@ pub static KEYS: &[Key] = &[
         }),
     },
     Key {
-        name: "search-rate",
+        id: ConfigKey::SearchRate,
         default: DefaultValue::Count(1),
         doc: "The most requests per second sent to the search provider (Brave's free plan allows 1); a rate limit answered with a delay is waited out once within `total-timeout`",
         value_name: "PER-SECOND",
@@ -597,14 +604,14 @@ pub static KEYS: &[Key] = &[
         },
     },
     Key {
-        name: "ask-permission",
+        id: ConfigKey::AskPermission,
         default: DefaultValue::Bool(false),
         doc: "Ask the user before refusing a peer allow-private or allow-loopback could permit",
         value_name: "BOOL",
         rule: Rule::Bool(|s| &mut s.ask_permission),
     },
     Key {
-        name: "tools",
+        id: ConfigKey::Tools,
         default: DefaultValue::List(&TOOLS),
         doc: "The tools served; one left out is absent from `tools/list`, and a call of it is the protocol's unknown-tool error",
         value_name: "TOOL",
@@ -639,12 +646,12 @@ pub static KEYS: &[Key] = &[
 
 /// The key named `name`, when there is one.
 pub fn key(name: &str) -> Option<&'static Key> {
-    KEYS.iter().find(|key| key.name == name)
+    KEYS.iter().find(|key| key.name() == name)
 }
 
 /// Every key's name, sorted: what an unknown-key error lists.
 pub fn valid_keys() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = KEYS.iter().map(|key| key.name).collect();
+    let mut names: Vec<&'static str> = KEYS.iter().map(Key::name).collect();
     names.sort_unstable();
     names
 }

@@ -114,7 +114,7 @@ impl Default for Settings {
                 // puts every default through its rule.
                 panic!(
                     "the default of config key {:?} is refused by its own rule: {e}",
-                    key.name
+                    key.name()
                 );
             }
         }
@@ -230,7 +230,7 @@ pub fn parse_web_config(value: &Value) -> Result<Settings, ConfigError> {
     }
     let mut settings = Settings::default();
     for key in KEYS {
-        if let Some(value) = map.get(key.name) {
+        if let Some(value) = map.get(key.name()) {
             key.apply(&mut settings, value)?;
         }
     }
@@ -289,6 +289,7 @@ fn value_error(key: &str, rule: impl Into<String>) -> ConfigError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::key::ConfigKey;
     use serde_json::json;
 
     fn parse(v: Value) -> Result<Settings, ConfigError> {
@@ -308,14 +309,20 @@ mod tests {
         assert_eq!(sorted, valid);
         assert_eq!(valid.len(), KEYS.len(), "a key is in the table twice");
         for name in valid {
-            assert_eq!(key(name).map(|k| k.name), Some(name));
+            assert_eq!(key(name).map(|k| k.name()), Some(name));
         }
         assert!(key("providr").is_none());
     }
 
+    #[test]
+    fn the_table_has_one_row_per_key_name_in_order() {
+        let ids: Vec<ConfigKey> = KEYS.iter().map(|key| key.id).collect();
+        assert_eq!(ids, ConfigKey::ALL);
+    }
+
     /// The README's table row of a key, as the table defines it.
     fn readme_row(key: &Key) -> String {
-        format!("| `{}` | {} | {} |", key.name, key.default, key.summary())
+        format!("| `{}` | {} | {} |", key.name(), key.default, key.summary())
     }
 
     /// The rows of the README's configuration table.
@@ -353,16 +360,16 @@ mod tests {
             Kind::Text | Kind::OptionalText => json!(1),
         };
         for key in KEYS {
-            assert!(valid_keys().contains(&key.name), "{}", key.name);
+            assert!(valid_keys().contains(&key.name()), "{}", key.name());
             // Its default is accepted by its rule and is what an absent key gives.
-            let given = parse(json!({ key.name: key.default.to_json() }));
-            assert_eq!(given.as_ref(), Ok(&defaults), "{}", key.name);
+            let given = parse(json!({ (key.name()): key.default.to_json() }));
+            assert_eq!(given.as_ref(), Ok(&defaults), "{}", key.name());
             // The parser reads it with its type.
-            let e = parse(json!({ key.name: wrong_type(key.kind()) })).unwrap_err();
+            let e = parse(json!({ (key.name()): wrong_type(key.kind()) })).unwrap_err();
             assert_eq!(
                 e,
                 ConfigError::Type {
-                    key: key.name.to_owned(),
+                    key: key.name().to_owned(),
                     expected: key.expected()
                 }
             );
@@ -370,7 +377,7 @@ mod tests {
             assert!(
                 rows.contains(&readme_row(key).as_str()),
                 "README does not document {}",
-                key.name
+                key.name()
             );
         }
         // The defaults, spelled as the README shows them.

@@ -80,6 +80,7 @@ use crate::error::{
 use crate::extract::pdf::Failure as PdfFailure;
 use crate::extract::{self, Extracted};
 use crate::guard::Policy;
+use crate::key::ConfigKey;
 use crate::media::{self, Declared, Kind};
 use crate::transport::{CheckedPeer, ConnectError, ProxyUrl, Resolve, Transport, TransportOptions};
 use crate::url::CheckedUrl;
@@ -126,7 +127,7 @@ pub enum Truncation {
     /// A deadline expired while the body was being read.
     Deadline {
         /// The key whose budget ran out (`timeout` or `total-timeout`).
-        key: &'static str,
+        key: ConfigKey,
         /// That budget.
         limit: Duration,
     },
@@ -593,7 +594,7 @@ impl Fetcher {
             return Err(Error::Deadline(Deadline {
                 url: url.to_string(),
                 phase: Phase::Connecting,
-                key: "total-timeout",
+                key: ConfigKey::TotalTimeout,
                 limit: call.budget(),
             }));
         }
@@ -601,11 +602,11 @@ impl Fetcher {
         let (deadline, key, limit) = earliest(&[
             (
                 allowance::after(started, self.options.headers_timeout),
-                "headers-timeout",
+                ConfigKey::HeadersTimeout,
                 self.options.headers_timeout,
             ),
-            (request_deadline, "timeout", self.options.timeout),
-            (call.deadline(), "total-timeout", call.budget()),
+            (request_deadline, ConfigKey::Timeout, self.options.timeout),
+            (call.deadline(), ConfigKey::TotalTimeout, call.budget()),
         ]);
         match timeout_at(deadline, client.request(request)).await {
             Err(_) => Err(Error::Deadline(Deadline {
@@ -662,8 +663,8 @@ impl Fetcher {
             .unwrap_or_default()
             .to_ascii_lowercase();
         let (deadline, key, limit) = earliest(&[
-            (request_deadline, "timeout", self.options.timeout),
-            (call.deadline(), "total-timeout", call.budget()),
+            (request_deadline, ConfigKey::Timeout, self.options.timeout),
+            (call.deadline(), ConfigKey::TotalTimeout, call.budget()),
         ]);
         let declared = media::declared(&content_type);
         let header_charset = charset::charset_param(&content_type).map(str::to_owned);
@@ -886,7 +887,7 @@ fn response_head(response: &http::Response<Incoming>) -> http::response::Parts {
 }
 
 /// The earliest of several deadlines, with its key and budget.
-fn earliest(deadlines: &[(Instant, &'static str, Duration)]) -> (Instant, &'static str, Duration) {
+fn earliest(deadlines: &[(Instant, ConfigKey, Duration)]) -> (Instant, ConfigKey, Duration) {
     let mut best = deadlines[0];
     for &d in &deadlines[1..] {
         if d.0 < best.0 {
@@ -912,7 +913,7 @@ async fn read_body(
     encoding: &str,
     cap: Cap,
     deadline: Instant,
-    key: &'static str,
+    key: ConfigKey,
     limit: Duration,
 ) -> Result<(Vec<u8>, Option<Truncation>), Error> {
     let wire_cap = if matches!(encoding, "" | "identity") {
@@ -1121,9 +1122,9 @@ mod tests {
         let now = Instant::now();
         let s = Duration::from_secs;
         let got = earliest(&[
-            (now + s(15), "headers-timeout", s(15)),
-            (now + s(3), "total-timeout", s(90)),
+            (now + s(15), ConfigKey::HeadersTimeout, s(15)),
+            (now + s(3), ConfigKey::TotalTimeout, s(90)),
         ]);
-        assert_eq!((got.1, got.2), ("total-timeout", s(90)));
+        assert_eq!((got.1, got.2), (ConfigKey::TotalTimeout, s(90)));
     }
 }

@@ -37,6 +37,7 @@ use tokio::time::Instant;
 use super::{PARSE_LIMIT, Reason, Robots, Verdict, path_and_query, product_token};
 use crate::error::{Deadline, Error, Phase};
 use crate::fetch::{Allowance, Fetcher, Truncation};
+use crate::key::ConfigKey;
 use crate::url::{CheckedUrl, Origin};
 
 /// The most redirects a robots.txt fetch follows (RFC 9309 §2.3.1.2 asks for at least
@@ -325,7 +326,7 @@ impl RobotsCache {
                 return Err(Error::Deadline(Deadline {
                     url: url.to_string(),
                     phase: Phase::Connecting,
-                    key: "total-timeout",
+                    key: ConfigKey::TotalTimeout,
                     limit: call.budget(),
                 }));
             }
@@ -391,7 +392,7 @@ impl RobotsCache {
             Err(bad) => Err(Error::BadUrl(bad)),
         };
         if let Err(Error::Deadline(deadline)) = &outcome
-            && deadline.key == "total-timeout"
+            && deadline.key == ConfigKey::TotalTimeout
         {
             return Err(Error::Deadline(deadline.clone()));
         }

@@ -6,6 +6,7 @@ use std::time::Duration;
 use proptest::prelude::*;
 
 use super::*;
+use crate::key::ConfigKey;
 
 /// One check: the RFC section, robots.txt, the product token, the path, whether it is
 /// allowed, and the deciding line's number (`None` when no rule decided).
@@ -1018,7 +1019,7 @@ fn refusal_names_line_agent_and_key() {
         .refusal("https://x.example/private/a", "mcp-web")
         .expect("disallowed");
     let error = crate::Error::from(refusal);
-    assert_eq!(error.config_key(), Some("respect-robots"));
+    assert_eq!(error.config_key(), Some(ConfigKey::RespectRobots));
     assert_eq!(error.rule(), "robots-disallow");
     assert_eq!(
         error.to_string(),

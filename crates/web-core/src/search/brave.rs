@@ -15,6 +15,7 @@ use super::{
     results_from,
 };
 use crate::error::{ConfigError, Error, KeyOrigin, Search, SearchFailure};
+use crate::key::ConfigKey;
 use crate::transport::Resolve;
 
 /// Brave's public API host, the base URL when `search-url` is not set.
@@ -81,7 +82,7 @@ impl Brave {
         let base = match &options.search_url {
             Some(url) => url.url().clone(),
             None => Url::parse(BRAVE_API).map_err(|e| ConfigError::Value {
-                key: "search-url".into(),
+                key: ConfigKey::SearchUrl.to_string(),
                 rule: format!("has no usable default ({e})"),
             })?,
         };

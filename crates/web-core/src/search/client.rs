@@ -14,6 +14,7 @@ use url::Url;
 
 use super::SearchOptions;
 use crate::error::{ConfigError, Error, SearchFailure, TransportFailure};
+use crate::key::ConfigKey;
 use crate::transport::operator::{OperatorConnector, OperatorOptions};
 use crate::transport::{ConnectError, Resolve};
 
@@ -130,7 +131,7 @@ impl SearchClient {
             Ok(reply) => reply,
             Err(_) => Err(SearchFailure::Deadline {
                 url: endpoint.clone(),
-                key: "timeout",
+                key: ConfigKey::Timeout,
                 limit: self.timeout,
             }),
         }

@@ -14,6 +14,7 @@ use super::{
     Searching, results_from,
 };
 use crate::error::{ConfigError, Error, Search, SearchFailure};
+use crate::key::ConfigKey;
 use crate::transport::Resolve;
 
 /// A SearXNG instance (`provider: "searxng"`).
@@ -40,7 +41,7 @@ impl Searxng {
     ) -> Result<Searxng, ConfigError> {
         let Some(base) = &options.search_url else {
             return Err(ConfigError::Value {
-                key: "search-url".into(),
+                key: ConfigKey::SearchUrl.to_string(),
                 rule: "must be set when \"provider\" is \"searxng\": give the base URL of the SearXNG instance, such as \"http://127.0.0.1:8888/\" (SearXNG has no public default)".into(),
             });
         };

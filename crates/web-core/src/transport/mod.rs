@@ -57,6 +57,7 @@ use crate::error::{
     TransportFailure,
 };
 use crate::guard::{Allowed, Grant, Policy};
+use crate::key::ConfigKey;
 
 pub use own::OwnAddrs;
 pub use proxy::ProxyUrl;
@@ -225,7 +226,7 @@ impl Transport {
             Err(_) => Err(Error::Deadline(Deadline {
                 url: url.to_owned(),
                 phase: Phase::Connecting,
-                key: "connect-timeout",
+                key: ConfigKey::ConnectTimeout,
                 limit,
             })),
         }

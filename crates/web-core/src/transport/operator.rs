@@ -46,6 +46,7 @@ use super::{
 use crate::error::{
     ConfigError, Deadline, Error, Phase, Transport as TransportError, TransportFailure,
 };
+use crate::key::ConfigKey;
 
 /// How the operator connector connects: its time budget and extra trust roots (the
 /// configuration's `connect-timeout` and `ca-file`, which `search` passes on).
@@ -135,7 +136,7 @@ impl OperatorConnector {
             Err(_) => Err(Error::Deadline(Deadline {
                 url: url.to_owned(),
                 phase: Phase::Connecting,
-                key: "connect-timeout",
+                key: ConfigKey::ConnectTimeout,
                 limit,
             })),
         }

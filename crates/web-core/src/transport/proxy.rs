@@ -7,6 +7,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::error::ConfigError;
+use crate::key::ConfigKey;
 
 /// A proxy address, `http://host:port` (the `proxy` key).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,7 +21,7 @@ impl ProxyUrl {
     /// scheme, credentials, a path — is a configuration error naming `proxy`.
     pub fn parse(text: &str) -> Result<ProxyUrl, ConfigError> {
         let bad = |rule: &str| ConfigError::Value {
-            key: "proxy".into(),
+            key: ConfigKey::Proxy.to_string(),
             rule: rule.to_owned(),
         };
         let url =

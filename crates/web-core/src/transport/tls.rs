@@ -14,6 +14,7 @@ use tokio_rustls::client::TlsStream;
 
 use super::CheckedPeer;
 use crate::error::ConfigError;
+use crate::key::ConfigKey;
 
 /// The TLS client configuration shared by every connection of one transport.
 pub(super) fn connector(ca_file: Option<&Path>) -> Result<TlsConnector, ConfigError> {
@@ -22,7 +23,7 @@ pub(super) fn connector(ca_file: Option<&Path>) -> Result<TlsConnector, ConfigEr
     };
     if let Some(path) = ca_file {
         let bad = |rule: String| ConfigError::Value {
-            key: "ca-file".into(),
+            key: ConfigKey::CaFile.to_string(),
             rule,
         };
         let certs = CertificateDer::pem_file_iter(path).map_err(|e| {
@@ -58,7 +59,7 @@ pub(super) fn connector(ca_file: Option<&Path>) -> Result<TlsConnector, ConfigEr
     let mut config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| ConfigError::Value {
-            key: "ca-file".into(),
+            key: ConfigKey::CaFile.to_string(),
             rule: format!("could not build the TLS configuration: {e}"),
         })?
         .with_root_certificates(roots)

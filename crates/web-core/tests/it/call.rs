@@ -8,6 +8,7 @@ use mcp_web_core::ErrorKind;
 use mcp_web_core::error::{Error, Phase};
 use mcp_web_core::fetch::{Allowance, Fetcher, Truncation};
 use mcp_web_core::guard::{Grant, Scope};
+use mcp_web_core::key::ConfigKey;
 use mcp_web_core::transport::StaticResolver;
 use mcp_web_core::url::CheckedUrl;
 use tokio_util::sync::CancellationToken;
@@ -51,7 +52,11 @@ async fn a_call_whose_time_ran_out_sends_nothing_more() {
     };
     assert_eq!(
         (deadline.key, deadline.phase, deadline.limit),
-        ("total-timeout", Phase::Connecting, Duration::from_secs(60))
+        (
+            ConfigKey::TotalTimeout,
+            Phase::Connecting,
+            Duration::from_secs(60)
+        )
     );
     assert_eq!(server.hits(), 1);
     // Clones share the call's deadline and its cancellation.

@@ -7,6 +7,7 @@ use std::time::Duration;
 use mcp_web_core::ErrorKind;
 use mcp_web_core::error::{Error, Phase};
 use mcp_web_core::fetch::{FetchOptions, Fetcher, Truncation};
+use mcp_web_core::key::ConfigKey;
 use mcp_web_core::media::Kind;
 use mcp_web_core::page::PageText;
 use mcp_web_core::transport::{ProxyUrl, StaticResolver};
@@ -195,9 +196,12 @@ async fn headers_deadline_names_its_phase_and_key() {
     let Error::Deadline(d) = &err else {
         panic!("{err}")
     };
-    assert_eq!((d.phase, d.key), (Phase::ReadingHeaders, "headers-timeout"));
+    assert_eq!(
+        (d.phase, d.key),
+        (Phase::ReadingHeaders, ConfigKey::HeadersTimeout)
+    );
     assert!(err.to_string().contains("while reading headers"), "{err}");
-    assert_eq!(err.config_key(), Some("headers-timeout"));
+    assert_eq!(err.config_key(), Some(ConfigKey::HeadersTimeout));
 }
 
 #[tokio::test]
@@ -218,7 +222,7 @@ async fn body_deadline_keeps_the_head_and_says_so() {
     assert_eq!(
         page.truncated,
         Some(Truncation::Deadline {
-            key: "timeout",
+            key: ConfigKey::Timeout,
             limit: Duration::from_secs(2)
         })
     );
@@ -266,7 +270,10 @@ async fn connect_deadline_names_its_phase_and_key() {
     let Error::Deadline(d) = &err else {
         panic!("{err}")
     };
-    assert_eq!((d.phase, d.key), (Phase::Connecting, "connect-timeout"));
+    assert_eq!(
+        (d.phase, d.key),
+        (Phase::Connecting, ConfigKey::ConnectTimeout)
+    );
     assert!(err.to_string().contains("while connecting"), "{err}");
     assert_eq!(
         err.url(),
@@ -283,7 +290,7 @@ async fn total_deadline_covers_the_whole_fetch() {
         ..quick_options()
     };
     let err = get_site(options, server.port()).await.unwrap_err();
-    assert_eq!(err.config_key(), Some("total-timeout"), "{err}");
+    assert_eq!(err.config_key(), Some(ConfigKey::TotalTimeout), "{err}");
 }
 
 /// Cancelled while the server holds the answer, the fetch ends as `Cancelled` at
@@ -751,7 +758,7 @@ async fn tls_needs_a_trusted_root_and_never_skips_verification() {
     let u = format!("https://site.test:{}/", server.port());
     let err = get(&site_fetcher(quick_options()), &u).await.unwrap_err();
     assert_eq!(err.rule(), "tls", "{err}");
-    assert_eq!(err.config_key(), Some("ca-file"));
+    assert_eq!(err.config_key(), Some(ConfigKey::CaFile));
     let trusted = FetchOptions {
         ca_file: Some(cert.pem_path.clone()),
         ..quick_options()

@@ -6,6 +6,7 @@ use std::net::{IpAddr, Ipv6Addr};
 use std::sync::Arc;
 
 use mcp_web_core::ErrorKind;
+use mcp_web_core::key::ConfigKey;
 use mcp_web_core::page::PageText;
 use mcp_web_core::transport::StaticResolver;
 use mcp_web_core::url::CheckedUrl;
@@ -330,7 +331,7 @@ async fn a_bad_port_is_refused_before_any_lookup_or_packet() {
             (ErrorKind::BadUrl, "bad-port"),
             "{url}: {err}"
         );
-        assert_eq!(err.config_key(), Some("allow-ports"));
+        assert_eq!(err.config_key(), Some(ConfigKey::AllowPorts));
         assert!(err.to_string().contains("port 6667"), "{err}");
     }
     assert_eq!(

@@ -12,6 +12,7 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use mcp_web_core::ErrorKind;
 use mcp_web_core::error::{Error, Phase, TransportFailure};
+use mcp_web_core::key::ConfigKey;
 use mcp_web_core::transport::operator::{OperatorConnector, OperatorOptions, OperatorPeer};
 use mcp_web_core::transport::{CheckedPeer, ConnectError, StaticResolver};
 use mcp_web_core::url::CheckedUrl;
@@ -164,7 +165,10 @@ async fn a_stalled_handshake_runs_out_the_connect_timeout() {
     let Some(Error::Deadline(d)) = library_error(&err) else {
         panic!("a deadline, not {err:?}");
     };
-    assert_eq!((d.phase, d.key), (Phase::Connecting, "connect-timeout"));
+    assert_eq!(
+        (d.phase, d.key),
+        (Phase::Connecting, ConfigKey::ConnectTimeout)
+    );
     assert_eq!(d.limit, Duration::from_millis(300));
     assert_eq!(d.url, format!("https://127.0.0.1:{}/", silent.port()));
 }

@@ -11,6 +11,7 @@ use mcp_web_core::error::{Error, ErrorKind, Problem};
 use mcp_web_core::extract::pdf::{Failure, Limits, panic_is_contained, read};
 use mcp_web_core::fetch::{Allowance, FetchOptions, Page};
 use mcp_web_core::grep::Pattern;
+use mcp_web_core::key::ConfigKey;
 use mcp_web_core::media::Kind;
 use mcp_web_core::page::PageText;
 use mcp_web_core::robots::cache::RobotsCache;
@@ -224,7 +225,7 @@ async fn a_pdf_is_not_cut_at_max_bytes_but_refused_past_max_pdf_bytes() {
         let error = result.as_ref().map(|_| ()).unwrap_err().clone();
         assert_eq!(
             (error.rule(), error.config_key()),
-            ("pdf-size", Some("max-pdf-bytes")),
+            ("pdf-size", Some(ConfigKey::MaxPdfBytes)),
             "{path}"
         );
         let (problem, message) = problem(result);
@@ -424,7 +425,7 @@ async fn a_stream_inflating_far_past_the_bound_is_refused_before_decoding() {
         let error = result.as_ref().map(|_| ()).unwrap_err().clone();
         assert_eq!(
             (error.rule(), error.config_key()),
-            ("pdf-inflation", Some("max-pdf-bytes")),
+            ("pdf-inflation", Some(ConfigKey::MaxPdfBytes)),
             "{filter}"
         );
         let (p, message) = problem(result);

@@ -8,6 +8,7 @@ use std::time::Duration;
 use mcp_web_core::error::{Error, RobotsReason};
 use mcp_web_core::fetch::{Allowance, FetchOptions};
 use mcp_web_core::guard::Policy;
+use mcp_web_core::key::ConfigKey;
 use mcp_web_core::robots::cache::{FRESH_FOR, RobotsCache};
 use mcp_web_core::robots::{PARSE_LIMIT, Reason};
 use mcp_web_core::transport::StaticResolver;
@@ -107,7 +108,7 @@ async fn a_fetched_file_is_obeyed_for_our_product_token_and_fetched_once() {
             server.addr
         )
     );
-    assert_eq!(refusal.config_key(), Some("respect-robots"));
+    assert_eq!(refusal.config_key(), Some(ConfigKey::RespectRobots));
     assert_eq!(robots_hits(&server), 1);
     let request = &server.requests()[0];
     assert_eq!(request.path, "/robots.txt");
@@ -159,7 +160,10 @@ async fn status_rules() {
                 matches!(&refusal, Err(Error::RobotsRefused(r)) if r.reason == RobotsReason::Unavailable { status: code }),
                 "{refusal:?}"
             );
-            assert_eq!(refusal.unwrap_err().config_key(), Some("respect-robots"));
+            assert_eq!(
+                refusal.unwrap_err().config_key(),
+                Some(ConfigKey::RespectRobots)
+            );
         }
         assert_eq!(robots_hits(&server), 1, "{code}: fetched once, then cached");
     }
@@ -447,7 +451,7 @@ async fn the_asking_call_s_deadline_bounds_the_robots_fetch_and_is_not_kept() {
     let Error::Deadline(deadline) = &error else {
         panic!("{error}")
     };
-    assert_eq!(deadline.key, "total-timeout");
+    assert_eq!(deadline.key, ConfigKey::TotalTimeout);
     assert_eq!(robots_hits(&server), 0);
     // Nothing was kept for the origin: the next call reads the real rules.
     assert!(!allowed(&cache, &target).await);
@@ -492,7 +496,7 @@ async fn a_waiting_caller_stops_at_its_own_deadline() {
     let Error::Deadline(deadline) = &error else {
         panic!("{error}")
     };
-    assert_eq!(deadline.key, "total-timeout");
+    assert_eq!(deadline.key, ConfigKey::TotalTimeout);
     release.notify_one();
     assert!(
         !spawned

@@ -14,6 +14,7 @@ use tokio::time::Instant;
 use mcp_web_core::ErrorKind;
 use mcp_web_core::config::Settings;
 use mcp_web_core::error::{Error, SearchFailure};
+use mcp_web_core::key::ConfigKey;
 use mcp_web_core::search::{
     ApiKey, Brave, Environment, Filters, Freshness, Paced, Pacing, Provider, SearchOptions,
     SearchProvider, SearchResult, Searxng, configured,
@@ -219,7 +220,7 @@ async fn the_key_is_read_from_the_environment_at_call_time() {
     );
     assert_eq!(
         (error.kind(), error.rule(), error.config_key()),
-        (ErrorKind::Search, "api-key", Some("api-key-env"))
+        (ErrorKind::Search, "api-key", Some(ConfigKey::ApiKeyEnv))
     );
     assert_eq!(server.hits(), 0, "no request without a key");
 
@@ -294,7 +295,7 @@ async fn a_refused_key_names_where_it_came_from_and_never_the_key() {
         );
         assert!(!message.contains("very-secret-key"), "{message}");
         assert!(!format!("{error:?}").contains("very-secret-key"));
-        assert_eq!(error.config_key(), Some("api-key-env"));
+        assert_eq!(error.config_key(), Some(ConfigKey::ApiKeyEnv));
     }
 }
 
@@ -408,7 +409,7 @@ async fn a_malformed_body_says_so() {
             matches!(failure(&error), SearchFailure::Malformed { .. }),
             "{body}: {error}"
         );
-        assert_eq!(error.config_key(), Some("search-url"));
+        assert_eq!(error.config_key(), Some(ConfigKey::SearchUrl));
         assert!(
             error.to_string().starts_with(&format!(
                 "search (brave): the answer from http://127.0.0.1:{}/res/v1/web/search is not the provider's search JSON (",
@@ -458,13 +459,17 @@ async fn a_silent_endpoint_runs_out_the_timeout() {
         failure(&error),
         &SearchFailure::Deadline {
             url: format!("http://127.0.0.1:{}/res/v1/web/search", server.port()),
-            key: "timeout",
+            key: ConfigKey::Timeout,
             limit: Duration::from_millis(200),
         }
     );
     assert_eq!(
         (error.kind(), error.rule(), error.config_key()),
-        (ErrorKind::Search, "provider-timeout", Some("timeout"))
+        (
+            ErrorKind::Search,
+            "provider-timeout",
+            Some(ConfigKey::Timeout)
+        )
     );
 }
 
@@ -485,7 +490,7 @@ async fn a_closed_port_is_unreachable() {
         .expect("a provider");
     let error = provider.search("raku", 3).await.unwrap_err();
     assert_eq!(error.rule(), "provider-unreachable", "{error}");
-    assert_eq!(error.config_key(), Some("search-url"));
+    assert_eq!(error.config_key(), Some(ConfigKey::SearchUrl));
     assert!(
         error.to_string().starts_with(&format!(
             "search (brave): could not reach the search provider at http://127.0.0.1:{port}/res/v1/web/search: "
@@ -855,7 +860,7 @@ async fn searches_are_spaced_by_the_rate_and_a_turn_past_the_deadline_is_refused
         matches!(failure(&error), SearchFailure::Paced { rate: 2, .. }),
         "{error:?}"
     );
-    assert_eq!(error.config_key(), Some("search-rate"));
+    assert_eq!(error.config_key(), Some(ConfigKey::SearchRate));
     assert_eq!(
         server.requests().len(),
         3,

@@ -132,6 +132,7 @@ fn no_skipped_or_panicking_tests(path: &str, text: &str) -> Vec<String> {
 /// A module may use the modules in the rows above its own: every lower layer, and
 /// within its layer the rows before it (so every module but `addr` may use `error`).
 const LAYERS: &[(&str, u8)] = &[
+    ("key", 0),
     ("addr", 0),
     ("error", 0),
     ("url", 0),

@@ -176,7 +176,7 @@ fn outcomes_give_rules() {
             Err(Error::Deadline(Deadline {
                 url: "http://a.example/robots.txt".into(),
                 phase: Phase::ReadingHeaders,
-                key: "headers-timeout",
+                key: ConfigKey::HeadersTimeout,
                 limit: Duration::from_secs(15),
             })),
             true,
@@ -379,7 +379,7 @@ async fn outages_are_retried_soon() {
     let cancel = CancellationToken::new();
     let target = url("http://a.example/other");
     let refusal = cache.check(&target, &call_of(&cancel)).await.unwrap_err();
-    assert_eq!(refusal.config_key(), Some("respect-robots"));
+    assert_eq!(refusal.config_key(), Some(ConfigKey::RespectRobots));
     assert!(matches!(
         &refusal,
         Error::RobotsRefused(r) if r.reason == RobotsReason::Unavailable { status: 503 }
