@@ -21,6 +21,12 @@
 //! window of that many characters around its first match, cut on character boundaries
 //! and marked with `…` at each cut end.
 //!
+//! Context, as `grep -C N` shows it, is the caller's to lay out over its own lines:
+//! [`context_runs`] says which lines to show around the matches (at most
+//! [`MAX_CONTEXT`] on each side, overlapping and adjacent groups merged), and
+//! [`context_text`] what to show of a line that is shown but did not match (its first
+//! [`WINDOW_CHARS`] characters).
+//!
 //! ```
 //! use mcp_web_core::grep::{Budget, Pattern};
 //!
@@ -39,6 +45,7 @@
 //! ```
 
 use std::fmt;
+use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -64,6 +71,9 @@ pub const WINDOW_CHARS: usize = 240;
 
 /// The mark at an end of a [`Match`]'s text where the line was cut.
 pub const CUT_MARK: char = '…';
+
+/// The most lines of context shown before and after each match.
+pub const MAX_CONTEXT: usize = 5;
 
 /// A compiled search pattern: literal text, or a Rust regex expression.
 #[derive(Debug, Clone)]
@@ -487,6 +497,33 @@ impl fmt::Display for PatternError {
 
 impl std::error::Error for PatternError {}
 
+/// What to show of `line`, a line shown around a match that is not itself a match:
+/// the whole line when it has at most [`WINDOW_CHARS`] characters, else its first
+/// [`WINDOW_CHARS`] characters followed by [`CUT_MARK`]. The second value says whether
+/// the line was cut.
+pub fn context_text(line: &str) -> (String, bool) {
+    window(line, 0, 0, WINDOW_CHARS)
+}
+
+/// The runs of line numbers to show for matches on the lines `matched` (ascending)
+/// with `context` lines before and after each, among lines numbered `1..=last`: each
+/// run in order, inclusive, with runs that overlap or touch merged into one, so a
+/// line is shown once and runs are apart by at least one line left out.
+pub fn context_runs(matched: &[usize], context: usize, last: usize) -> Vec<RangeInclusive<usize>> {
+    let mut runs: Vec<RangeInclusive<usize>> = Vec::new();
+    for &line in matched {
+        let from = line.saturating_sub(context).max(1);
+        let to = line.saturating_add(context).min(last).max(line);
+        match runs.last_mut() {
+            Some(run) if from <= run.end().saturating_add(1) => {
+                *run = *run.start()..=to.max(*run.end());
+            }
+            _ => runs.push(from..=to),
+        }
+    }
+    runs
+}
+
 /// The text of `line` to show for a match at bytes `start..end`: the whole line when it
 /// has at most `width` characters, else a window of `width` characters holding the
 /// match's start (and all of it when it fits, with the context shared on both sides),
@@ -669,6 +706,30 @@ mod tests {
         let line = format!("{}{}", "a".repeat(300), "b".repeat(600));
         let m = pattern.find_line(1, &line).unwrap();
         assert_eq!(m.text, format!("…{}…", "b".repeat(WINDOW_CHARS)));
+    }
+
+    #[test]
+    fn context_runs_merge_overlapping_and_adjacent_groups_within_the_lines() {
+        // No context: a match is its own run, or one with the match beside it.
+        assert_eq!(context_runs(&[2, 3, 9], 0, 10), [2..=3, 9..=9]);
+        // 3 and 6 with one line each side: 2..=4 and 5..=7 touch, so they merge; 9
+        // overlaps them at 8; the first run stops at line 1 and the last at the last.
+        assert_eq!(context_runs(&[1, 3, 6, 9], 1, 9), [1..=9]);
+        assert_eq!(context_runs(&[3, 8], 1, 20), [2..=4, 7..=9]);
+        // A one-line gap keeps them apart (grep prints `--` there).
+        assert_eq!(context_runs(&[3, 9], 2, 20), [1..=5, 7..=11]);
+        assert_eq!(context_runs(&[3, 8], 2, 20), [1..=10]);
+        assert_eq!(context_runs(&[], 5, 20), []);
+        assert_eq!(context_runs(&[20], MAX_CONTEXT, 20), [15..=20]);
+    }
+
+    #[test]
+    fn a_long_context_line_shows_its_start_and_says_it_was_cut() {
+        assert_eq!(context_text("short"), ("short".to_owned(), false));
+        let long = "é".repeat(WINDOW_CHARS + 1);
+        let (text, cut) = context_text(&long);
+        assert!(cut);
+        assert_eq!(text, format!("{}…", "é".repeat(WINDOW_CHARS)));
     }
 
     proptest! {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use mcp_web_core::config::Settings;
 use mcp_web_core::error::{ConfigError, Error};
-use mcp_web_core::grep::Pattern;
+use mcp_web_core::grep::{MAX_CONTEXT, Pattern};
 use mcp_web_core::transport::{Resolve, SystemResolver};
 use tokio_util::sync::CancellationToken;
 
@@ -30,15 +30,17 @@ as web_grep answers: one 'url:line:text' per matching line, where line is the li
 number in what 'mcp-web fetch URL' prints for that page (so 'mcp-web fetch URL | sed -n
 LINEp' shows it). A line longer than 240 characters is shown as a window around its
 match, marked with '…' where it was cut. PATTERN is literal text unless --regex is given
-(Rust regex syntax).
+(Rust regex syntax). With -C N (--context N, at most 5), the N lines before and after each
+match are printed too, as grep -C prints them: 'url-line-text', with '--' between groups
+apart; --max-results counts matching lines only.
 
 With --depth 0 (the default) only URL is fetched and robots.txt is never consulted; a
 depth above 0 follows the same-origin links as web_crawl does, respects robots.txt
 (respect-robots), and fetches no page once --max-results lines matched. On a terminal,
 a progress bar on stderr then counts the pages.
 
---json prints one JSON object per matching line ({\"url\", \"line\", \"text\", \"cut\"});
-the notices (what stopped the search, no match) then go to stderr.
+--json prints one JSON object per line ({\"url\", \"line\", \"text\", \"cut\",
+\"context\"}, context true for a line around a match); the notices (what stopped the search, no match) then go to stderr.
 
 Exit status: 0 with an answer on stdout (no match is an answer: it names the pages
 searched); 1 when the start page is refused or fails (the teaching message on stderr);
@@ -79,7 +81,12 @@ pub struct GrepArgs {
           value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub max_results: u16,
 
-    /// Print one JSON object per matching line.
+    /// Print N lines before and after each match (at most 5).
+    #[arg(long, short = 'C', value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u8).range(0..=MAX_CONTEXT as i64))]
+    pub context: u8,
+
+    /// Print one JSON object per line shown.
     #[arg(long)]
     pub json: bool,
 
@@ -95,6 +102,7 @@ impl GrepArgs {
             depth: usize::from(self.depth),
             max_pages: usize::try_from(self.max_pages).unwrap_or(usize::MAX),
             max_results: usize::from(self.max_results),
+            context: usize::from(self.context),
         }
     }
 }

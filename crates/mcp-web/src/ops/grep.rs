@@ -14,6 +14,10 @@
 //! Each page is searched over [`PageText::lines`](mcp_web_core::page::PageText::lines),
 //! its header included, so the line numbers are those of the `web_fetch` answer for the
 //! page: `mcp-web fetch URL | sed -n LINEp` shows the matched line.
+//!
+//! With `context` N, the N lines before and after each match are shown as grep `-C N`
+//! shows them: `url-line-text`, groups that overlap or touch merged, `--` between
+//! groups. `max-results` counts the matching lines only.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,7 +27,7 @@ use mcp_web_core::error::{Error, PatternCost};
 
 use super::crawl::{deadline_notice, max_pages_notice, not_followed, pages};
 use mcp_web_core::fetch::Allowance;
-use mcp_web_core::grep::{Budget, Pattern, SearchStop};
+use mcp_web_core::grep::{self, Budget, Pattern, SearchStop};
 use mcp_web_core::page::PageText;
 use mcp_web_core::url::CheckedUrl;
 use serde_json::{Value, json};
@@ -39,30 +43,50 @@ pub struct GrepOptions {
     pub max_pages: usize,
     /// The most matching lines returned (`max-results`).
     pub max_results: usize,
+    /// The lines shown before and after each match (`context`, at most
+    /// [`MAX_CONTEXT`](mcp_web_core::grep::MAX_CONTEXT)).
+    pub context: usize,
 }
 
-/// One matching line of one page.
+/// One line of one page shown in the answer: a matching line, or with `context` a line
+/// around one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
     /// The page's final URL (after redirects).
     pub url: String,
     /// The line's number in the `web_fetch` answer for the page (its `# Title` is 1).
     pub line: usize,
-    /// The line, or a window around its first match marked with `…` where cut.
+    /// The line, or a window around its first match (of a context line, its start)
+    /// marked with `…` where cut.
     pub text: String,
     /// Whether `text` is a window of a longer line.
     pub cut: bool,
+    /// Whether the line is context around a match rather than a match.
+    pub context: bool,
 }
 
 impl Found {
-    /// The match as `url:line:text`, the way grep reports it.
+    /// The line the way grep reports it: `url:line:text` for a match, `url-line-text`
+    /// for a context line.
     pub fn to_line(&self) -> String {
-        format!("{}:{}:{}", self.url, self.line, self.text)
+        let sep = if self.context { '-' } else { ':' };
+        format!("{}{sep}{}{sep}{}", self.url, self.line, self.text)
     }
 
-    /// The match as a JSON object: `url`, `line`, `text`, `cut`.
+    /// The line as a JSON object: `url`, `line`, `text`, `cut`, `context`.
     pub fn to_json(&self) -> Value {
-        json!({"url": self.url, "line": self.line, "text": self.text, "cut": self.cut})
+        json!({
+            "url": self.url,
+            "line": self.line,
+            "text": self.text,
+            "cut": self.cut,
+            "context": self.context,
+        })
+    }
+
+    /// Whether `self` is the line right after `before` on the same page.
+    fn follows(&self, before: &Found) -> bool {
+        self.url == before.url && self.line == before.line + 1
     }
 }
 
@@ -104,7 +128,10 @@ pub struct Grepped {
     pub pattern: String,
     /// The depth searched.
     pub depth: usize,
-    /// The matching lines, page by page in crawl order, each page's lines in order.
+    /// The lines shown around each match (0: none).
+    pub context: usize,
+    /// The matching lines (with `context`, and the lines around them), page by page in
+    /// crawl order, each page's lines in order.
     pub matches: Vec<Found>,
     /// Every page visited, in crawl order.
     pub pages: Vec<Visited>,
@@ -189,13 +216,22 @@ impl Grepped {
         out
     }
 
-    /// The text answer: one `url:line:text` per match, then a blank line and the
+    /// The text answer: one `url:line:text` per match (with context, `url-line-text`
+    /// per line around one, and `--` between groups apart), then a blank line and the
     /// notices; or, when nothing matched, [`Grepped::no_match`] and the notices.
     pub fn render(&self) -> String {
         let mut out = if self.matches.is_empty() {
             self.no_match()
         } else {
-            let lines: Vec<String> = self.matches.iter().map(Found::to_line).collect();
+            let mut lines = Vec::with_capacity(self.matches.len());
+            let mut before: Option<&Found> = None;
+            for found in &self.matches {
+                if self.context > 0 && before.is_some_and(|b| !found.follows(b)) {
+                    lines.push("--".to_owned());
+                }
+                lines.push(found.to_line());
+                before = Some(found);
+            }
             lines.join("\n")
         };
         let notices = self.notices();
@@ -244,6 +280,7 @@ pub async fn grep(
         start: start.to_string(),
         pattern: pattern.to_string(),
         depth: options.depth,
+        context: options.context,
         matches: Vec::new(),
         pages: Vec::new(),
         stopped: None,
@@ -252,7 +289,11 @@ pub async fn grep(
     if options.depth == 0 {
         let fetched = super::fetch::fetch(context, raw_url, call, observer).await?;
         let asked = fetched.page.url.to_string();
-        let searched = search(&asked, Arc::new(fetched.text), pattern, max_results, call).await;
+        let shown = Shown {
+            room: max_results,
+            context: options.context,
+        };
+        let searched = search(&asked, Arc::new(fetched.text), pattern, shown, call).await;
         grepped.matches = searched.matches;
         grepped.pages.push(Visited {
             url: asked,
@@ -278,6 +319,8 @@ pub async fn grep(
         grepped: &mut grepped,
         pattern,
         max_results,
+        context: options.context,
+        matched: 0,
         call,
         observer,
         total: crawl_options.max_pages as f64,
@@ -327,6 +370,10 @@ struct Searcher<'a> {
     grepped: &'a mut Grepped,
     pattern: &'a Pattern,
     max_results: usize,
+    /// The lines shown around each match.
+    context: usize,
+    /// The matching lines kept so far (context lines not counted).
+    matched: usize,
     call: &'a Allowance,
     observer: &'a dyn Observer,
     /// `max-pages`, the total progress counts to.
@@ -346,9 +393,13 @@ impl Visitor for Searcher<'_> {
         let (url, not_searched) = match &visit.outcome {
             Outcome::Fetched { page, text } => {
                 let url = page.url.to_string();
-                let room = self.max_results - self.grepped.matches.len().min(self.max_results);
-                let searched = search(&url, text.clone(), self.pattern, room, self.call).await;
-                let found = searched.matches.len();
+                let shown = Shown {
+                    room: self.max_results - self.matched.min(self.max_results),
+                    context: self.context,
+                };
+                let searched = search(&url, text.clone(), self.pattern, shown, self.call).await;
+                let found = searched.matched;
+                self.matched += found;
                 self.grepped.matches.extend(searched.matches);
                 match searched.end {
                     PageEnd::Done => {}
@@ -402,7 +453,7 @@ impl Visitor for Searcher<'_> {
             not_searched,
             same_as,
         });
-        if self.halt.is_some() || self.grepped.matches.len() >= self.max_results {
+        if self.halt.is_some() || self.matched >= self.max_results {
             Flow::Stop
         } else {
             Flow::Continue
@@ -430,38 +481,53 @@ enum PageEnd {
     Halted(Halt),
 }
 
-/// The matches of one page and how its search ended.
+/// What one page's search may show: at most `room` matching lines, each with
+/// `context` lines before and after.
+#[derive(Debug, Clone, Copy)]
+struct Shown {
+    room: usize,
+    context: usize,
+}
+
+/// The lines one page's search shows, how many of them matched, and how it ended.
 struct PageSearch {
     matches: Vec<Found>,
+    matched: usize,
     end: PageEnd,
 }
 
-/// Searches `text`, the page fetched as `url`, for at most `room` matching lines, on a
-/// blocking thread within `call` (its deadline and cancellation read between lines).
-/// Each match names the URL as asked for, whose `web_fetch` answer has exactly these
-/// lines (a redirected page's `Retrieved from` line included).
+/// Searches `text`, the page fetched as `url`, for at most `shown.room` matching lines
+/// with `shown.context` lines around each, on a blocking thread within `call` (its
+/// deadline and cancellation read between lines). Each line names the URL as asked
+/// for, whose `web_fetch` answer has exactly these lines (a redirected page's
+/// `Retrieved from` line included).
 async fn search(
     url: &str,
     text: Arc<PageText>,
     pattern: &Pattern,
-    room: usize,
+    shown: Shown,
     call: &Allowance,
 ) -> PageSearch {
     let url = url.to_owned();
     let pattern = pattern.clone();
     let budget = Budget::new(call.std_deadline(), call.cancellation().clone());
     let task = tokio::task::spawn_blocking(move || {
-        let numbered = text
-            .lines()
+        let lines = text.lines();
+        let numbered = lines
             .iter()
             .enumerate()
             .map(|(i, line)| (i + 1, line.as_str()));
-        let mut matches = Vec::new();
+        let mut matched = Vec::new();
+        let mut end = PageEnd::Done;
         for found in pattern.search(numbered, &budget) {
-            let found = match found {
-                Ok(found) => found,
+            match found {
+                Ok(_) if matched.len() >= shown.room => {
+                    end = PageEnd::More;
+                    break;
+                }
+                Ok(found) => matched.push(found),
                 Err(stop) => {
-                    let halt = match stop {
+                    end = PageEnd::Halted(match stop {
                         SearchStop::Deadline => Halt::Deadline,
                         SearchStop::Cancelled => Halt::Failed(Error::Cancelled),
                         SearchStop::TooCostly { line } => {
@@ -471,29 +537,49 @@ async fn search(
                                 line,
                             }))
                         }
-                    };
-                    return PageSearch {
-                        matches,
-                        end: PageEnd::Halted(halt),
-                    };
+                    });
+                    break;
                 }
-            };
-            if matches.len() >= room {
-                return PageSearch {
-                    matches,
-                    end: PageEnd::More,
-                };
             }
-            matches.push(Found {
-                url: url.clone(),
-                line: found.line,
-                text: found.text,
-                cut: found.cut,
-            });
         }
+        let count = matched.len();
+        let found = |line: usize, text: String, cut: bool, context: bool| Found {
+            url: url.clone(),
+            line,
+            text,
+            cut,
+            context,
+        };
+        let matches = if shown.context == 0 {
+            matched
+                .into_iter()
+                .map(|m| found(m.line, m.text, m.cut, false))
+                .collect()
+        } else {
+            let numbers: Vec<usize> = matched.iter().map(|m| m.line).collect();
+            let mut matched = matched.into_iter().peekable();
+            let mut out = Vec::new();
+            for line in grep::context_runs(&numbers, shown.context, lines.len())
+                .into_iter()
+                .flatten()
+            {
+                match matched.next_if(|m| m.line == line) {
+                    Some(m) => out.push(found(m.line, m.text, m.cut, false)),
+                    None => {
+                        let Some(shown) = lines.get(line - 1) else {
+                            continue;
+                        };
+                        let (text, cut) = grep::context_text(shown);
+                        out.push(found(line, text, cut, true));
+                    }
+                }
+            }
+            out
+        };
         PageSearch {
             matches,
-            end: PageEnd::Done,
+            matched: count,
+            end,
         }
     });
     match task.await {
@@ -501,6 +587,7 @@ async fn search(
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
         Err(_) => PageSearch {
             matches: Vec::new(),
+            matched: 0,
             end: PageEnd::Halted(Halt::Failed(Error::Cancelled)),
         },
     }
@@ -526,12 +613,14 @@ mod tests {
             start: "https://example.com/".into(),
             pattern: "\"x\"".into(),
             depth: 1,
+            context: 0,
             matches: (1..=matches)
                 .map(|line| Found {
                     url: "https://example.com/".into(),
                     line,
                     text: "x".into(),
                     cut: false,
+                    context: false,
                 })
                 .collect(),
             pages: pages
@@ -612,11 +701,57 @@ mod tests {
             line: 7,
             text: "…x…".into(),
             cut: true,
+            context: false,
         };
         assert_eq!(found.to_line(), "https://example.com/:7:…x…");
         assert_eq!(
             found.to_json(),
-            json!({"url": "https://example.com/", "line": 7, "text": "…x…", "cut": true})
+            json!({"url": "https://example.com/", "line": 7, "text": "…x…", "cut": true, "context": false})
+        );
+        let around = Found {
+            line: 8,
+            text: "y".into(),
+            cut: false,
+            context: true,
+            ..found
+        };
+        assert_eq!(around.to_line(), "https://example.com/-8-y");
+        assert_eq!(around.to_json()["context"], json!(true));
+    }
+
+    #[test]
+    fn with_context_groups_apart_are_separated_by_two_dashes_even_across_pages() {
+        let line = |url: &str, line: usize, context: bool| Found {
+            url: url.into(),
+            line,
+            text: format!("t{line}"),
+            cut: false,
+            context,
+        };
+        let (a, b) = ("https://example.com/a", "https://example.com/b");
+        let mut g = grepped(0, &[None, None], None);
+        g.context = 1;
+        g.matches = vec![
+            line(a, 1, true),
+            line(a, 2, false),
+            line(a, 3, true),
+            line(a, 5, false),
+            line(a, 6, true),
+            line(b, 7, true),
+            line(b, 8, false),
+        ];
+        assert_eq!(
+            g.render(),
+            "https://example.com/a-1-t1\nhttps://example.com/a:2:t2\nhttps://example.com/a-3-t3\n\
+             --\nhttps://example.com/a:5:t5\nhttps://example.com/a-6-t6\n\
+             --\nhttps://example.com/b-7-t7\nhttps://example.com/b:8:t8"
+        );
+        // Without context, matches apart are not separated (as grep without -C).
+        g.context = 0;
+        g.matches.retain(|f| !f.context);
+        assert_eq!(
+            g.render(),
+            "https://example.com/a:2:t2\nhttps://example.com/a:5:t5\nhttps://example.com/b:8:t8"
         );
     }
 }

@@ -45,6 +45,14 @@ fn long_line() -> String {
     format!("{}needle{}", "x".repeat(500), "y".repeat(500))
 }
 
+/// The page of the context tests: matches whose groups overlap (2 and 4 with one line
+/// around), touch (4 and 7), sit side by side (11 and 12), stand apart (7 and 11, with
+/// line 9 between their groups), and end the page (15). Lines 1 to 15 of the text are
+/// lines 3 to 17 of its `web_fetch` answer.
+const CONTEXT_PAGE: &str = "alpha\nneedle one\nbeta\nneedle two\ngamma\ndelta\nneedle three\n\
+                            epsilon\nzeta\neta\nneedle four\nneedle five\ntheta\niota\n\
+                            needle six\n";
+
 /// The test site: a home page linking to three pages and a private one, which
 /// robots.txt disallows; a plain-text page with a long line; a missing page.
 fn site(path: &str) -> Vec<u8> {
@@ -71,6 +79,7 @@ fn site(path: &str) -> Vec<u8> {
         "/private" => html("Private", "<p>A secret needle.</p>"),
         "/old" => b"HTTP/1.1 301 Moved\r\nlocation: /a\r\ncontent-length: 0\r\n\r\n".to_vec(),
         "/long" => response("text/plain", &format!("short line\n\n{}\n", long_line())),
+        "/context" => response("text/plain", CONTEXT_PAGE),
         _ => b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n".to_vec(),
     }
 }
@@ -427,6 +436,7 @@ fn needle_grep(
         depth,
         max_pages: 20,
         max_results: 50,
+        context: 0,
     };
     (context, cancel, call, pattern, options)
 }
@@ -521,6 +531,13 @@ fn the_command_prints_what_web_grep_answers() {
     );
 }
 
+/// The JSON object of each line of `out`.
+fn json_lines(out: &str) -> Vec<Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect()
+}
+
 #[test]
 fn the_command_prints_one_json_object_per_match() {
     let site = support::Server::start(site);
@@ -539,15 +556,11 @@ fn the_command_prints_one_json_object_per_match() {
     ];
     let (code, out, err) = run(&args);
     assert_eq!(code, 0, "{err}");
-    let objects: Vec<Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
-        .collect();
     assert_eq!(
-        objects,
+        json_lines(&out),
         [
-            json!({"url": root, "line": 3, "text": "Start here: a needle waits on some pages.", "cut": false}),
-            json!({"url": site.url("/a"), "line": 3, "text": "The first needle of page A.", "cut": false}),
+            json!({"url": root, "line": 3, "text": "Start here: a needle waits on some pages.", "cut": false, "context": false}),
+            json!({"url": site.url("/a"), "line": 3, "text": "The first needle of page A.", "cut": false, "context": false}),
         ]
     );
     assert_eq!(
@@ -584,7 +597,9 @@ fn the_command_exits_1_when_refused_and_2_on_a_bad_pattern_or_configuration() {
 async fn an_answer_over_max_chars_is_cut_and_says_so() {
     let site = support::Server::start(|_path: &str| {
         let body: String = (0..200)
-            .map(|i| format!("<p>needle number {i} in a line long enough to count</p>"))
+            .map(|i| {
+                format!("<p>needle number {i} in a line long enough to count</p><p>between</p>")
+            })
             .collect();
         response("text/html", &format!("<title>Many</title>{body}"))
     });
@@ -610,6 +625,19 @@ async fn an_answer_over_max_chars_is_cut_and_says_so() {
             "[truncated: kept the first {} characters because the answer cap of 1000 characters was reached; raise max-chars to keep more, or lower max-results]",
             kept.chars().count()
         )
+    );
+    // Lines of context count toward the cap too.
+    let answer = grep(
+        &server,
+        json!({"url": site.url("/"), "pattern": "needle", "max-results": 200, "context": 5}),
+    )
+    .await;
+    let (kept, notice) = answer.rsplit_once("\n\n").expect("a notice");
+    assert!(kept.chars().count() <= 1000, "{kept}");
+    assert!(kept.contains("-between\n"), "{kept}");
+    assert!(
+        notice.starts_with("[truncated: kept the first "),
+        "{notice}"
     );
 }
 
@@ -689,4 +717,162 @@ async fn a_cancellation_stops_matching() {
     )
     .await;
     assert!(matches!(outcome, Err(Error::Cancelled)), "{outcome:?}");
+}
+
+/// Asserts that every line of `answer` up to its first blank line is `--` or a line of
+/// the `web_fetch` answer for `url`: `url:line:text` when it matches `needle`,
+/// `url-line-text` when it does not.
+async fn assert_context_numbered_as_web_fetch(server: &Server, answer: &str, url: &str) {
+    let fetched = fetched_lines(server, url).await;
+    for shown in answer.lines().take_while(|l| !l.is_empty()) {
+        if shown == "--" {
+            continue;
+        }
+        let rest = shown.strip_prefix(url).expect("a line of the page");
+        let sep = rest.chars().next().expect("a separator");
+        let (line, text) = rest[1..].split_once(sep).expect("url line text");
+        let line: usize = line.parse().expect("a line number");
+        assert_eq!(fetched[line - 1], text, "line {line} of {url}");
+        assert_eq!(sep == ':', text.contains("needle"), "{shown}");
+    }
+}
+
+#[tokio::test]
+async fn context_shows_the_lines_around_each_match_as_grep_does() {
+    let site = support::Server::start(site);
+    let server = server();
+    let page = site.url("/context");
+    let args = |context: u64, max_results: u64| json!({"url": page, "pattern": "needle", "context": context, "max-results": max_results});
+    // 4 and 6 overlap at 5, 6's group ends at 7 where 9's begins: one group.
+    let first = format!(
+        "{page}-3-alpha\n{page}:4:needle one\n{page}-5-beta\n{page}:6:needle two\n\
+         {page}-7-gamma\n{page}-8-delta\n{page}:9:needle three\n{page}-10-epsilon\n"
+    );
+    let answer = grep(&server, args(1, 50)).await;
+    // 13 and 14 side by side, and 17 the page's last line, whose group touches theirs
+    // at 16; line 11 lies between the two groups.
+    assert_eq!(
+        answer,
+        format!(
+            "{first}--\n{page}-12-eta\n{page}:13:needle four\n{page}:14:needle five\n\
+             {page}-15-theta\n{page}-16-iota\n{page}:17:needle six"
+        )
+    );
+    assert_context_numbered_as_web_fetch(&server, &answer, &page).await;
+    // Two lines around: every group merges, and the first reaches into the header.
+    let answer = grep(&server, args(2, 50)).await;
+    let lines: Vec<&str> = answer.lines().collect();
+    assert_eq!(lines.len(), 16, "{answer}");
+    assert!(!answer.contains("\n--\n"), "{answer}");
+    assert!(lines[0].starts_with(&format!("{page}-2-")), "{answer}");
+    assert_context_numbered_as_web_fetch(&server, &answer, &page).await;
+    // max-results counts matching lines only; the last kept match keeps its context.
+    let answer = grep(&server, args(1, 2)).await;
+    let (two, _) = first.split_at(first.find("-8-").expect("line 8") - page.len());
+    assert_eq!(
+        answer,
+        format!("{two}\n[stopped at 2 matching lines; raise max-results to see more]")
+    );
+    // A match past the limit inside that context is shown as context, as grep -m does.
+    let answer = grep(&server, args(1, 4)).await;
+    assert_eq!(
+        answer,
+        format!(
+            "{first}--\n{page}-12-eta\n{page}:13:needle four\n{page}-14-needle five\n\n\
+             [stopped at 4 matching lines; raise max-results to see more]"
+        )
+    );
+}
+
+#[tokio::test]
+async fn context_groups_on_different_pages_are_separated() {
+    let site = support::Server::start(site);
+    let server = server();
+    let (root, a) = (site.url("/"), site.url("/a"));
+    let answer = grep(
+        &server,
+        json!({"url": root, "pattern": "needle", "depth": 1, "max-results": 2, "context": 1}),
+    )
+    .await;
+    let fetched_root = fetched_lines(&server, &root).await;
+    let fetched_a = fetched_lines(&server, &a).await;
+    assert_eq!(
+        answer,
+        format!(
+            "{root}-2-{}\n{root}:3:{}\n{root}-4-{}\n--\n{a}-2-{}\n{a}:3:{}\n{a}-4-{}\n\n\
+             [stopped at 2 matching lines; raise max-results to see more]",
+            fetched_root[1],
+            fetched_root[2],
+            fetched_root[3],
+            fetched_a[1],
+            fetched_a[2],
+            fetched_a[3],
+        )
+    );
+}
+
+#[tokio::test]
+async fn context_past_five_is_refused_naming_the_bound() {
+    let site = support::Server::start(site);
+    let server = server();
+    let args = json!({"url": site.url("/context"), "pattern": "needle", "context": 6});
+    let result = call(&server, "web_grep", args).await;
+    assert!(result.is_error());
+    let text = result.text();
+    assert!(text.contains("\"context\"") && text.contains('5'), "{text}");
+    let data = result.structured_content().expect("structured content");
+    assert_eq!(data["parameter"], "context", "{data}");
+    assert_eq!(data["rule"], "out_of_range", "{data}");
+    assert_eq!(
+        site.connections(),
+        0,
+        "nothing is fetched for a bad context"
+    );
+}
+
+#[test]
+fn the_command_takes_context_as_dash_c_and_refuses_past_five() {
+    let site = support::Server::start(site);
+    let page = site.url("/context");
+    let with = |flags: &[&str]| {
+        let mut args = vec![
+            page.as_str(),
+            "needle",
+            "--max-results",
+            "1",
+            "--allow-loopback",
+        ];
+        args.extend_from_slice(flags);
+        run(&args)
+    };
+    let (code, out, err) = with(&["-C", "1"]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(
+        out,
+        format!(
+            "{page}-3-alpha\n{page}:4:needle one\n{page}-5-beta\n\n\
+             [stopped at 1 matching line; raise max-results to see more]\n"
+        )
+    );
+    let (code, long, _) = with(&["--context", "1"]);
+    assert_eq!((code, long), (0, out));
+    let (code, out, _) = with(&["-C", "1", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        json_lines(&out),
+        [
+            json!({"url": page, "line": 3, "text": "alpha", "cut": false, "context": true}),
+            json!({"url": page, "line": 4, "text": "needle one", "cut": false, "context": false}),
+            json!({"url": page, "line": 5, "text": "beta", "cut": false, "context": true}),
+        ]
+    );
+    let requests = site.connections();
+    let (code, out, err) = with(&["-C", "6"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("--context") && err.contains("0..=5"), "{err}");
+    assert_eq!(
+        site.connections(),
+        requests,
+        "a refused context fetches nothing"
+    );
 }
