@@ -1,6 +1,7 @@
 //! `mcp-web search QUERY`: asks the configured search provider and prints exactly the
 //! JSON the `web_search` tool answers: the same operation, [`ops::search`]. Pretty on
-//! a terminal, one line otherwise (for `jq` and scripts).
+//! a terminal, one line otherwise (for `jq` and scripts). What the tool reports as
+//! progress (a rate limit it waits out) is a line on stderr.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -15,7 +16,17 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::fetch::Failure;
 use crate::cli::options::ConfigArgs;
 use crate::cli::output;
-use crate::ops::{self, Context};
+use crate::ops::{self, Context, Observer};
+
+/// What the search reports while it runs (a rate limit waited out), each a line on
+/// stderr.
+struct Said;
+
+impl Observer for Said {
+    fn progress(&self, _done: f64, _total: Option<f64>, message: &str) {
+        output::problem(message);
+    }
+}
 
 /// The one-line help.
 pub const ABOUT: &str = "Ask the search provider and print the JSON web_search answers";
@@ -30,6 +41,10 @@ a failure. The JSON is pretty-printed on a terminal and one line otherwise.
 
 --freshness, --site and --page narrow the search as web_search's parameters of the same
 names do; a provider that cannot apply one fails with a message saying so.
+
+Searches are spaced by search-rate (requests per second). A provider that answers HTTP 429
+with a delay (Retry-After) that ends within total-timeout is waited out and asked once
+more; a line on stderr says how long the wait is. A delay past total-timeout fails at once.
 
 Brave needs an API key, read when the search runs: the environment variable named by
 api-key-env (BRAVE_API_KEY by default), or api-key. SearXNG needs search-url, the base
@@ -94,6 +109,7 @@ pub fn exec(args: &SearchArgs) -> ExitCode {
             &settings,
             Arc::new(SystemResolver),
             &cancel,
+            &Said,
         )
         .await
     });
@@ -114,8 +130,9 @@ pub fn exec(args: &SearchArgs) -> ExitCode {
 }
 
 /// Searches for `query` under `filters` through the context `settings` describe (names
-/// resolved by `resolver`) with [`ops::search`], the operation `web_search` runs, and
-/// returns the answer `web_search` gives.
+/// resolved by `resolver`) with [`ops::search`], the operation `web_search` runs,
+/// reporting to `observer` what the tool reports as progress, and returns the answer
+/// `web_search` gives.
 pub async fn search(
     query: &str,
     count: usize,
@@ -123,9 +140,10 @@ pub async fn search(
     settings: &Settings,
     resolver: Arc<dyn Resolve>,
     cancel: &CancellationToken,
+    observer: &dyn Observer,
 ) -> Result<Value, Failure> {
     let context = Context::with_resolver(settings.clone(), resolver).map_err(Failure::Config)?;
-    let searched = ops::search::search(&context, query, count, filters, &(), cancel)
+    let searched = ops::search::search(&context, query, count, filters, observer, cancel)
         .await
         .map_err(Failure::Fetch)?;
     Ok(Value::Object(searched.to_json()))

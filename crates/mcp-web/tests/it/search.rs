@@ -483,6 +483,7 @@ async fn the_context_s_resolver_resolves_the_provider_s_name() {
         &settings,
         Arc::new(resolver),
         &CancellationToken::new(),
+        &(),
     )
     .await
     .expect("an answer");
@@ -751,4 +752,70 @@ async fn web_search_waits_out_a_rate_limit_within_the_deadline_and_says_so() {
     );
     assert_eq!(late.asked.load(Ordering::SeqCst), 1);
     assert!(start.elapsed() < Duration::from_secs(1));
+}
+
+/// A fake Brave endpoint that answers its first search with HTTP 429 and
+/// `Retry-After: SECONDS`, and every later one with two results; it counts the searches.
+fn fake_brave_limited_once(seconds: u64) -> (support::Server, Arc<AtomicUsize>) {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counted = asked.clone();
+    let server = support::Server::start(move |path| {
+        if !path.starts_with("/res/v1/web/search?") {
+            return json_response(404, r#"{"error":"no such path"}"#);
+        }
+        if counted.fetch_add(1, Ordering::SeqCst) == 0 {
+            let body = r#"{"type":"ErrorResponse","error":{"code":"RATE_LIMITED"}}"#;
+            format!(
+                "HTTP/1.1 429 Too Many Requests\r\nretry-after: {seconds}\r\n\
+                 content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .into_bytes()
+        } else {
+            json_response(200, BRAVE)
+        }
+    });
+    (server, asked)
+}
+
+/// `mcp-web search` says on stderr that it waits out the provider's `Retry-After`, then
+/// prints the retry's answer; a delay past `total-timeout` is the error at once, with
+/// no such line and no second request.
+#[test]
+fn the_command_says_it_waits_out_a_rate_limit() {
+    let (brave, asked) = fake_brave_limited_once(1);
+    let url = brave.url("/");
+    let args = [
+        "raku grammars",
+        "--count",
+        "2",
+        "--search-url",
+        &url,
+        "--api-key",
+        "k",
+    ];
+    let (code, out, err) = run(&args, &[]);
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            0,
+            "mcp-web: brave is rate-limiting: retrying once in 1 s, as it asked\n"
+        )
+    );
+    let answer: Value = serde_json::from_str(&out).expect("the JSON answer");
+    assert_eq!(answer["results"].as_array().map(Vec::len), Some(2), "{out}");
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+
+    let (brave, asked) = fake_brave_limited_once(600);
+    let url = brave.url("/");
+    let mut late = args.to_vec();
+    late[4] = &url;
+    late.extend(["--total-timeout", "30"]);
+    let (code, out, err) = run(&late, &[]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert_eq!(
+        err,
+        "mcp-web: search (brave): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); retry in 600 seconds. No configuration key changes this.\n"
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
 }
