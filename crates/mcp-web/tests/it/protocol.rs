@@ -25,8 +25,8 @@ fn python_script(script: &str, mode: &str) {
         .output()
         .unwrap_or_else(|e| {
             panic!(
-                "the protocol tests need python3 ({e}); install Python 3, then \
-                 `python3 -m pip install -r ci/requirements.txt`"
+                "the protocol tests need python3 ({e}); install Python 3, then run \
+                 ci/test.sh (or `python3 -m pip install -r ci/requirements.txt`)"
             )
         });
     let stdout = String::from_utf8_lossy(&output.stdout);
