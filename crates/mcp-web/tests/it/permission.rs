@@ -219,7 +219,7 @@ async fn web_grep_denied_declined_or_cancelled_is_the_original_refusal() {
 /// One HTTP/1.1 POST of a modern-era `tools/call` of `web_fetch` to `addr`'s `/mcp`,
 /// over a fresh connection: the JSON-RPC response, whether it came as JSON or as the
 /// last `data:` event of a stream.
-async fn post_call(addr: std::net::SocketAddr, body: &Value) -> Value {
+pub(crate) async fn post_call(addr: std::net::SocketAddr, body: &Value) -> Value {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     #[expect(
         clippy::disallowed_methods,
@@ -251,7 +251,7 @@ async fn post_call(addr: std::net::SocketAddr, body: &Value) -> Value {
 
 /// A modern-era `tools/call` of `web_fetch` for `url` from a client that declares form
 /// elicitation, with `extra` params (`inputResponses`, `requestState`).
-fn modern_fetch(id: i64, url: &str, extra: Value) -> Value {
+pub(crate) fn modern_fetch(id: i64, url: &str, extra: Value) -> Value {
     let mut params = json!({
         "name": "web_fetch",
         "arguments": {"url": url},

@@ -45,7 +45,7 @@ fn tools_list_matches_the_golden_file() {
 }
 
 /// `mcp-web serve` over stdio, killed on drop.
-struct StdioServer {
+pub(crate) struct StdioServer {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -64,7 +64,7 @@ impl StdioServer {
     }
 
     /// `mcp-web serve ARGS…`, after the legacy handshake when `initialize`.
-    fn spawn(args: &[&str], initialize: bool) -> Self {
+    pub(crate) fn spawn(args: &[&str], initialize: bool) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-web"))
             .arg("serve")
             .args(args)
@@ -100,7 +100,7 @@ impl StdioServer {
     }
 
     /// Sends request `id` and returns its `result`, skipping notifications.
-    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.exchange(id, method, params)["result"].clone()
     }
 

@@ -77,23 +77,31 @@ fn origin(headers: &'static [(&'static str, &'static str)]) -> Handler {
         if unchanged {
             return vec![Step::Write(response(304, headers, b""))];
         }
-        let mut all = vec![("content-type", "text/html; charset=utf-8")];
+        let mut all = vec![("content-type", HTML)];
         all.extend_from_slice(headers);
         let body = format!("<title>{0}</title><p>The page at {0}.</p>", req.path);
         vec![Step::Write(response(200, &all, body.as_bytes()))]
     })
 }
 
-/// An origin answering `body` as plain text, fresh for ten minutes, to every request.
-fn text_for_ten_minutes(body: &str) -> Handler {
-    always(response(
+/// The content type of the HTML pages.
+const HTML: &str = "text/html; charset=utf-8";
+
+/// A `200` response of `content_type` holding `body`, fresh for ten minutes.
+fn for_ten_minutes(content_type: &str, body: &str) -> Vec<u8> {
+    response(
         200,
         &[
-            ("content-type", "text/plain"),
+            ("content-type", content_type),
             ("cache-control", "max-age=600"),
         ],
         body.as_bytes(),
-    ))
+    )
+}
+
+/// An origin answering `body` as plain text, fresh for ten minutes, to every request.
+fn text_for_ten_minutes(body: &str) -> Handler {
+    always(for_ten_minutes("text/plain", body))
 }
 
 async fn get(fetcher: &Fetcher, url: &CheckedUrl) -> Page {
@@ -424,14 +432,7 @@ async fn a_walk_waits_no_politeness_delay_for_pages_the_cache_answers() {
                 "a leaf"
             };
             let body = format!("<title>{}</title><p>{links}</p>", req.path);
-            vec![Step::Write(response(
-                200,
-                &[
-                    ("content-type", "text/html; charset=utf-8"),
-                    ("cache-control", "max-age=600"),
-                ],
-                body.as_bytes(),
-            ))]
+            vec![Step::Write(for_ten_minutes(HTML, &body))]
         }),
     )
     .await;
@@ -492,14 +493,7 @@ async fn a_page_the_cache_answers_again_is_not_extracted_again_unless_its_extrac
                 let paragraph = r#"<div class="entry-content"><p class="lead">A paragraph of text, long enough to read.</p></div>"#;
                 format!("<title>Doc</title>{}", paragraph.repeat(20))
             };
-            vec![Step::Write(response(
-                200,
-                &[
-                    ("content-type", "text/html; charset=utf-8"),
-                    ("cache-control", "max-age=600"),
-                ],
-                body.as_bytes(),
-            ))]
+            vec![Step::Write(for_ten_minutes(HTML, &body))]
         }),
     )
     .await;
