@@ -310,9 +310,9 @@ fn weigh(
         // The text twice: as read, and room for its extraction, which the page keeps
         // once made when it fits there.
         Stored::Page { page, .. } => {
-            2 * page.text.len()
+            2 * page.text().len()
                 + page.content_type.len()
-                + page.title.as_ref().map_or(0, String::len)
+                + page.body.title().map_or(0, str::len)
                 + page.url.as_str().len()
                 + page.final_url.as_str().len()
                 + page.chain.iter().map(|u| u.as_str().len()).sum::<usize>()

@@ -152,21 +152,58 @@ pub struct Page {
     pub charset: &'static str,
     /// The vetted peer the final response came from.
     pub peer: CheckedPeer,
-    /// The decoded body as UTF-8 (HTML is still markup here; [`crate::page::PageText`]
-    /// extracts it).
-    pub text: String,
+    /// The body: decoded text still to extract, or a document's text the fetch read.
+    pub body: Body,
     /// How many decoded body bytes were read.
     pub bytes: usize,
     /// Why the body stops early, if it does.
     pub truncated: Option<Truncation>,
-    /// The title the document itself gave when the fetch read it (a PDF's, which the
-    /// fetch turns into text); `None` for other bodies, whose title the extractor finds.
-    pub title: Option<String>,
     /// True when the body came from the fetcher's cache (fresh, or confirmed by a `304`).
     pub cached: bool,
     /// The page's extraction once made, shared by the page's clones: a page kept in the
     /// cache is extracted once, not at every hit.
     pub(crate) extraction: Extraction,
+}
+
+/// A fetched page's body, one meaning per variant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Body {
+    /// The body decoded to UTF-8, to be extracted as its [`Kind`] says (HTML is still
+    /// markup here; [`crate::page::PageText`] extracts it).
+    Decoded(String),
+    /// A document the fetch turned into text itself (a PDF, read off the async threads):
+    /// its pages' text under `[page N]` markers, and the title the document gave.
+    Read {
+        /// The document's text.
+        text: String,
+        /// The document's own title, when it gives one.
+        title: Option<String>,
+    },
+}
+
+impl Body {
+    /// The body's text: the decoded body, or the text read from the document.
+    pub fn text(&self) -> &str {
+        match self {
+            Body::Decoded(text) | Body::Read { text, .. } => text,
+        }
+    }
+
+    /// The body's text, owned.
+    pub fn into_text(self) -> String {
+        match self {
+            Body::Decoded(text) | Body::Read { text, .. } => text,
+        }
+    }
+
+    /// The title the document itself gave when the fetch read it; `None` for a decoded
+    /// body, whose title the extractor finds.
+    pub fn title(&self) -> Option<&str> {
+        match self {
+            Body::Decoded(_) => None,
+            Body::Read { title, .. } => title.as_deref(),
+        }
+    }
 }
 
 /// A page's extraction, made at most once and shared by the clones of the page (see
@@ -210,6 +247,11 @@ fn extraction_bytes(extracted: &Extracted) -> usize {
 }
 
 impl Page {
+    /// The body's text (see [`Body::text`]).
+    pub fn text(&self) -> &str {
+        self.body.text()
+    }
+
     /// True when a redirect moved the page away from the URL asked for.
     pub fn redirected(&self) -> bool {
         !redirect::same_resource(&self.final_url, &self.url)
@@ -229,11 +271,12 @@ impl Page {
         if let Some(made) = self.extraction.0.get() {
             return made.clone();
         }
-        let mut extracted = extract::extract_as(&self.text, self.kind, self.final_url.url());
-        if self.title.is_some() {
-            extracted.title.clone_from(&self.title);
+        let text = self.body.text();
+        let mut extracted = extract::extract_as(text, self.kind, self.final_url.url());
+        if let Some(title) = self.body.title() {
+            extracted.title = Some(title.to_owned());
         }
-        if extraction_bytes(&extracted) <= self.text.len() + EXTRACTION_SLACK {
+        if extraction_bytes(&extracted) <= text.len() + EXTRACTION_SLACK {
             // Another clone may have made it meanwhile: the same lines either way.
             let _ = self.extraction.0.set(extracted.clone());
         }
@@ -623,7 +666,10 @@ impl Fetcher {
         }
     }
 
-    /// Reads the final answer's body and turns it into a page or an error.
+    /// Reads the final answer's body and turns it into a page or an error: the head
+    /// read, an error status answered with an excerpt of its page, a body no reader
+    /// takes refused on its declared type, the body read up to its cap, classified, and
+    /// decoded or (a PDF) read into text.
     async fn read_page(
         &self,
         asked: &CheckedUrl,
@@ -632,19 +678,100 @@ impl Fetcher {
         answer: Answer,
         call: &Allowance,
     ) -> Result<Page, Error> {
-        let Answer {
-            response,
-            request_deadline,
-        } = answer;
-        let (parts, body) = response.into_parts();
-        let status = parts.status.as_u16();
+        let (parts, body) = answer.response.into_parts();
+        let head = Head::read(&url, &parts)?;
+        let (deadline, key, limit) = earliest(&[
+            (
+                answer.request_deadline,
+                ConfigKey::Timeout,
+                self.options.timeout,
+            ),
+            (call.deadline(), ConfigKey::TotalTimeout, call.budget()),
+        ]);
+        let budget = BodyBudget {
+            deadline,
+            key,
+            limit,
+        };
+        if !(200..300).contains(&head.status) {
+            return Err(error_page(&url, &head, body, budget).await);
+        }
+        let declared = media::declared(&head.content_type);
+        let pdf_cap = self.options.max_pdf_bytes;
+        head.refuse_declared(&url, declared, pdf_cap)?;
+        let cap = body_cap(declared, self.text_cap(call), pdf_cap);
+        let (bytes, truncated) = read_body(
+            &url,
+            body,
+            &head.encoding,
+            cap,
+            budget.deadline,
+            budget.key,
+            budget.limit,
+        )
+        .await?;
+        let kind = head.classify(&url, &bytes)?;
+        let size = bytes.len();
+        let (body, charset, truncated) = if kind == Kind::Pdf {
+            let read = read_pdf(&url, &head, bytes, truncated, pdf_cap, budget).await?;
+            (read, "UTF-8", None)
+        } else {
+            let (decoded, encoding_used, _) = charset::decode(
+                &bytes,
+                head.charset.as_deref(),
+                kind == Kind::Html,
+                kind == Kind::Json,
+                truncated.is_some(),
+            );
+            (Body::Decoded(decoded), encoding_used.name(), truncated)
+        };
+        Ok(Page {
+            url: asked.clone(),
+            final_url: url,
+            chain,
+            status: head.status,
+            content_type: head.content_type,
+            kind,
+            charset,
+            peer: head.peer,
+            body,
+            bytes: size,
+            truncated,
+            cached: false,
+            extraction: Extraction::default(),
+        })
+    }
+}
+
+/// What the final answer's head says of its body.
+struct Head {
+    /// The status.
+    status: u16,
+    /// The vetted peer the answer came from.
+    peer: CheckedPeer,
+    /// The declared Content-Type, trimmed, or `""`.
+    content_type: String,
+    /// The declared Content-Length, when it is a number.
+    declared_len: Option<u64>,
+    /// The Content-Encoding, lowercase, or `""`.
+    encoding: String,
+    /// The Content-Type's charset parameter.
+    charset: Option<String>,
+    /// The Retry-After header, trimmed.
+    retry_after: Option<String>,
+}
+
+impl Head {
+    /// The head of `parts`, the answer for `url`; fails when the connection carried no
+    /// vetted peer.
+    fn read(url: &CheckedUrl, parts: &http::response::Parts) -> Result<Head, Error> {
         let peer = parts
             .extensions
             .get::<CheckedPeer>()
             .copied()
             .ok_or_else(|| {
                 transport_error(
-                    &url,
+                    url,
                     TransportFailure::Other,
                     &"the connection carried no vetted peer",
                 )
@@ -658,98 +785,44 @@ impl Fetcher {
                 .map(str::to_owned)
         };
         let content_type = header(header::CONTENT_TYPE).unwrap_or_default();
-        let declared_len = header(header::CONTENT_LENGTH).and_then(|l| l.parse::<u64>().ok());
-        let encoding = header(header::CONTENT_ENCODING)
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        let (deadline, key, limit) = earliest(&[
-            (request_deadline, ConfigKey::Timeout, self.options.timeout),
-            (call.deadline(), ConfigKey::TotalTimeout, call.budget()),
-        ]);
-        let declared = media::declared(&content_type);
-        let header_charset = charset::charset_param(&content_type).map(str::to_owned);
+        let charset = charset::charset_param(&content_type).map(str::to_owned);
+        Ok(Head {
+            status: parts.status.as_u16(),
+            peer,
+            declared_len: header(header::CONTENT_LENGTH).and_then(|l| l.parse::<u64>().ok()),
+            encoding: header(header::CONTENT_ENCODING)
+                .unwrap_or_default()
+                .to_ascii_lowercase(),
+            retry_after: header(header::RETRY_AFTER),
+            charset,
+            content_type,
+        })
+    }
 
-        if !(200..300).contains(&status) {
-            // An error page: read a little of it for its title or first line.
-            let (bytes, cut) = read_body(
-                &url,
-                body,
-                &encoding,
-                Cap::Fixed(64 * 1024),
-                deadline,
-                key,
-                limit,
-            )
-            .await
-            .unwrap_or_default();
-            let kind = media::classify(&content_type, &bytes);
-            let html = kind == Some(Kind::Html);
-            let (decoded, _, _) = charset::decode(
-                &bytes,
-                header_charset.as_deref(),
-                html,
-                kind == Some(Kind::Json),
-                cut.is_some(),
-            );
-            let retry_after = match status {
-                429 | 503 => header(header::RETRY_AFTER).map(|v| {
-                    if v.bytes().all(|b| b.is_ascii_digit()) {
-                        format!("{v} seconds")
-                    } else {
-                        v
-                    }
-                }),
-                _ => None,
-            };
-            return Err(Error::Http(Http {
-                url: url.to_string(),
-                status,
-                excerpt: excerpt(&decoded, kind, &url),
-                retry_after,
-            }));
-        }
-
+    /// Refuses, before reading it, a body declared as a type no reader takes, or a PDF
+    /// declared larger than `pdf_cap` (`max-pdf-bytes`).
+    fn refuse_declared(
+        &self,
+        url: &CheckedUrl,
+        declared: Declared,
+        pdf_cap: usize,
+    ) -> Result<(), Error> {
         if declared == Declared::NotText {
-            return Err(Error::Content(Content {
-                url: url.to_string(),
-                content_type: media::essence(&content_type),
-                bytes: declared_len,
-                problem: Problem::NotText,
-            }));
+            return Err(self.content(url, self.declared_len, Problem::NotText));
         }
-        let pdf_cap = self.options.max_pdf_bytes;
-        let text_cap = call.max_bytes().unwrap_or(self.options.max_bytes);
-        let declared_pdf = declared == Declared::Text(Kind::Pdf);
-        let too_large = |bytes: Option<u64>| {
+        if declared == Declared::Text(Kind::Pdf)
+            && self.declared_len.is_some_and(|n| n > pdf_cap as u64)
+        {
+            return Err(self.pdf_too_large(url, pdf_cap));
+        }
+        Ok(())
+    }
+
+    /// What the body `bytes` is, or the refusal of a body no reader takes.
+    fn classify(&self, url: &CheckedUrl, bytes: &[u8]) -> Result<Kind, Error> {
+        media::classify(&self.content_type, bytes).ok_or_else(|| {
+            let essence = media::essence(&self.content_type);
             Error::Content(Content {
-                url: url.to_string(),
-                content_type: media::essence(&content_type),
-                bytes,
-                problem: Problem::PdfTooLarge {
-                    limit: pdf_cap as u64,
-                },
-            })
-        };
-        if declared_pdf && declared_len.is_some_and(|n| n > pdf_cap as u64) {
-            return Err(too_large(declared_len));
-        }
-        // A PDF is read whole, up to its own cap; an undeclared body is one when it
-        // starts as one.
-        let cap = if declared_pdf {
-            Cap::Fixed(pdf_cap)
-        } else if declared == Declared::Unknown {
-            Cap::PdfAware {
-                text: text_cap,
-                pdf: pdf_cap,
-            }
-        } else {
-            Cap::Fixed(text_cap)
-        };
-        let (bytes, truncated) =
-            read_body(&url, body, &encoding, cap, deadline, key, limit).await?;
-        let Some(kind) = media::classify(&content_type, &bytes) else {
-            let essence = media::essence(&content_type);
-            return Err(Error::Content(Content {
                 url: url.to_string(),
                 content_type: if essence.is_empty() {
                     "application/octet-stream (undeclared)".to_owned()
@@ -758,82 +831,136 @@ impl Fetcher {
                 },
                 bytes: Some(bytes.len() as u64),
                 problem: Problem::NotText,
-            }));
-        };
-        if kind == Kind::Pdf {
-            match truncated {
-                Some(Truncation::ByteCap { .. }) => return Err(too_large(declared_len)),
-                Some(Truncation::Deadline { key, limit }) => {
-                    return Err(Error::Deadline(Deadline {
-                        url: url.to_string(),
-                        phase: Phase::ReadingBody,
-                        key,
-                        limit,
-                    }));
-                }
-                None => {}
-            }
-            let size = bytes.len();
-            let read = pdf::read(bytes, pdf_cap, deadline).await;
-            let pdf = match read {
-                Ok(pdf) => pdf,
-                Err(PdfFailure::Problem(problem)) => {
-                    return Err(Error::Content(Content {
-                        url: url.to_string(),
-                        content_type: "application/pdf".to_owned(),
-                        bytes: Some(size as u64),
-                        problem,
-                    }));
-                }
-                Err(PdfFailure::Deadline) => {
-                    return Err(Error::Deadline(Deadline {
-                        url: url.to_string(),
-                        phase: Phase::ReadingBody,
-                        key,
-                        limit,
-                    }));
-                }
-            };
-            return Ok(Page {
-                url: asked.clone(),
-                final_url: url,
-                chain,
-                status,
-                content_type,
-                kind,
-                charset: "UTF-8",
-                peer,
-                text: pdf.text,
-                bytes: size,
-                truncated: None,
-                title: pdf.title,
-                cached: false,
-                extraction: Extraction::default(),
-            });
-        }
-        let (decoded, encoding_used, _) = charset::decode(
-            &bytes,
-            header_charset.as_deref(),
-            kind == Kind::Html,
-            kind == Kind::Json,
-            truncated.is_some(),
-        );
-        Ok(Page {
-            url: asked.clone(),
-            final_url: url,
-            chain,
-            status,
-            content_type,
-            kind,
-            charset: encoding_used.name(),
-            peer,
-            text: decoded,
-            bytes: bytes.len(),
-            truncated,
-            title: None,
-            cached: false,
-            extraction: Extraction::default(),
+            })
         })
+    }
+
+    /// The refusal of a PDF larger than `pdf_cap`.
+    fn pdf_too_large(&self, url: &CheckedUrl, pdf_cap: usize) -> Error {
+        self.content(
+            url,
+            self.declared_len,
+            Problem::PdfTooLarge {
+                limit: pdf_cap as u64,
+            },
+        )
+    }
+
+    /// A content refusal of this answer's declared type.
+    fn content(&self, url: &CheckedUrl, bytes: Option<u64>, problem: Problem) -> Error {
+        Error::Content(Content {
+            url: url.to_string(),
+            content_type: media::essence(&self.content_type),
+            bytes,
+            problem,
+        })
+    }
+}
+
+/// When reading a body must end, and the key and budget a deadline names.
+#[derive(Debug, Clone, Copy)]
+struct BodyBudget {
+    deadline: Instant,
+    key: ConfigKey,
+    limit: Duration,
+}
+
+/// The error an answer with a status other than 2xx makes: a little of its page is read
+/// for its title or first line.
+async fn error_page(url: &CheckedUrl, head: &Head, body: Incoming, budget: BodyBudget) -> Error {
+    let (bytes, cut) = read_body(
+        url,
+        body,
+        &head.encoding,
+        Cap::Fixed(64 * 1024),
+        budget.deadline,
+        budget.key,
+        budget.limit,
+    )
+    .await
+    .unwrap_or_default();
+    let kind = media::classify(&head.content_type, &bytes);
+    let (decoded, _, _) = charset::decode(
+        &bytes,
+        head.charset.as_deref(),
+        kind == Some(Kind::Html),
+        kind == Some(Kind::Json),
+        cut.is_some(),
+    );
+    let retry_after = match head.status {
+        429 | 503 => head.retry_after.clone().map(|v| {
+            if v.bytes().all(|b| b.is_ascii_digit()) {
+                format!("{v} seconds")
+            } else {
+                v
+            }
+        }),
+        _ => None,
+    };
+    Error::Http(Http {
+        url: url.to_string(),
+        status: head.status,
+        excerpt: excerpt(&decoded, kind, url),
+        retry_after,
+    })
+}
+
+/// How much of a body of the `declared` kind is read: a PDF whole, up to its own cap
+/// (`max-pdf-bytes`); an undeclared body as a PDF when it starts as one; any other body
+/// up to `text_cap` (`max-bytes`, or the call's own).
+fn body_cap(declared: Declared, text_cap: usize, pdf_cap: usize) -> Cap {
+    if declared == Declared::Text(Kind::Pdf) {
+        Cap::Fixed(pdf_cap)
+    } else if declared == Declared::Unknown {
+        Cap::PdfAware {
+            text: text_cap,
+            pdf: pdf_cap,
+        }
+    } else {
+        Cap::Fixed(text_cap)
+    }
+}
+
+/// A PDF read whole (`bytes`; `truncated` says how its reading stopped early) turned
+/// into its text off the async threads, within the budget's deadline.
+async fn read_pdf(
+    url: &CheckedUrl,
+    head: &Head,
+    bytes: Vec<u8>,
+    truncated: Option<Truncation>,
+    pdf_cap: usize,
+    budget: BodyBudget,
+) -> Result<Body, Error> {
+    match truncated {
+        Some(Truncation::ByteCap { .. }) => return Err(head.pdf_too_large(url, pdf_cap)),
+        Some(Truncation::Deadline { key, limit }) => {
+            return Err(Error::Deadline(Deadline {
+                url: url.to_string(),
+                phase: Phase::ReadingBody,
+                key,
+                limit,
+            }));
+        }
+        None => {}
+    }
+    let size = bytes.len();
+    match pdf::read(bytes, pdf_cap, budget.deadline).await {
+        Ok(pdf) => Ok(Body::Read {
+            text: pdf.text,
+            title: pdf.title,
+        }),
+        Err(PdfFailure::Problem(problem)) => Err(Error::Content(Content {
+            url: url.to_string(),
+            content_type: "application/pdf".to_owned(),
+            bytes: Some(size as u64),
+            problem,
+        })),
+        Err(PdfFailure::Deadline) => Err(Error::Deadline(Deadline {
+            url: url.to_string(),
+            phase: Phase::ReadingBody,
+            key: budget.key,
+            limit: budget.limit,
+        })),
     }
 }
 

@@ -108,7 +108,7 @@ impl Source for Fetcher {
             Ok(Body {
                 redirects: page.chain.len().saturating_sub(1),
                 truncated: page.truncated.is_some(),
-                text: page.text,
+                text: page.body.into_text(),
             })
         })
     }

@@ -124,8 +124,8 @@ async fn a_fresh_entry_answers_without_a_request() {
     assert_eq!(server.hits(), 1, "a fresh entry makes no request");
     assert!(second.cached);
     assert_eq!(
-        (second.text.as_str(), second.status, &second.final_url),
-        (first.text.as_str(), 200, &url)
+        (second.text(), second.status, &second.final_url),
+        (first.text(), 200, &url)
     );
     // Past max-age, without a validator, the origin is asked again in full.
     clock.advance(Duration::from_secs(2));
@@ -151,7 +151,7 @@ async fn a_stale_entry_is_asked_about_once_and_a_304_serves_it() {
     assert_eq!(server.hits(), 2, "one conditional request");
     assert_eq!(server.requests()[1].header("if-none-match"), Some("\"v1\""));
     assert!(second.cached);
-    assert_eq!(second.text, first.text);
+    assert_eq!(second.text(), first.text());
     // The 304 refreshed the entry: fresh for another minute.
     clock.advance(Duration::from_secs(59));
     get(&fetcher, &url).await;
@@ -304,7 +304,7 @@ async fn a_stored_redirect_is_decided_and_checked_hop_by_hop() {
     assert_eq!(server.hits(), 2, "both hops came from the cache");
     assert_eq!(again.chain, vec![old.clone(), on(&server, "/new")]);
     assert_eq!(
-        (again.final_url.url().path(), again.text.as_str()),
+        (again.final_url.url().path(), again.text()),
         ("/new", "the new page")
     );
     // A check that refuses the second hop stops the chain there, cached or not.

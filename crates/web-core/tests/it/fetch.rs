@@ -490,7 +490,7 @@ async fn compressed_bodies_are_decoded() {
         )
         .await
         .unwrap();
-        assert_eq!(page.text, text, "{enc}");
+        assert_eq!(page.text(), text, "{enc}");
         assert_eq!(page.truncated, None);
     }
 }
@@ -597,7 +597,7 @@ async fn a_utf8_page_cut_inside_a_character_keeps_whole_characters_and_lines() {
     };
     let page = get_site(options, server.port()).await.unwrap();
     assert_eq!(page.bytes, cap);
-    assert!(!page.text.contains('\u{fffd}'));
+    assert!(!page.text().contains('\u{fffd}'));
     let answer = PageText::new(&page).render(40_000, "web_grep");
     let (text, notice) = answer.rsplit_once("\n\n").unwrap();
     let kept = text
@@ -744,7 +744,7 @@ async fn error_statuses_and_non_text_bodies() {
     );
     let page = get(&fetcher, &format!("{base}/json")).await.unwrap();
     assert_eq!(
-        (page.kind, page.charset, page.text.as_str()),
+        (page.kind, page.charset, page.text()),
         (Kind::Json, "UTF-8", "{\"a\":\"é\"}")
     );
     let page = get(&fetcher, &format!("{base}/sniff")).await.unwrap();
@@ -868,5 +868,5 @@ async fn a_compressed_body_that_decodes_to_nothing_stops_at_the_byte_cap() {
     };
     let page = get_site(options, server.port()).await.unwrap();
     assert_eq!(page.truncated, Some(Truncation::ByteCap { limit: cap }));
-    assert!(page.text.is_empty(), "{:?}", page.text);
+    assert!(page.text().is_empty(), "{:?}", page.text());
 }

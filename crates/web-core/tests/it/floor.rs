@@ -196,7 +196,7 @@ async fn redirects_from_a_permitted_origin_are_rechecked_every_hop() {
             )
             .await
             .unwrap();
-        assert_eq!(page.text, "landed");
+        assert_eq!(page.text(), "landed");
         assert_eq!(page.peer.addr().ip(), PERMITTED);
     }
 
