@@ -10,11 +10,8 @@ use serde_json::Value;
 use url::Url;
 
 use super::client::{Reply, SearchClient, endpoint};
-use super::{
-    ApiKey, Filters, Freshness, NO_FILTERS, SearchOptions, SearchProvider, SearchResult, Searching,
-    results_from,
-};
-use crate::error::{ConfigError, Error, KeyOrigin, Search, SearchFailure};
+use super::{ApiKey, Engine, Filters, Freshness, SearchOptions, SearchResult, results_from};
+use crate::error::{ConfigError, KeyOrigin, SearchFailure};
 use crate::key::ConfigKey;
 use crate::transport::Resolve;
 
@@ -119,6 +116,10 @@ impl Brave {
             }),
         }
     }
+}
+
+impl Engine for Brave {
+    const NAME: &'static str = "brave";
 
     async fn run(
         &self,
@@ -159,29 +160,6 @@ impl Brave {
         let mut results = answer(&reply, &url, origin)?;
         results.truncate(count);
         Ok(results)
-    }
-}
-
-impl SearchProvider for Brave {
-    fn name(&self) -> &str {
-        "brave"
-    }
-
-    fn search<'a>(&'a self, query: &'a str, count: usize) -> Searching<'a> {
-        self.search_filtered(query, count, &NO_FILTERS)
-    }
-
-    fn search_filtered<'a>(
-        &'a self,
-        query: &'a str,
-        count: usize,
-        filters: &'a Filters,
-    ) -> Searching<'a> {
-        Box::pin(async move {
-            self.run(query, count, filters)
-                .await
-                .map_err(|failure| Error::Search(Search::new("brave", failure)))
-        })
     }
 }
 

@@ -251,6 +251,45 @@ pub trait SearchProvider: Send + Sync + 'static {
     }
 }
 
+/// A provider built into this crate: its name and one search under filters that fails
+/// with its own [`SearchFailure`]. The [`SearchProvider`] seam is written once for every
+/// engine: the failure becomes an [`Error::Search`] naming the engine.
+pub(crate) trait Engine: Send + Sync + 'static {
+    /// The engine's name, as answers show it.
+    const NAME: &'static str;
+
+    /// At most `count` results for `query` under `filters`.
+    fn run(
+        &self,
+        query: &str,
+        count: usize,
+        filters: &Filters,
+    ) -> impl Future<Output = Result<Vec<SearchResult>, SearchFailure>> + Send;
+}
+
+impl<E: Engine> SearchProvider for E {
+    fn name(&self) -> &str {
+        E::NAME
+    }
+
+    fn search<'a>(&'a self, query: &'a str, count: usize) -> Searching<'a> {
+        self.search_filtered(query, count, &NO_FILTERS)
+    }
+
+    fn search_filtered<'a>(
+        &'a self,
+        query: &'a str,
+        count: usize,
+        filters: &'a Filters,
+    ) -> Searching<'a> {
+        Box::pin(async move {
+            self.run(query, count, filters)
+                .await
+                .map_err(|failure| Error::Search(Search::new(E::NAME, failure)))
+        })
+    }
+}
+
 /// The options of the shipped providers: the search keys of the configuration, and the
 /// connection keys their HTTP client shares with the fetch.
 #[derive(Debug, Clone)]

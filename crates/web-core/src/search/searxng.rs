@@ -9,11 +9,8 @@ use url::Url;
 
 use super::brave::under;
 use super::client::{SearchClient, endpoint};
-use super::{
-    Filters, Freshness, NO_FILTERS, SafeSearch, SearchOptions, SearchProvider, SearchResult,
-    Searching, results_from,
-};
-use crate::error::{ConfigError, Error, Search, SearchFailure};
+use super::{Engine, Filters, Freshness, SafeSearch, SearchOptions, SearchResult, results_from};
+use crate::error::{ConfigError, SearchFailure};
 use crate::key::ConfigKey;
 use crate::transport::Resolve;
 
@@ -71,6 +68,10 @@ impl Searxng {
             params,
         })
     }
+}
+
+impl Engine for Searxng {
+    const NAME: &'static str = "searxng";
 
     async fn run(
         &self,
@@ -142,28 +143,5 @@ impl Searxng {
         Ok(results_from(results, "content", "publishedDate")
             .take(count)
             .collect())
-    }
-}
-
-impl SearchProvider for Searxng {
-    fn name(&self) -> &str {
-        "searxng"
-    }
-
-    fn search<'a>(&'a self, query: &'a str, count: usize) -> Searching<'a> {
-        self.search_filtered(query, count, &NO_FILTERS)
-    }
-
-    fn search_filtered<'a>(
-        &'a self,
-        query: &'a str,
-        count: usize,
-        filters: &'a Filters,
-    ) -> Searching<'a> {
-        Box::pin(async move {
-            self.run(query, count, filters)
-                .await
-                .map_err(|failure| Error::Search(Search::new("searxng", failure)))
-        })
     }
 }
