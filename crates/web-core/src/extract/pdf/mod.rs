@@ -448,6 +448,22 @@ impl<'a> Collector<'a> {
     }
 }
 
+/// The [`OutputDev`] methods named, each drawing a path (`stroke`, `fill`): a path
+/// draws no text, and each counts one step against the drawing budget.
+macro_rules! paths_tick {
+    ($($method:ident),+) => {$(
+        fn $method(
+            &mut self,
+            _ctm: &Transform,
+            _colorspace: &ColorSpace,
+            _color: &[f64],
+            _path: &Path,
+        ) -> Result<(), OutputError> {
+            ours(|| self.tick())
+        }
+    )+};
+}
+
 impl OutputDev for Collector<'_> {
     fn begin_page(
         &mut self,
@@ -515,25 +531,7 @@ impl OutputDev for Collector<'_> {
         Ok(())
     }
 
-    fn stroke(
-        &mut self,
-        _ctm: &Transform,
-        _colorspace: &ColorSpace,
-        _color: &[f64],
-        _path: &Path,
-    ) -> Result<(), OutputError> {
-        ours(|| self.tick())
-    }
-
-    fn fill(
-        &mut self,
-        _ctm: &Transform,
-        _colorspace: &ColorSpace,
-        _color: &[f64],
-        _path: &Path,
-    ) -> Result<(), OutputError> {
-        ours(|| self.tick())
-    }
+    paths_tick!(stroke, fill);
 }
 
 /// The extraction of a PDF's text as [`read`] laid it out (what a fetch keeps of a
