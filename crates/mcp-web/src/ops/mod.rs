@@ -62,11 +62,7 @@ impl Context {
         settings: Settings,
         resolver: Arc<dyn Resolve>,
     ) -> Result<Context, ConfigError> {
-        let fetcher = Fetcher::new(
-            settings.fetch_options(),
-            settings.policy(),
-            Arc::clone(&resolver),
-        )?;
+        let fetcher = fetcher(&settings, Arc::clone(&resolver), false)?;
         let search = core_search::configured(&settings.search_options(), resolver)?;
         Ok(Context::from_parts(settings, fetcher, search))
     }
@@ -75,10 +71,19 @@ impl Context {
     /// [`Context::new`], with a shared HTTP cache (`private` responses are not kept,
     /// `s-maxage` applies).
     pub fn shared(settings: Settings) -> Result<Context, ConfigError> {
-        let mut options = settings.fetch_options();
-        options.cache.shared = true;
-        let fetcher = Fetcher::new(options, settings.policy(), Arc::new(SystemResolver))?;
+        let fetcher = fetcher(&settings, Arc::new(SystemResolver), true)?;
         Context::with_fetcher(settings, fetcher)
+    }
+
+    /// The context `settings` describe whose searches ask `provider` in place of the
+    /// configured one (a host's own engine, a test's fake), resolving names with the
+    /// system resolver. Fails only when `ca-file` cannot be read.
+    pub fn with_search_provider(
+        settings: Settings,
+        provider: Arc<dyn SearchProvider>,
+    ) -> Result<Context, ConfigError> {
+        let fetcher = fetcher(&settings, Arc::new(SystemResolver), false)?;
+        Ok(Context::from_parts(settings, fetcher, provider))
     }
 
     /// The context of `settings` around a prepared `fetcher`, whose transport, pool and
@@ -152,6 +157,18 @@ impl Context {
     pub fn max_chars(&self) -> usize {
         usize::try_from(self.settings.max_chars).unwrap_or(usize::MAX)
     }
+}
+
+/// The guarded fetcher `settings` describe, resolving names with `resolver`, its HTTP
+/// cache shared between users when `shared`: the one place the program builds one.
+fn fetcher(
+    settings: &Settings,
+    resolver: Arc<dyn Resolve>,
+    shared: bool,
+) -> Result<Fetcher, ConfigError> {
+    let mut options = settings.fetch_options();
+    options.cache.shared = shared;
+    Fetcher::new(options, settings.policy(), resolver)
 }
 
 /// Where an operation reports how far it got.

@@ -15,7 +15,6 @@ use mcp_web_core::error::{Blocked, ConfigError, Error};
 use mcp_web_core::fetch::{Allowance, Fetcher};
 use mcp_web_core::guard::{Grant, Scope};
 use mcp_web_core::search::SearchProvider;
-use mcp_web_core::transport::SystemResolver;
 use mcp_web_core::url::CheckedUrl;
 use serde_json::{Map, Value, json};
 
@@ -55,14 +54,9 @@ impl Web {
         settings: Settings,
         provider: Arc<dyn SearchProvider>,
     ) -> Result<Self, ConfigError> {
-        let fetcher = Fetcher::new(
-            settings.fetch_options(),
-            settings.policy(),
-            Arc::new(SystemResolver),
-        )?;
-        Ok(Self::with_context(Context::from_parts(
-            settings, fetcher, provider,
-        )))
+        Ok(Self::with_context(Context::with_search_provider(
+            settings, provider,
+        )?))
     }
 
     /// The pack over a prepared operation context.
