@@ -3,7 +3,8 @@
 //! without their class names): lists and blocks made of links (related stories, archives,
 //! tag clouds, table-of-contents menus), teasers for other pages and their pictures, "read
 //! also" promotions, bylines, dates, tags, captions, credits and author boxes, and the
-//! headings such blocks leave behind. Pure and iterative, like the chrome filter. On the
+//! headings such blocks leave behind; teasers that together hold much of the text are the
+//! content (a listing's cards) and stay. Pure and iterative, like the chrome filter. On the
 //! rendered lines, it also drops what follows the content's last prose line when that is a
 //! site's footer note or a widget: short legal, contact and share lines, and a heading over
 //! a list of short items only.
@@ -43,6 +44,10 @@ const TEASER_MAX_CHARS: usize = 400;
 /// A paragraph that ends with a link to another page, after a label of at most this many
 /// characters ("Read also:"), is a promotion.
 const PROMO_MAX_LABEL: usize = 40;
+/// Teasers holding together at least this share of the text under the filtered root are
+/// its content (the cards of a listing, the results of a search), not promotions for other
+/// pages: they are kept.
+const TEASERS_MIN_SHARE: f64 = 0.3;
 
 /// An open element during the walk.
 struct Frame {
@@ -99,9 +104,10 @@ enum Kind {
 /// and what class names say.
 pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
     let mut frames: Vec<Frame> = Vec::new();
-    // Boilerplate found: the element, its visible characters, and whether a heading just
-    // before it is its title (a block of links or teasers, not a date or a caption).
-    let mut remove: Vec<(NodeId, usize, bool)> = Vec::new();
+    // Boilerplate found: the element, its visible characters, whether a heading just before
+    // it is its title (a block of links or teasers, not a date or a caption), and whether it
+    // is a teaser.
+    let mut remove: Vec<(NodeId, usize, bool, bool)> = Vec::new();
     let mut total = 0usize;
     let mut in_link = 0usize;
     let mut in_away = 0usize;
@@ -157,7 +163,7 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
             if image && in_away > 0 {
                 // An image inside a link to another page is a teaser's picture: its
                 // alternative text names the other page, not this one.
-                remove.push((node.id, 0, false));
+                remove.push((node.id, 0, false, false));
                 return false;
             }
             in_link += usize::from(link);
@@ -192,7 +198,7 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
                     && !(matches!(frame.kind, Kind::Meta | Kind::Author) && beside_title(&node))
                 {
                     let titled = matches!(frame.kind, Kind::List | Kind::Block | Kind::Card);
-                    remove.push((frame.id, frame.chars, titled));
+                    remove.push((frame.id, frame.chars, titled, is_teaser(&frame)));
                 } else if let Some(parent) = frames.last_mut() {
                     parent.chars += frame.chars;
                     parent.link_chars += frame.link_chars;
@@ -215,7 +221,18 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
     // What holds much of the text is the content, whatever it looks like (an author's page
     // is one long author box).
     let cap = (total as f64 * PRUNE_MAX_SHARE) as usize;
-    for (id, _, titled) in remove.into_iter().filter(|&(_, chars, _)| chars <= cap) {
+    remove.retain(|&(_, chars, _, _)| chars <= cap);
+    // Teasers that hold much of the text together are the page's cards, not promotions.
+    let teasers: usize = remove
+        .iter()
+        .filter(|&&(_, _, _, teaser)| teaser)
+        .map(|&(_, chars, _, _)| chars)
+        .sum();
+    let cards = total > 0 && teasers as f64 >= total as f64 * TEASERS_MIN_SHARE;
+    for (id, _, titled, _) in remove
+        .into_iter()
+        .filter(|&(_, _, _, teaser)| !(cards && teaser))
+    {
         let node = NodeRef::new(id, root.tree);
         // A heading just before a removed block of links or teasers was its title ("Related
         // stories"); the page's headline (`h1`) is never such a title.
@@ -709,6 +726,12 @@ fn kind_of(
     }
 }
 
+/// Whether a closed element is a teaser: a card or a block under a heading that links to
+/// another page, with little text.
+fn is_teaser(f: &Frame) -> bool {
+    matches!(f.kind, Kind::Block | Kind::Card) && f.linked_heading && f.chars <= TEASER_MAX_CHARS
+}
+
 /// Whether a closed element is boilerplate.
 fn is_boilerplate(f: &Frame) -> bool {
     if f.chars == 0 {
@@ -719,9 +742,9 @@ fn is_boilerplate(f: &Frame) -> bool {
         Kind::List => share >= LIST_LINK_SHARE,
         Kind::Block => {
             (share >= BLOCK_LINK_SHARE && f.chars - f.link_chars <= BLOCK_MAX_OWN_CHARS)
-                || (f.linked_heading && f.chars <= TEASER_MAX_CHARS)
+                || is_teaser(f)
         }
-        Kind::Card => f.linked_heading && f.chars <= TEASER_MAX_CHARS,
+        Kind::Card => is_teaser(f),
         Kind::Meta => f.chars <= META_MAX_CHARS && !f.headline,
         Kind::Author => f.chars <= AUTHOR_MAX_CHARS && !f.headline,
         Kind::Paragraph => {

@@ -237,6 +237,34 @@ fn a_short_post_whose_title_links_to_itself_is_not_a_teaser() {
 }
 
 #[test]
+fn a_listing_of_cards_keeps_every_card() {
+    // A section's page: its stories as cards (a linked title over a summary), nothing else.
+    let cards: String = (0..8)
+        .map(|i| {
+            format!(
+                "<article class=card><h3><a href='/stories/{i}'>Story number {i} of the \
+                 section</a></h3><p>Summary {i}: the council, the harbour and the ferry, told \
+                 in two lines.</p></article>"
+            )
+        })
+        .collect();
+    let page = format!(
+        "<title>Harbour news | Coast Herald</title><body><nav><a href='/'>Home</a>\
+         <a href='/sport'>Sport</a></nav><h1>Harbour news</h1><p>Everything we wrote about \
+         the harbour.</p><div class=list>{cards}</div><footer>© Coast Herald</footer></body>"
+    );
+    let text = extract(&page, "text/html", &base()).text();
+    for i in 0..8 {
+        assert!(
+            text.contains(&format!("Summary {i}: the council")),
+            "{text}"
+        );
+        assert!(text.contains(&format!("Story number {i} of")), "{text}");
+    }
+    assert!(!text.contains("Sport"), "{text}");
+}
+
+#[test]
 fn boilerplate_that_holds_most_of_the_page_is_its_content() {
     // An author's own page is one long author box.
     let page = "<title>Mara Quinn</title><body><h1>Mara Quinn</h1><div class='author-bio'>\
