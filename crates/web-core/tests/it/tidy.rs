@@ -3,7 +3,9 @@
 //! mcp-web-core respect the layer table of ARCHITECTURE.md; mcp-kit never names mcp-web-core;
 //! only mcp-kit names rmcp; only `transport` uses the socket and resolver APIs that
 //! `clippy.toml` bans; only `search` uses `transport::operator`, the connector that
-//! skips the guard; the modules of `extract` import each other without a circle.
+//! skips the guard; the modules of `extract` import each other without a circle;
+//! ARCHITECTURE.md's code map names every module file, and its tables only modules
+//! that have one (the layer table row for row as `LAYERS`).
 //!
 //! Each rule is a pure function over a file's path and text, tested on made-up files
 //! below so that a rule that could never fire would be noticed.
@@ -127,8 +129,8 @@ fn no_skipped_or_panicking_tests(path: &str, text: &str) -> Vec<String> {
     out
 }
 
-/// The modules of mcp-web-core in the order of ARCHITECTURE.md's layer table, with their layer, but
-/// for `addr` before `error`: a refusal refers to its address-table row.
+/// The modules of mcp-web-core in the order of ARCHITECTURE.md's layer table, with their layer
+/// (a test holds the table to this list).
 /// A module may use the modules in the rows above its own: every lower layer, and
 /// within its layer the rows before it (so every module but `addr` may use `error`).
 const LAYERS: &[(&str, u8)] = &[
@@ -506,6 +508,127 @@ fn operator_only_in_search(path: &str, text: &str) -> Vec<String> {
     out
 }
 
+/// The crates of the workspace: their folder under `crates/` and their name, as
+/// ARCHITECTURE.md's code map heads their modules ("Modules of `mcp-kit`").
+const CRATES: [(&str, &str); 3] = [
+    ("web-core", "mcp-web-core"),
+    ("kit", "mcp-kit"),
+    ("mcp-web", "mcp-web"),
+];
+
+/// The module path of each source file of the crate in folder `dir`
+/// (`crates/web-core/src/fetch/charset.rs` → `fetch::charset`), leaving out the crate
+/// roots and the test modules kept in a file of their own (`tests.rs`).
+fn crate_modules(paths: &[&str], dir: &str) -> Vec<String> {
+    let prefix = format!("crates/{dir}/src/");
+    paths
+        .iter()
+        .filter_map(|path| path.strip_prefix(&prefix)?.strip_suffix(".rs"))
+        .filter(|rel| !matches!(*rel, "lib" | "main") && !rel.ends_with("tests"))
+        .map(|rel| rel.strip_suffix("/mod").unwrap_or(rel).replace('/', "::"))
+        .collect()
+}
+
+/// The part of ARCHITECTURE.md's code map that speaks of crate `name`: from the line
+/// that says "Modules of `name`" to the next such line, or to the end of the map.
+fn map_section<'a>(architecture: &'a str, name: &str) -> &'a str {
+    let map = architecture
+        .split_once("## Code map")
+        .map_or("", |(_, rest)| rest);
+    let map = map.split_once("\n## ").map_or(map, |(map, _)| map);
+    let Some((_, section)) = map.split_once(&format!("Modules of `{name}`")) else {
+        return "";
+    };
+    section
+        .split_once("Modules of `")
+        .map_or(section, |(section, _)| section)
+}
+
+/// The rows of the first table in `section`, as (layer, module) pairs: the layer cell
+/// when the table has one, and each module its module cell names (`stdio`, `http`).
+fn table_rows(section: &str) -> Vec<(Option<String>, String)> {
+    let mut lines = section.lines().filter(|line| line.starts_with('|'));
+    let Some(header) = lines.next() else {
+        return Vec::new();
+    };
+    let header: Vec<&str> = header.split('|').map(str::trim).collect();
+    let column = |name: &str| header.iter().position(|cell| *cell == name);
+    let (Some(module), layer) = (column("module"), column("layer")) else {
+        return Vec::new();
+    };
+    lines
+        .skip(1)
+        .flat_map(|row| {
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            let layer = layer.and_then(|i| cells.get(i)).map(|c| (*c).to_owned());
+            cells
+                .get(module)
+                .map(|cell| {
+                    cell.split(", ")
+                        .map(|m| m.trim_matches('`').to_owned())
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |m| (layer.clone(), m))
+        })
+        .collect()
+}
+
+/// What ARCHITECTURE.md's code map gets wrong about the files: a module no part of the
+/// map names (by its path, in backquotes, in its crate's part), a table row naming a
+/// module that has no file, and a layer table whose rows are not `LAYERS`.
+fn code_map_problems(paths: &[&str], architecture: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (dir, name) in CRATES {
+        let section = map_section(architecture, name);
+        let modules = crate_modules(paths, dir);
+        for module in &modules {
+            if !section.contains(&format!("`{module}`")) {
+                problems.push(format!(
+                    "ARCHITECTURE.md: rule code-map: module `{module}` of {name} is not named in the code map (\"Modules of `{name}`\")"
+                ));
+            }
+        }
+        let rows = table_rows(section);
+        if rows.is_empty() {
+            problems.push(format!(
+                "ARCHITECTURE.md: rule code-map: no table of the modules of {name}"
+            ));
+        }
+        for (_, module) in &rows {
+            if !modules.contains(module) {
+                problems.push(format!(
+                    "ARCHITECTURE.md: rule code-map: the code map names module `{module}` of {name}, which has no file"
+                ));
+            }
+        }
+        if dir == "web-core" {
+            let layers: Vec<(String, u8)> = rows
+                .iter()
+                .map(|(layer, module)| {
+                    let number = layer
+                        .as_deref()
+                        .and_then(|l| l.split_whitespace().next())
+                        .and_then(|n| n.parse().ok())
+                        .unwrap_or(u8::MAX);
+                    (module.clone(), number)
+                })
+                .collect();
+            let want: Vec<(String, u8)> = LAYERS
+                .iter()
+                .map(|(m, layer)| ((*m).to_owned(), *layer))
+                .collect();
+            if layers != want {
+                problems.push(format!(
+                    "ARCHITECTURE.md: rule code-map: the layer table's rows {layers:?} are not tidy's LAYERS {want:?}"
+                ));
+            }
+        }
+    }
+    problems
+}
+
 fn report(violations: Vec<String>) {
     assert!(
         violations.is_empty(),
@@ -532,6 +655,15 @@ fn no_test_is_skipped_or_expected_to_panic() {
 #[test]
 fn web_core_modules_respect_the_layer_table() {
     check_all(respects_layers);
+}
+
+#[test]
+fn the_code_map_names_every_module_and_only_files() {
+    let files = sources();
+    let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    let architecture =
+        fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md is readable");
+    report(code_map_problems(&paths, &architecture));
 }
 
 #[test]
@@ -605,6 +737,27 @@ fn every_rule_can_fail() {
         "{doc:?}"
     );
     assert!(opens_with_module_doc("a.rs", "//! A.\n").is_empty());
+
+    let map = "## Code map\n\nModules of `mcp-web-core`, in layers:\n\n| layer | module | single responsibility |\n|---|---|---|\n| 0 pure | `gone` | x |\n\nModules of `mcp-kit`:\n\n| module | single responsibility |\n|---|---|\n| `toolkit` | x |\n\nModules of `mcp-web`:\n\n| module | single responsibility |\n|---|---|\n| `app` | x |\n\n## Invariants\n`fetch`\n";
+    let paths = [
+        "crates/web-core/src/lib.rs",
+        "crates/web-core/src/fetch/mod.rs",
+        "crates/web-core/src/robots/tests.rs",
+        "crates/kit/src/toolkit.rs",
+        "crates/mcp-web/src/app.rs",
+        "crates/mcp-web/src/main.rs",
+    ];
+    let found = code_map_problems(&paths, map);
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert!(
+        found[0].contains("module `fetch` of mcp-web-core is not named"),
+        "{found:?}"
+    );
+    assert!(
+        found[1].contains("names module `gone` of mcp-web-core, which has no file"),
+        "{found:?}"
+    );
+    assert!(found[2].contains("are not tidy's LAYERS"), "{found:?}");
 
     let skipped = format!(
         "//! T.\n#[test]\n{}]\nfn t() {{}}\n#[ {} ]\nfn u() {{}}\n/// ```{}\n/// ```\n// {}] in a comment is fine\n",
