@@ -438,7 +438,7 @@ mod tests {
         assert_eq!(s.timeout, Duration::from_millis(2500));
         assert_eq!(s.crawl_delay, Duration::ZERO);
         assert_eq!(s.provider.as_str(), "searxng");
-        assert_eq!(s.proxy.unwrap().port(), 3128);
+        assert_eq!(s.network.proxy.unwrap().port(), 3128);
     }
 
     #[test]

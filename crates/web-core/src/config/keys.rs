@@ -369,7 +369,7 @@ pub static KEYS: &[Key] = &[
         value_name: "SECONDS",
         rule: Rule::Seconds {
             span: Span::Budget,
-            field: |s| &mut s.connect_timeout,
+            field: |s| &mut s.network.connect_timeout,
         },
     },
     Key {
@@ -456,7 +456,7 @@ pub static KEYS: &[Key] = &[
         doc: "The User-Agent header, printable ASCII; its product token is matched against robots.txt groups",
         value_name: "TEXT",
         rule: Rule::Text(|s, ua| {
-            s.user_agent = user_agent(ua)?;
+            s.network.user_agent = user_agent(ua)?;
             Ok(())
         }),
     },
@@ -466,7 +466,7 @@ pub static KEYS: &[Key] = &[
         doc: "An HTTP proxy, `http://host:port`, asked to CONNECT to the vetted address, never a name",
         value_name: "URL",
         rule: Rule::OptionalText(|s, text| {
-            s.proxy = text.map(|p| proxy(&p)).transpose()?;
+            s.network.proxy = text.map(|p| proxy(&p)).transpose()?;
             Ok(())
         }),
     },
@@ -476,7 +476,7 @@ pub static KEYS: &[Key] = &[
         doc: "A PEM file of extra root certificates; verification is never skipped",
         value_name: "FILE",
         rule: Rule::OptionalText(|s, file| {
-            s.ca_file = match file {
+            s.network.ca_file = match file {
                 Some(f) if f.is_empty() => {
                     return Err(value_error("ca-file", "must name a PEM file (it is empty)"));
                 }

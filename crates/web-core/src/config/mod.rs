@@ -15,7 +15,6 @@
 
 pub mod keys;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use ipnet::{IpNet, Ipv6Net};
@@ -25,7 +24,7 @@ use crate::error::ConfigError;
 use crate::fetch::{CacheConfig, FetchOptions};
 use crate::guard::Policy;
 use crate::search::{ApiKey, Provider, SafeSearch, SearchOptions};
-use crate::transport::ProxyUrl;
+use crate::transport::NetworkOptions;
 use crate::url::CheckedUrl;
 
 pub use keys::{DefaultValue, KEYS, Key, Kind, key, valid_keys};
@@ -56,8 +55,6 @@ pub struct Settings {
     pub max_pdf_bytes: u64,
     /// `max-chars`: cap on the text one tool answer returns.
     pub max_chars: u64,
-    /// `connect-timeout`: budget for opening one connection (TCP and TLS).
-    pub connect_timeout: Duration,
     /// `headers-timeout`: budget from request sent to response headers received.
     pub headers_timeout: Duration,
     /// `timeout`: budget for one request, body included.
@@ -73,14 +70,10 @@ pub struct Settings {
     pub crawl_delay: Duration,
     /// `respect-robots`: whether traversal (crawl, grep with depth) obeys robots.txt.
     pub respect_robots: bool,
-    /// `user-agent`: the User-Agent header; its product token is matched against
-    /// robots.txt groups.
-    pub user_agent: String,
-    /// `proxy`: an HTTP proxy (`http://host:port`) tunnelled through with CONNECT,
-    /// parsed once here.
-    pub proxy: Option<ProxyUrl>,
-    /// `ca-file`: a PEM file of extra root certificates.
-    pub ca_file: Option<PathBuf>,
+    /// `connect-timeout`, `proxy` (parsed once here), `ca-file` and `user-agent` (whose
+    /// product token is matched against robots.txt groups): how the fetcher and the
+    /// search provider's client reach the network, passed on as they are.
+    pub network: NetworkOptions,
     /// `provider`: the search provider.
     pub provider: Provider,
     /// `search-url`: the provider API's base URL; `None` means the provider's own.
@@ -136,7 +129,6 @@ impl Settings {
             max_bytes: 0,
             max_pdf_bytes: 0,
             max_chars: 0,
-            connect_timeout: Duration::ZERO,
             headers_timeout: Duration::ZERO,
             timeout: Duration::ZERO,
             total_timeout: Duration::ZERO,
@@ -144,9 +136,12 @@ impl Settings {
             cache_max_age: Duration::ZERO,
             crawl_delay: Duration::ZERO,
             respect_robots: false,
-            user_agent: String::new(),
-            proxy: None,
-            ca_file: None,
+            network: NetworkOptions {
+                connect_timeout: Duration::ZERO,
+                proxy: None,
+                ca_file: None,
+                user_agent: String::new(),
+            },
             provider: Provider::Brave,
             search_url: None,
             api_key: None,
@@ -178,13 +173,10 @@ impl Settings {
         FetchOptions {
             max_bytes: usize::try_from(self.max_bytes).unwrap_or(usize::MAX),
             max_pdf_bytes: usize::try_from(self.max_pdf_bytes).unwrap_or(usize::MAX),
-            connect_timeout: self.connect_timeout,
             headers_timeout: self.headers_timeout,
             timeout: self.timeout,
             total_timeout: self.total_timeout,
-            user_agent: self.user_agent.clone(),
-            proxy: self.proxy.clone(),
-            ca_file: self.ca_file.clone(),
+            network: self.network.clone(),
             cache: CacheConfig {
                 bytes: self.cache_bytes,
                 max_age: self.cache_max_age,
@@ -205,11 +197,8 @@ impl Settings {
             safesearch: self.safesearch,
             country: self.search_country.clone(),
             lang: self.search_lang.clone(),
-            connect_timeout: self.connect_timeout,
             timeout: self.timeout,
-            proxy: self.proxy.clone(),
-            ca_file: self.ca_file.clone(),
-            user_agent: self.user_agent.clone(),
+            network: self.network.clone(),
         }
     }
 }
@@ -290,7 +279,9 @@ fn value_error(key: &str, rule: impl Into<String>) -> ConfigError {
 mod tests {
     use super::*;
     use crate::key::ConfigKey;
+    use crate::transport::ProxyUrl;
     use serde_json::json;
+    use std::path::PathBuf;
 
     fn parse(v: Value) -> Result<Settings, ConfigError> {
         parse_web_config(&v)
@@ -406,21 +397,21 @@ mod tests {
         assert!(s.allow_hosts.is_empty() && s.allow_cidrs.is_empty());
         assert_eq!(s.max_bytes, 2_097_152);
         assert_eq!(s.max_chars, 40_000);
-        assert_eq!(s.connect_timeout, Duration::from_secs(10));
+        assert_eq!(s.network.connect_timeout, Duration::from_secs(10));
         assert_eq!(s.headers_timeout, Duration::from_secs(15));
         assert_eq!(s.timeout, Duration::from_secs(30));
         assert_eq!(s.total_timeout, Duration::from_secs(90));
         assert_eq!(s.crawl_delay, Duration::from_millis(500));
         assert!(s.respect_robots);
         assert_eq!(
-            s.user_agent,
+            s.network.user_agent,
             format!(
                 "mcp-web/{} (+https://github.com/mcp-web/mcp-web)",
                 env!("CARGO_PKG_VERSION")
             )
         );
-        assert_eq!(s.proxy, None);
-        assert_eq!(s.ca_file, None);
+        assert_eq!(s.network.proxy, None);
+        assert_eq!(s.network.ca_file, None);
         assert_eq!(s.provider, Provider::Brave);
         assert_eq!(s.search_url, None);
         assert_eq!(s.api_key, None);
@@ -729,7 +720,7 @@ mod tests {
             ]
         );
         assert_eq!((s.max_bytes, s.max_chars), (4096, 1000));
-        assert_eq!(s.connect_timeout, Duration::from_millis(250));
+        assert_eq!(s.network.connect_timeout, Duration::from_millis(250));
         assert_eq!(s.headers_timeout, Duration::from_secs(1));
         assert_eq!(s.timeout, Duration::from_millis(2500));
         assert_eq!(s.total_timeout, Duration::from_secs(600));
@@ -743,10 +734,10 @@ mod tests {
             (cache.bytes, cache.max_age, cache.shared),
             (0, Duration::from_millis(500), false)
         );
-        assert_eq!(s.user_agent, "probe/1.0");
-        let proxy = s.proxy.as_ref().unwrap();
+        assert_eq!(s.network.user_agent, "probe/1.0");
+        let proxy = s.network.proxy.as_ref().unwrap();
         assert_eq!((proxy.host(), proxy.port()), ("proxy.corp", 3128));
-        assert_eq!(s.ca_file, Some(PathBuf::from("/etc/corp-ca.pem")));
+        assert_eq!(s.network.ca_file, Some(PathBuf::from("/etc/corp-ca.pem")));
         assert_eq!(s.provider, Provider::Searxng);
         assert_eq!(
             s.search_url.as_ref().unwrap().as_str(),
@@ -768,10 +759,13 @@ mod tests {
     #[test]
     fn proxy_is_parsed_once_by_the_url_shape_rules() {
         let s = parse(json!({"proxy": "http://[::1]:8080/"})).unwrap();
-        assert_eq!(s.proxy, Some(ProxyUrl::parse("http://[::1]:8080").unwrap()));
-        assert_eq!(s.fetch_options().proxy, s.proxy);
+        assert_eq!(
+            s.network.proxy,
+            Some(ProxyUrl::parse("http://[::1]:8080").unwrap())
+        );
+        assert_eq!(s.fetch_options().network.proxy, s.network.proxy);
         let s = parse(json!({"proxy": "http://Proxy.Corp"})).unwrap();
-        assert_eq!(s.proxy.unwrap().to_string(), "http://proxy.corp:80");
+        assert_eq!(s.network.proxy.unwrap().to_string(), "http://proxy.corp:80");
         for (text, rule) in [
             ("http://2130706433:3128", "four decimal numbers"),
             ("http://0.0.0.0:3128", "unspecified"),

@@ -56,7 +56,6 @@ pub mod pdf;
 mod redirect;
 
 use std::fmt;
-use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -82,7 +81,7 @@ use crate::extract::{self, Extracted};
 use crate::guard::Policy;
 use crate::key::ConfigKey;
 use crate::media::{self, Declared, Kind};
-use crate::transport::{CheckedPeer, ConnectError, ProxyUrl, Resolve, Transport, TransportOptions};
+use crate::transport::{CheckedPeer, ConnectError, NetworkOptions, Resolve, Transport};
 use crate::url::CheckedUrl;
 
 pub use allowance::{Allowance, AnyHop, Checked, HopCheck};
@@ -97,8 +96,6 @@ pub struct FetchOptions {
     pub max_bytes: usize,
     /// Cap on the size of a PDF, which is read whole (`max-pdf-bytes`).
     pub max_pdf_bytes: usize,
-    /// Budget for one connection, TLS included (`connect-timeout`).
-    pub connect_timeout: Duration,
     /// Budget from sending a request until its response headers (`headers-timeout`).
     pub headers_timeout: Duration,
     /// Budget for one request, headers and body (`timeout`).
@@ -106,12 +103,9 @@ pub struct FetchOptions {
     /// Budget for one tool call, every fetch and redirect included (`total-timeout`);
     /// [`Fetcher::allowance`] starts an [`Allowance`] with it.
     pub total_timeout: Duration,
-    /// The `User-Agent` header (`user-agent`).
-    pub user_agent: String,
-    /// The operator's HTTP proxy (`proxy`).
-    pub proxy: Option<ProxyUrl>,
-    /// Extra PEM roots (`ca-file`).
-    pub ca_file: Option<PathBuf>,
+    /// How the fetcher reaches the network: `connect-timeout`, `proxy`, `ca-file`,
+    /// `user-agent`.
+    pub network: NetworkOptions,
     /// The HTTP cache: `cache-bytes`, `cache-max-age`, shared or private.
     pub cache: CacheConfig,
 }
@@ -334,15 +328,7 @@ impl Fetcher {
         policy: Policy,
         resolver: Arc<dyn Resolve>,
     ) -> Result<Fetcher, ConfigError> {
-        let transport = Transport::new(
-            policy,
-            resolver,
-            TransportOptions {
-                connect_timeout: options.connect_timeout,
-                proxy: options.proxy.clone(),
-                ca_file: options.ca_file.clone(),
-            },
-        )?;
+        let transport = Transport::new(policy, resolver, options.network.clone())?;
         let client = Client::builder(TokioExecutor::new())
             .pool_timer(TokioTimer::new())
             .pool_idle_timeout(Duration::from_secs(90))
@@ -612,7 +598,7 @@ impl Fetcher {
             })
         })?;
         let request = http::Request::get(uri)
-            .header(header::USER_AGENT, self.options.user_agent.as_str())
+            .header(header::USER_AGENT, self.options.network.user_agent.as_str())
             .header(
                 header::ACCEPT,
                 "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5",

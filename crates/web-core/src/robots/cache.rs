@@ -219,7 +219,7 @@ impl RobotsCache {
     /// product token of its `user-agent`. robots.txt is read up to [`PARSE_LIMIT`]
     /// bytes whatever `max-bytes` says, one byte more to tell a complete last line.
     pub fn new(fetcher: &Fetcher) -> RobotsCache {
-        let user_agent = fetcher.options().user_agent.clone();
+        let user_agent = fetcher.options().network.user_agent.clone();
         RobotsCache::with_source(Arc::new(fetcher.clone()), &user_agent)
     }
 

@@ -15,7 +15,7 @@ use url::Url;
 use super::SearchOptions;
 use crate::error::{ConfigError, Error, SearchFailure, TransportFailure};
 use crate::key::ConfigKey;
-use crate::transport::operator::{OperatorConnector, OperatorOptions};
+use crate::transport::operator::OperatorConnector;
 use crate::transport::{ConnectError, Resolve};
 
 /// The most bytes of one answer read: a page of twenty results is tens of KiB.
@@ -55,14 +55,8 @@ impl SearchClient {
         options: &SearchOptions,
         resolver: Arc<dyn Resolve>,
     ) -> Result<SearchClient, ConfigError> {
-        let connector = OperatorConnector::unguarded_with_resolver(
-            OperatorOptions {
-                connect_timeout: options.connect_timeout,
-                ca_file: options.ca_file.clone(),
-                proxy: options.proxy.clone(),
-            },
-            resolver,
-        )?;
+        let connector =
+            OperatorConnector::unguarded_with_resolver(options.network.clone(), resolver)?;
         let client = Client::builder(TokioExecutor::new())
             .pool_timer(TokioTimer::new())
             .pool_idle_timeout(Duration::from_secs(90))
@@ -71,7 +65,7 @@ impl SearchClient {
         Ok(SearchClient {
             client,
             timeout: options.timeout,
-            user_agent: options.user_agent.as_str().into(),
+            user_agent: options.network.user_agent.as_str().into(),
         })
     }
 

@@ -29,13 +29,12 @@ mod searxng;
 
 use std::fmt;
 use std::future::Future;
-use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::{ConfigError, Error, Search, SearchFailure};
-use crate::transport::{ProxyUrl, Resolve};
+use crate::transport::{NetworkOptions, Resolve};
 use crate::url::CheckedUrl;
 
 pub use brave::{BRAVE_API, Brave, Environment, ProcessEnvironment};
@@ -309,16 +308,11 @@ pub struct SearchOptions {
     pub country: Option<String>,
     /// The language passed to the provider (`search-lang`).
     pub lang: Option<String>,
-    /// Budget for one connection, TLS included (`connect-timeout`).
-    pub connect_timeout: Duration,
     /// Budget for one request to the provider, body included (`timeout`).
     pub timeout: Duration,
-    /// The operator's HTTP proxy (`proxy`).
-    pub proxy: Option<ProxyUrl>,
-    /// Extra PEM roots (`ca-file`).
-    pub ca_file: Option<PathBuf>,
-    /// The `User-Agent` header (`user-agent`).
-    pub user_agent: String,
+    /// How the provider's client reaches the network: `connect-timeout`, `proxy`,
+    /// `ca-file`, `user-agent`.
+    pub network: NetworkOptions,
 }
 
 /// The provider `options` name, resolving names with `resolver`. Fails when `ca-file`

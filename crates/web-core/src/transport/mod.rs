@@ -27,7 +27,7 @@
 //! # Proxy
 //!
 //! The environment's proxy variables (`HTTP_PROXY`, `https_proxy`, …) are never read:
-//! the only proxy is the one in [`TransportOptions::proxy`].
+//! the only proxy is the one in [`NetworkOptions::proxy`].
 
 pub mod operator;
 mod own;
@@ -63,16 +63,22 @@ pub use own::OwnAddrs;
 pub use proxy::ProxyUrl;
 pub use resolve::{Resolve, Resolving, StaticResolver, SystemResolver};
 
-/// How the transport connects: its time budget, proxy and extra trust roots.
-#[derive(Debug, Clone)]
-pub struct TransportOptions {
+/// How this program reaches the network (the network keys), one struct for the
+/// guarded transport, the fetch and the search provider's client: a connection's time
+/// budget, the operator's proxy, extra trust roots and the `User-Agent` every request
+/// sends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetworkOptions {
     /// The budget for one connection: resolving, connecting, the proxy tunnel and the
     /// TLS handshake (`connect-timeout`).
     pub connect_timeout: Duration,
-    /// The operator's HTTP proxy (`proxy`), tunnelled with `CONNECT <ip>:<port>`.
+    /// The operator's HTTP proxy (`proxy`): the guarded transport tunnels with
+    /// `CONNECT <ip>:<port>`, the operator connector with `CONNECT host:port`.
     pub proxy: Option<ProxyUrl>,
     /// A PEM file of extra trusted roots (`ca-file`), added to webpki's roots.
     pub ca_file: Option<PathBuf>,
+    /// The `User-Agent` header (`user-agent`).
+    pub user_agent: String,
 }
 
 /// Proof that the guard approved the address of a socket actually opened (or, through
@@ -109,7 +115,7 @@ struct Inner {
     /// A one-time permission of one call; only an unpooled transport carries one.
     grant: Option<Grant>,
     resolver: Arc<dyn Resolve>,
-    options: TransportOptions,
+    options: NetworkOptions,
     tls: tokio_rustls::TlsConnector,
     /// This machine's interface addresses, refused as "this host".
     own: Arc<OwnAddrs>,
@@ -154,7 +160,7 @@ impl Transport {
     pub fn new(
         policy: Policy,
         resolver: Arc<dyn Resolve>,
-        options: TransportOptions,
+        options: NetworkOptions,
     ) -> Result<Transport, ConfigError> {
         let tls = tls::connector(options.ca_file.as_deref())?;
         Ok(Transport {
@@ -699,11 +705,12 @@ mod tests {
     use super::*;
 
     /// Options with a generous connect budget, no proxy and no extra roots.
-    fn test_options() -> TransportOptions {
-        TransportOptions {
+    fn test_options() -> NetworkOptions {
+        NetworkOptions {
             connect_timeout: Duration::from_secs(10),
             proxy: None,
             ca_file: None,
+            user_agent: String::new(),
         }
     }
     use tokio::io::AsyncReadExt;

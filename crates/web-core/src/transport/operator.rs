@@ -29,37 +29,22 @@ use std::fmt;
 use std::future::Future;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
-use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
 
 use http::Uri;
 use rustls_pki_types::ServerName;
 use tokio::net::TcpStream;
 
 use super::{
-    Conn, ConnectError, Io, ProxyUrl, Resolve, SystemResolver, Target, connect_error, tls,
-    transport_error,
+    Conn, ConnectError, Io, NetworkOptions, ProxyUrl, Resolve, SystemResolver, Target,
+    connect_error, tls, transport_error,
 };
 use crate::error::{
     ConfigError, Deadline, Error, Phase, Transport as TransportError, TransportFailure,
 };
 use crate::key::ConfigKey;
-
-/// How the operator connector connects: its time budget and extra trust roots (the
-/// configuration's `connect-timeout` and `ca-file`, which `search` passes on).
-#[derive(Debug, Clone)]
-pub struct OperatorOptions {
-    /// The budget for one connection: resolving, connecting and the TLS handshake
-    /// (`connect-timeout`).
-    pub connect_timeout: Duration,
-    /// A PEM file of extra trusted roots (`ca-file`), added to webpki's roots.
-    pub ca_file: Option<PathBuf>,
-    /// The operator's HTTP proxy (`proxy`), tunnelled through with `CONNECT host:port`.
-    pub proxy: Option<ProxyUrl>,
-}
 
 /// The address an operator connection reached, which no guard has checked. Every
 /// response through [`OperatorConnector`] carries it in its extensions.
@@ -83,7 +68,7 @@ pub struct OperatorConnector {
 }
 
 struct Inner {
-    options: OperatorOptions,
+    options: NetworkOptions,
     resolver: Arc<dyn Resolve>,
     tls: tokio_rustls::TlsConnector,
 }
@@ -100,7 +85,7 @@ impl fmt::Debug for OperatorConnector {
 impl OperatorConnector {
     /// A connector that resolves with the system resolver and connects without the
     /// guard. Fails when `ca-file` cannot be read or holds no certificate.
-    pub fn unguarded(options: OperatorOptions) -> Result<OperatorConnector, ConfigError> {
+    pub fn unguarded(options: NetworkOptions) -> Result<OperatorConnector, ConfigError> {
         OperatorConnector::unguarded_with_resolver(options, Arc::new(SystemResolver))
     }
 
@@ -108,7 +93,7 @@ impl OperatorConnector {
     /// and connects without the guard. Fails when `ca-file` cannot be read or holds no
     /// certificate.
     pub fn unguarded_with_resolver(
-        options: OperatorOptions,
+        options: NetworkOptions,
         resolver: Arc<dyn Resolve>,
     ) -> Result<OperatorConnector, ConfigError> {
         let tls = tls::connector(options.ca_file.as_deref())?;

@@ -9,7 +9,7 @@ use mcp_web_core::crawl::{CrawlOptions, Flow, Outcome, Stopped, Summary, Visit, 
 use mcp_web_core::error::{Error, RobotsReason};
 use mcp_web_core::fetch::{Allowance, FetchOptions, Fetcher};
 use mcp_web_core::robots::cache::RobotsCache;
-use mcp_web_core::transport::StaticResolver;
+use mcp_web_core::transport::{NetworkOptions, StaticResolver};
 use mcp_web_core::url::CheckedUrl;
 use tokio_util::sync::CancellationToken;
 
@@ -59,10 +59,13 @@ fn robots_txt(body: &str) -> Vec<Step> {
 /// Fetch options with a short per-request `timeout`, so a hanging page fails soon.
 fn options() -> FetchOptions {
     FetchOptions {
-        connect_timeout: Duration::from_secs(5),
         headers_timeout: Duration::from_secs(5),
         timeout: Duration::from_secs(4),
         total_timeout: Duration::from_secs(120),
+        network: NetworkOptions {
+            connect_timeout: Duration::from_secs(5),
+            ..default_options().network
+        },
         ..default_options()
     }
 }
@@ -944,10 +947,13 @@ async fn redirect_hops_are_spaced_by_the_crawl_delay() {
     )
     .await;
     let patient = FetchOptions {
-        connect_timeout: Duration::from_secs(3600),
         headers_timeout: Duration::from_secs(3600),
         timeout: Duration::from_secs(3600),
         total_timeout: Duration::from_secs(36_000),
+        network: NetworkOptions {
+            connect_timeout: Duration::from_secs(3600),
+            ..default_options().network
+        },
         ..default_options()
     };
     let fetcher = fetcher_with(permit_127_0_0_2(), Arc::new(StaticResolver::new()), patient);

@@ -10,7 +10,7 @@ use mcp_web_core::fetch::{FetchOptions, Fetcher, Truncation};
 use mcp_web_core::key::ConfigKey;
 use mcp_web_core::media::Kind;
 use mcp_web_core::page::PageText;
-use mcp_web_core::transport::{ProxyUrl, StaticResolver};
+use mcp_web_core::transport::{NetworkOptions, ProxyUrl, StaticResolver};
 use mcp_web_core::url::CheckedUrl;
 use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
@@ -142,8 +142,11 @@ async fn proxy_is_asked_for_the_vetted_address_never_the_name() {
             .with("inside.test", [REFUSED]),
     );
     let options = FetchOptions {
-        proxy: Some(ProxyUrl::parse(&format!("http://{}", proxy.addr)).unwrap()),
-        ca_file: Some(cert.pem_path.clone()),
+        network: NetworkOptions {
+            proxy: Some(ProxyUrl::parse(&format!("http://{}", proxy.addr)).unwrap()),
+            ca_file: Some(cert.pem_path.clone()),
+            ..quick_options().network
+        },
         ..quick_options()
     };
     let fetcher = fetcher_with(permit_127_0_0_2(), resolver, options);
@@ -263,7 +266,10 @@ async fn connect_deadline_names_its_phase_and_key() {
         fillers.push(s);
     }
     let options = FetchOptions {
-        connect_timeout: Duration::from_millis(300),
+        network: NetworkOptions {
+            connect_timeout: Duration::from_millis(300),
+            ..quick_options().network
+        },
         ..quick_options()
     };
     let err = get_site(options, addr.port()).await.unwrap_err();
@@ -760,7 +766,10 @@ async fn tls_needs_a_trusted_root_and_never_skips_verification() {
     assert_eq!(err.rule(), "tls", "{err}");
     assert_eq!(err.config_key(), Some(ConfigKey::CaFile));
     let trusted = FetchOptions {
-        ca_file: Some(cert.pem_path.clone()),
+        network: NetworkOptions {
+            ca_file: Some(cert.pem_path.clone()),
+            ..quick_options().network
+        },
         ..quick_options()
     };
     let page = get(&site_fetcher(trusted.clone()), &u).await.unwrap();
@@ -779,7 +788,10 @@ async fn tls_needs_a_trusted_root_and_never_skips_verification() {
 #[tokio::test]
 async fn a_bad_ca_file_is_a_config_error() {
     let missing = FetchOptions {
-        ca_file: Some("/nonexistent/ca.pem".into()),
+        network: NetworkOptions {
+            ca_file: Some("/nonexistent/ca.pem".into()),
+            ..quick_options().network
+        },
         ..quick_options()
     };
     let err = Fetcher::new(missing, permit_127_0_0_2(), site_resolver()).unwrap_err();
@@ -826,7 +838,10 @@ async fn https_negotiates_http2_and_reuses_the_connection() {
         }
     });
     let fetcher = site_fetcher(FetchOptions {
-        ca_file: Some(cert.pem_path.clone()),
+        network: NetworkOptions {
+            ca_file: Some(cert.pem_path.clone()),
+            ..quick_options().network
+        },
         ..quick_options()
     });
     for path in ["/one", "/two"] {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use mcp_web_core::ErrorKind;
 use mcp_web_core::key::ConfigKey;
 use mcp_web_core::page::PageText;
-use mcp_web_core::transport::StaticResolver;
+use mcp_web_core::transport::{NetworkOptions, StaticResolver};
 use mcp_web_core::url::CheckedUrl;
 use tokio_util::sync::CancellationToken;
 
@@ -178,7 +178,10 @@ async fn redirects_from_a_permitted_origin_are_rechecked_every_hop() {
     let origin = Server::start(PERMITTED, handler.clone()).await;
     let origin_tls = Server::start_tls(PERMITTED, &cert, handler).await;
     let options = mcp_web_core::fetch::FetchOptions {
-        ca_file: Some(cert.pem_path.clone()),
+        network: NetworkOptions {
+            ca_file: Some(cert.pem_path.clone()),
+            ..quick_options().network
+        },
         ..quick_options()
     };
     let fetcher = fetcher_with(permit_127_0_0_2(), resolver(), options);

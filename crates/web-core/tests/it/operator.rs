@@ -13,7 +13,8 @@ use hyper_util::rt::TokioExecutor;
 use mcp_web_core::ErrorKind;
 use mcp_web_core::error::{Error, Phase, TransportFailure};
 use mcp_web_core::key::ConfigKey;
-use mcp_web_core::transport::operator::{OperatorConnector, OperatorOptions, OperatorPeer};
+use mcp_web_core::transport::NetworkOptions;
+use mcp_web_core::transport::operator::{OperatorConnector, OperatorPeer};
 use mcp_web_core::transport::{CheckedPeer, ConnectError, StaticResolver};
 use mcp_web_core::url::CheckedUrl;
 use tokio::net::TcpListener;
@@ -43,15 +44,16 @@ async fn on_both_loopbacks(handler: Handler) -> (Server, Server) {
 }
 
 /// Ten seconds to connect, no extra roots.
-fn options() -> OperatorOptions {
-    OperatorOptions {
+fn options() -> NetworkOptions {
+    NetworkOptions {
         connect_timeout: Duration::from_secs(10),
         ca_file: None,
         proxy: None,
+        user_agent: String::new(),
     }
 }
 
-fn client(options: OperatorOptions) -> Client<OperatorConnector, Empty<Bytes>> {
+fn client(options: NetworkOptions) -> Client<OperatorConnector, Empty<Bytes>> {
     let connector = OperatorConnector::unguarded(options).expect("a valid TLS configuration");
     Client::builder(TokioExecutor::new()).build(connector)
 }
@@ -140,7 +142,7 @@ async fn tls_trusts_the_ca_file_and_nothing_unverified() {
     assert_eq!(t.failure, TransportFailure::Tls, "{}", t.detail);
     assert_eq!(server.hits(), 0, "no request over an unverified connection");
 
-    let trusting = client(OperatorOptions {
+    let trusting = client(NetworkOptions {
         ca_file: Some(cert.pem_path.clone()),
         ..options()
     });
@@ -154,7 +156,7 @@ async fn tls_trusts_the_ca_file_and_nothing_unverified() {
 #[tokio::test]
 async fn a_stalled_handshake_runs_out_the_connect_timeout() {
     let silent = RawListener::start(REFUSED).await;
-    let client = client(OperatorOptions {
+    let client = client(NetworkOptions {
         connect_timeout: Duration::from_millis(300),
         ..options()
     });

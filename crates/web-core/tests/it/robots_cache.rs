@@ -114,7 +114,7 @@ async fn a_fetched_file_is_obeyed_for_our_product_token_and_fetched_once() {
     assert_eq!(request.path, "/robots.txt");
     assert_eq!(
         request.header("user-agent"),
-        Some(default_options().user_agent.as_str())
+        Some(default_options().network.user_agent.as_str())
     );
 }
 

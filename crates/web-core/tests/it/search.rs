@@ -509,7 +509,7 @@ async fn the_proxy_carries_the_provider_s_requests() {
     env.set("KEY_VAR", "k");
     let mut options = options(Provider::Brave, &server);
     options.api_key_env = "KEY_VAR".into();
-    options.proxy = Some(
+    options.network.proxy = Some(
         mcp_web_core::transport::ProxyUrl::parse(&format!("http://{}", proxy.addr))
             .expect("a proxy"),
     );

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use mcp_web_core::fetch::{FetchOptions, Fetcher};
 use mcp_web_core::guard::Policy;
-use mcp_web_core::transport::Resolve;
+use mcp_web_core::transport::{NetworkOptions, Resolve};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -456,14 +456,16 @@ pub fn permit_127_0_0_2() -> Policy {
 pub fn default_options() -> FetchOptions {
     mcp_web_core::config::Settings::default().fetch_options()
 }
-
 /// Short timeouts so a failing test fails fast.
 pub fn quick_options() -> FetchOptions {
     FetchOptions {
-        connect_timeout: Duration::from_secs(5),
         headers_timeout: Duration::from_secs(5),
         timeout: Duration::from_secs(10),
         total_timeout: Duration::from_secs(20),
+        network: NetworkOptions {
+            connect_timeout: Duration::from_secs(5),
+            ..default_options().network
+        },
         ..default_options()
     }
 }
