@@ -481,6 +481,9 @@ pub enum Problem {
     },
     /// A PDF the reader failed on inside (it stopped where it should not).
     PdfUnreadable,
+    /// A PDF not read because the process that reads PDFs could not be started (the
+    /// server does not read them in its own process instead).
+    PdfReaderUnavailable,
 }
 
 impl Problem {
@@ -496,6 +499,7 @@ impl Problem {
             Problem::PdfMalformed(_) => "pdf-malformed",
             Problem::PdfNoText { .. } => "pdf-no-text",
             Problem::PdfUnreadable => "pdf-unreadable",
+            Problem::PdfReaderUnavailable => "pdf-reader",
         }
     }
 
@@ -1210,6 +1214,10 @@ impl fmt::Display for Content {
             Problem::PdfUnreadable => write!(
                 f,
                 "{url} is an unreadable PDF: the PDF reader failed inside while reading it. {NO_KEY}"
+            ),
+            Problem::PdfReaderUnavailable => write!(
+                f,
+                "{url} is a PDF, and the process that reads PDFs apart from the server (so that a hostile file cannot harm it) could not be started (the machine is short of processes or memory); it was not read. Try again later. {NO_KEY}"
             ),
         }
     }

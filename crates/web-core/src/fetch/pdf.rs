@@ -13,10 +13,13 @@
 //! reading future owns the child, killed on drop). A child that ran out of memory is
 //! [`Problem::PdfMemory`], one killed by its CPU limit or the deadline is the deadline,
 //! any other death is [`Problem::PdfUnreadable`]. What the child writes on its stderr
-//! (kept up to 64 KiB) is written on this process's.
+//! (kept up to 64 KiB) is written on this process's. A child that cannot be started is
+//! [`Problem::PdfReaderUnavailable`]: once the program asked for child processes, a PDF
+//! is never read in its own process instead.
 //!
-//! In this process the same guards hold, and the reading stops within a check of the
-//! clock once its future is dropped, but its memory is bounded only by them.
+//! In this process (a library user that did not ask for children) the same guards hold,
+//! and the reading stops within a check of the clock once its future is dropped, but
+//! its memory is bounded only by them.
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -68,12 +71,22 @@ pub(super) async fn read(
     max_pdf_bytes: usize,
     deadline: Instant,
 ) -> Result<PdfText, Failure> {
-    match CHILD_PROGRAM.get() {
-        Some(program) => match in_child(program, &bytes, max_pdf_bytes, deadline).await {
-            Some(result) => result,
-            // The child could not be started: read here, within the same guards.
-            None => in_process(bytes, max_pdf_bytes, deadline).await,
-        },
+    read_with(CHILD_PROGRAM.get(), bytes, max_pdf_bytes, deadline).await
+}
+
+/// [`read`] in a child process of `program`, or in this process when there is none.
+async fn read_with(
+    program: Option<&PathBuf>,
+    bytes: Vec<u8>,
+    max_pdf_bytes: usize,
+    deadline: Instant,
+) -> Result<PdfText, Failure> {
+    match program {
+        // A child that cannot be started is a refusal: reading here instead would put
+        // the server back within reach of the file.
+        Some(program) => in_child(program, &bytes, max_pdf_bytes, deadline)
+            .await
+            .unwrap_or(Err(Failure::Problem(Problem::PdfReaderUnavailable))),
         None => in_process(bytes, max_pdf_bytes, deadline).await,
     }
 }
@@ -383,6 +396,53 @@ mod tests {
         }
         let unknown = b"err pdf-malformed 0\nsomething new";
         assert_eq!(decode(unknown), None);
+    }
+
+    /// A one-page PDF drawing `Hello` (the reader reads it in-process).
+    fn hello_pdf() -> Vec<u8> {
+        let content = "BT /F1 12 Tf 72 720 Td (Hello) Tj ET";
+        let objects = [
+            "<< /Type /Catalog /Pages 2 0 R >>".to_owned(),
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_owned(),
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>".to_owned(),
+            format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()),
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_owned(),
+        ];
+        let mut pdf = b"%PDF-1.4\n".to_vec();
+        let mut offsets = Vec::new();
+        for (i, object) in objects.iter().enumerate() {
+            offsets.push(pdf.len());
+            pdf.extend_from_slice(format!("{} 0 obj\n{object}\nendobj\n", i + 1).as_bytes());
+        }
+        let xref = pdf.len();
+        let mut table = format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1);
+        for offset in offsets {
+            table.push_str(&format!("{offset:010} 00000 n \n"));
+        }
+        table.push_str(&format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        ));
+        pdf.extend_from_slice(table.as_bytes());
+        pdf
+    }
+
+    #[tokio::test]
+    async fn a_reader_process_that_cannot_start_is_a_refusal_not_a_reading_here() {
+        let deadline = Instant::now() + std::time::Duration::from_secs(60);
+        // Without a child program the document reads in this process.
+        let here = read_with(None, hello_pdf(), 1 << 20, deadline).await;
+        assert!(
+            matches!(&here, Ok(pdf) if pdf.text.contains("Hello")),
+            "{here:?}"
+        );
+        // With one that cannot be started it is refused, not read here instead.
+        let missing = PathBuf::from("/nonexistent/mcp-web-pdf-reader");
+        let refused = read_with(Some(&missing), hello_pdf(), 1 << 20, deadline).await;
+        assert_eq!(
+            refused,
+            Err(Failure::Problem(Problem::PdfReaderUnavailable))
+        );
     }
 
     #[test]
