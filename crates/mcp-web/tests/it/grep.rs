@@ -876,3 +876,63 @@ fn the_command_takes_context_as_dash_c_and_refuses_past_five() {
         "a refused context fetches nothing"
     );
 }
+
+/// An observer that lets the test go on once the page's text is extracted, as its
+/// matching starts.
+struct NotifyAfterExtraction(Arc<tokio::sync::Notify>);
+
+impl mcp_web::ops::Observer for NotifyAfterExtraction {
+    fn progress(&self, _done: f64, _total: Option<f64>, message: &str) {
+        if message == "done" {
+            self.0.notify_one();
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_costly_match_does_not_hold_up_another_call() {
+    // One thread runs both calls (the test's runtime is single-threaded): a match that
+    // ran on it would hold the light fetch until the match ended.
+    let line = random_ab_line();
+    let site = support::Server::start(move |path| match path {
+        "/heavy" => response("text/plain", &format!("{line}\n")),
+        _ => html("Light", "<p>A light page.</p>"),
+    });
+    let (context, _cancel, heavy_call, _, options) = needle_grep(0);
+    let light_call = context.allowance(CancellationToken::new());
+    let pattern = Pattern::new("[ab]*a[ab]{20}c", true, false).expect("a pattern");
+    let matching = Arc::new(tokio::sync::Notify::new());
+    let observer = NotifyAfterExtraction(Arc::clone(&matching));
+    let heavy_done = std::sync::atomic::AtomicBool::new(false);
+    let heavy = async {
+        let outcome = mcp_web::ops::grep::grep(
+            &context,
+            &site.url("/heavy"),
+            &pattern,
+            &options,
+            &heavy_call,
+            &observer,
+        )
+        .await;
+        heavy_done.store(true, std::sync::atomic::Ordering::SeqCst);
+        outcome
+    };
+    let light = async {
+        matching.notified().await;
+        let fetched = mcp_web::ops::fetch::fetch(&context, &site.url("/light"), &light_call, &())
+            .await
+            .expect("the light page");
+        (
+            fetched.text.body().join("\n"),
+            heavy_done.load(std::sync::atomic::Ordering::SeqCst),
+        )
+    };
+    let (heavy, (light, heavy_was_done)) = tokio::join!(heavy, light);
+    assert!(light.contains("A light page."), "{light}");
+    assert!(
+        !heavy_was_done,
+        "the light fetch waited for the costly match to end"
+    );
+    // The costly match still ends as it should.
+    assert!(matches!(heavy, Err(Error::Pattern(_))), "{heavy:?}");
+}
