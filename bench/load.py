@@ -106,7 +106,10 @@ class Site(BaseHTTPRequestHandler):
         self.send_header("Content-Type", TYPES.get(self.path, "text/html; charset=utf-8"))
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server stopped reading at its byte cap, as it should
 
 
 def free_port():
