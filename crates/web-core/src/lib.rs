@@ -29,5 +29,6 @@ pub mod robots;
 pub mod search;
 pub mod transport;
 pub mod url;
+pub mod work;
 
 pub use error::{Error, ErrorKind};

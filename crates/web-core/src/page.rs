@@ -58,13 +58,14 @@ impl PageText {
         PageText::from_extracted(page, page.extract())
     }
 
-    /// Extracts `page` on a blocking thread, never on the async threads, within `call`:
+    /// Extracts `page` off the async threads ([`crate::work`]: a large page at a lower
+    /// priority), within `call`:
     /// the call's cancellation answers [`Error::Cancelled`] and its deadline an
     /// [`Error::Deadline`] at once. Extraction is bounded by the body's size
     /// (`max-bytes`), so a thread left behind finishes soon and its result is dropped.
     pub async fn extract_in(page: Page, call: &Allowance) -> Result<(Page, PageText), Error> {
         let url = page.final_url.to_string();
-        let task = tokio::task::spawn_blocking(move || {
+        let task = crate::work::run(page.bytes, move || {
             let text = PageText::new(&page);
             (page, text)
         });
@@ -77,11 +78,7 @@ impl PageText {
                 key: ConfigKey::TotalTimeout,
                 limit: call.budget(),
             })),
-            done = task => match done {
-                Ok(both) => Ok(both),
-                Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-                Err(_) => Err(Error::Cancelled),
-            },
+            done = task => done.ok_or(Error::Cancelled),
         }
     }
 

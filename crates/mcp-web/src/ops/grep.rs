@@ -497,10 +497,10 @@ struct PageSearch {
 }
 
 /// Searches `text`, the page fetched as `url`, for at most `shown.room` matching lines
-/// with `shown.context` lines around each, on a blocking thread within `call` (its
-/// deadline and cancellation read between lines). Each line names the URL as asked
-/// for, whose `web_fetch` answer has exactly these lines (a redirected page's
-/// `Retrieved from` line included).
+/// with `shown.context` lines around each, off the async threads
+/// ([`mcp_web_core::work`]) within `call` (its deadline and cancellation read between
+/// lines). Each line names the URL as asked for, whose `web_fetch` answer has exactly
+/// these lines (a redirected page's `Retrieved from` line included).
 async fn search(
     url: &str,
     text: Arc<PageText>,
@@ -511,7 +511,8 @@ async fn search(
     let url = url.to_owned();
     let pattern = pattern.clone();
     let budget = Budget::new(call.std_deadline(), call.cancellation().clone());
-    let task = tokio::task::spawn_blocking(move || {
+    let size = text.lines().iter().map(String::len).sum();
+    let task = mcp_web_core::work::run(size, move || {
         let lines = text.lines();
         let numbered = lines
             .iter()
@@ -582,14 +583,18 @@ async fn search(
             end,
         }
     });
-    match task.await {
-        Ok(searched) => searched,
-        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-        Err(_) => PageSearch {
-            matches: Vec::new(),
-            matched: 0,
-            end: PageEnd::Halted(Halt::Failed(Error::Cancelled)),
-        },
+    let stopped = |halt| PageSearch {
+        matches: Vec::new(),
+        matched: 0,
+        end: PageEnd::Halted(halt),
+    };
+    // The search reads the deadline and cancellation itself; these end a wait for its
+    // turn (a large page's).
+    tokio::select! {
+        biased;
+        () = call.cancellation().cancelled() => stopped(Halt::Failed(Error::Cancelled)),
+        () = tokio::time::sleep_until(call.deadline()) => stopped(Halt::Deadline),
+        searched = task => searched.unwrap_or_else(|| stopped(Halt::Failed(Error::Cancelled))),
     }
 }
 

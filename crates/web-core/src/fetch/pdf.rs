@@ -84,9 +84,15 @@ async fn read_with(
     match program {
         // A child that cannot be started is a refusal: reading here instead would put
         // the server back within reach of the file.
-        Some(program) => in_child(program, &bytes, max_pdf_bytes, deadline)
-            .await
-            .unwrap_or(Err(Failure::Problem(Problem::PdfReaderUnavailable))),
+        Some(program) => {
+            // A reader child is large work: it takes its turn, within the deadline.
+            let Ok(_turn) = timeout_at(deadline, crate::work::large_turn()).await else {
+                return Err(Failure::Deadline);
+            };
+            in_child(program, &bytes, max_pdf_bytes, deadline)
+                .await
+                .unwrap_or(Err(Failure::Problem(Problem::PdfReaderUnavailable)))
+        }
         None => in_process(bytes, max_pdf_bytes, deadline).await,
     }
 }
@@ -109,12 +115,18 @@ async fn in_process(
     let stop = StopOnDrop(Arc::new(AtomicBool::new(false)));
     let limits =
         Limits::new(max_pdf_bytes, Some(std_instant(deadline))).with_stop(Arc::clone(&stop.0));
-    let task = tokio::task::spawn_blocking(move || reader::read(&bytes, &limits));
+    // A PDF is large work whatever its size: read at the lower priority.
+    let task = crate::work::run(bytes.len().max(crate::work::LARGE), move || {
+        // The reader contains its own panics; one that got out anyway is unreadable.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            reader::read(&bytes, &limits)
+        }))
+        .unwrap_or(Err(Failure::Problem(Problem::PdfUnreadable)))
+    });
     match timeout_at(deadline, task).await {
         Err(_) => Err(Failure::Deadline),
-        // The reader contains its own panics; a task that failed anyway is unreadable.
-        Ok(Err(_)) => Err(Failure::Problem(Problem::PdfUnreadable)),
-        Ok(Ok(result)) => result,
+        Ok(None) => Err(Failure::Problem(Problem::PdfUnreadable)),
+        Ok(Some(result)) => result,
     }
 }
 
@@ -320,9 +332,11 @@ pub fn child_main(mut args: impl Iterator<Item = OsString>) -> ExitCode {
 
 /// Limits this process: its address space to what it maps now plus `memory` bytes, its
 /// CPU time to `cpu_seconds` (then `SIGXCPU`, and `SIGKILL` a second later), no core
-/// file.
+/// file; and runs it at the priority of large work ([`crate::work::NICE`]), as a PDF is.
 fn limit_self(memory: u64, cpu_seconds: u64) -> std::io::Result<()> {
-    use rustix::process::{Resource, Rlimit, setrlimit};
+    use rustix::process::{Resource, Rlimit, setpriority_process, setrlimit};
+    // Lowering its own priority needs no privilege; a failure leaves it as it was.
+    let _ = setpriority_process(None, crate::work::NICE);
     let mapped = std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {

@@ -142,6 +142,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("extract", 0),
     ("robots", 0),
     ("grep", 0),
+    ("work", 0),
     ("guard", 1),
     ("transport", 2),
     ("fetch", 2),
