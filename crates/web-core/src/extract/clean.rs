@@ -347,6 +347,27 @@ mod tests {
     }
 
     #[test]
+    fn a_component_library_s_blocks_are_content_and_a_consent_manager_s_banner_is_not() {
+        // A component library names each block `cmp-…`; the page's text is in them.
+        let blocks: String = (0..3)
+            .map(|i| {
+                format!(
+                    "<div class='cmp-container container-{i}'><div class='text cmp-text'>\
+                     <p>Section {i}: our consultants help teams plan, build and run their \
+                     data platforms.</p></div></div>"
+                )
+            })
+            .collect();
+        let out = text(&format!(
+            "<html><body><main>{blocks}</main><div id=cmpbox class=cmp-banner><p>We use \
+             cookies to improve your experience.</p></div></body></html>"
+        ));
+        assert!(out.contains("Section 0: our consultants"), "{out}");
+        assert!(out.contains("Section 2: our consultants"), "{out}");
+        assert!(!out.contains("We use"), "{out}");
+    }
+
+    #[test]
     fn a_post_in_a_page_wide_form_an_aside_or_a_category_named_after_chrome_is_kept() {
         let filler = "<p>Filler so that each block is a small share of the page. Filler so \
                       that each block is a small share of the page. Filler so that each block \

@@ -218,13 +218,19 @@ const COMMENT_PHRASES: &[&str] = &[
 ];
 
 /// Words in class names and ids that mark a consent banner: removed however long its text.
-const CONSENT_WORDS: &[&str] = &[
-    "cookie",
-    "cookies",
-    "cookiebanner",
-    "consent",
-    "gdpr",
-    "cmp",
+/// Not `cmp` alone: a component library names every block of a page `cmp-…` (`cmp-text`,
+/// `cmp-container`), the article's text included.
+const CONSENT_WORDS: &[&str] = &["cookie", "cookies", "cookiebanner", "consent", "gdpr"];
+
+/// Phrases that mark a consent banner when a class name or id contains them with its
+/// separators removed: a consent manager's banner (`cmp-banner`, `cmpbox`).
+const CONSENT_PHRASES: &[&str] = &[
+    "cmpbanner",
+    "cmpbox",
+    "cmpwrapper",
+    "cmpdialog",
+    "cmpnotice",
+    "cmppopup",
 ];
 
 /// Phrases that mark chrome when a class name or id contains them with its separators
@@ -355,7 +361,7 @@ impl Sense {
             }
             let names = &mut sense.names;
             let (layout, content) = (lists & IN_LAYOUT != 0, lists & IN_CONTENT != 0);
-            names.always |= lists & IN_CONSENT != 0;
+            names.always |= lists & IN_CONSENT != 0 || phrases & IN_CONSENT_PHRASES != 0;
             let comments = lists & IN_COMMENT != 0 || phrases & IN_COMMENT_PHRASES != 0;
             // `comments-open` says what the post allows, not what the element is.
             names.comments |= comments && lists & IN_STATE == 0;
@@ -399,6 +405,8 @@ const IN_COMMENT_PHRASES: Lists = 1 << 10;
 const IN_CHROME_PHRASES: Lists = 1 << 11;
 /// [`META_PHRASES`].
 const IN_META_PHRASES: Lists = 1 << 12;
+/// [`CONSENT_PHRASES`].
+const IN_CONSENT_PHRASES: Lists = 1 << 13;
 
 /// The word lists, each with its bit.
 const WORD_LISTS: [(&[&str], Lists); 10] = [
@@ -415,9 +423,10 @@ const WORD_LISTS: [(&[&str], Lists); 10] = [
 ];
 
 /// The phrase lists, each with its bit.
-const PHRASE_LISTS: [(&[&str], Lists); 3] = [
+const PHRASE_LISTS: [(&[&str], Lists); 4] = [
     (COMMENT_PHRASES, IN_COMMENT_PHRASES),
     (CHROME_PHRASES, IN_CHROME_PHRASES),
+    (CONSENT_PHRASES, IN_CONSENT_PHRASES),
     (META_PHRASES, IN_META_PHRASES),
 ];
 
@@ -766,8 +775,16 @@ mod tests {
             names("no-share category-social-issues tag-cookies"),
             (false, false, false)
         );
-        for always in ["cookie-notice", "cmp-banner", "sr-only", "d-none"] {
+        for always in ["cookie-notice", "cmp-banner", "cmpbox", "sr-only", "d-none"] {
             assert!(Sense::of(always).names.always, "{always}");
+        }
+        // A component library's blocks (`cmp-text`) are not a consent manager's banner.
+        for block in [
+            "cmp-text",
+            "cmp-container container-b99be87d7a",
+            "cmp-teaser",
+        ] {
+            assert!(!Sense::of(block).names.always, "{block}");
         }
         // A post filed under a category named after chrome is still the post; a script's
         // hook is not a role; a taxonomy word that ends the token is one.
@@ -910,6 +927,7 @@ mod tests {
             COMMENT_PHRASES,
             CHROME_PHRASES,
             META_PHRASES,
+            CONSENT_PHRASES,
             MONTH_NAMES,
         ] {
             for w in list {
@@ -985,12 +1003,15 @@ mod tests {
                     comments |= listed(COMMENT_WORDS, part);
                     state |= listed(COMMENT_STATES, part);
                 }
-                let (comment_phrase, chrome_phrase) = with_joined(token, |joined| {
-                    (
-                        holds(joined, COMMENT_PHRASES),
-                        holds(joined, CHROME_PHRASES),
-                    )
-                });
+                let (comment_phrase, chrome_phrase, consent_phrase) =
+                    with_joined(token, |joined| {
+                        (
+                            holds(joined, COMMENT_PHRASES),
+                            holds(joined, CHROME_PHRASES),
+                            holds(joined, CONSENT_PHRASES),
+                        )
+                    });
+                names.always |= consent_phrase;
                 comments |= comment_phrase;
                 names.comments |= comments && !state;
                 strong |= !content && chrome_phrase;
