@@ -30,7 +30,14 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
     let (doc, readable) = readable_title(doc, url);
     let marks = PageSurvey::of(&doc);
-    let page_title = PageTitle::read(&doc, readable, marks.title(&doc), &marks.headlines);
+    let page_title = PageTitle::read(
+        &doc,
+        readable,
+        marks.title(&doc),
+        &marks.headlines,
+        base.host_str(),
+        marks.thread_subject(&doc),
+    );
     let title = page_title.title.as_deref();
     let lang = marks.lang(&doc);
     let links = marks.links(&doc, base);

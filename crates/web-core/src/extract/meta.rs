@@ -1,16 +1,39 @@
 //! The page's marks, found by one walk of the parsed page before any step changes it: the
 //! elements its title, language, base and links are read from, the elements that may say
-//! its headline, and the tree's depth and size.
+//! its headline, the tree's depth and size; and what its JSON-LD islands say of a forum
+//! thread's subject.
 
 use std::collections::HashSet;
 
 use ::url::Url;
 use dom_query::{Document, LocalName, NodeId, NodeRef, local_name};
 use html5ever::ns;
+use serde_json::{Map, Value};
 
 use super::render::collapse;
 use super::title::Headlines;
 use super::tree::{Step, attr, walk, with_element};
+
+/// A JSON-LD island larger than this is not read.
+const ISLAND_MAX_BYTES: usize = 1 << 20;
+/// JSON-LD objects nested deeper than this are not read.
+const ISLAND_MAX_DEPTH: usize = 8;
+/// A thread's subject longer than this is not one.
+const SUBJECT_MAX_BYTES: usize = 400;
+
+/// Whether a JSON-LD object's `@type` (one type or a list; a full schema.org URL or the
+/// bare name) is one that `is` accepts.
+fn has_type(object: &Map<String, Value>, is: impl Fn(&str) -> bool) -> bool {
+    let named = |t: &Value| {
+        t.as_str()
+            .is_some_and(|t| is(t.rsplit('/').next().unwrap_or(t)))
+    };
+    match object.get("@type") {
+        Some(Value::Array(types)) => types.iter().any(named),
+        Some(t) => named(t),
+        None => false,
+    }
+}
 
 /// The page surveyed by one walk before any step changes it: the elements the page's
 /// metadata is read from, the headline's candidates, the tree's depth and size. Each
@@ -39,6 +62,8 @@ pub(crate) struct PageSurvey {
     /// The elements that may say the headline ([`Headlines::candidate`]) and whether each
     /// is a heading, in document order.
     pub(crate) headlines: Vec<(NodeId, bool)>,
+    /// The JSON-LD islands (`script[type=application/ld+json]`), in document order.
+    islands: Vec<NodeId>,
     /// The greatest element depth.
     pub(crate) depth: usize,
     /// The number of elements.
@@ -75,6 +100,12 @@ impl PageSurvey {
                         };
                         if *local == local_name!("head") {
                             in_head += 1;
+                        } else if *local == local_name!("script") {
+                            if attr(e, "type").is_some_and(|t| {
+                                t.trim().eq_ignore_ascii_case("application/ld+json")
+                            }) {
+                                marks.islands.push(node.id);
+                            }
                         } else if *local == local_name!("title") {
                             if in_head > 0 {
                                 first(&mut marks.head_title);
@@ -160,6 +191,65 @@ impl PageSurvey {
             .filter(|t| !t.is_empty())
             .or_else(|| og().filter(|t| !t.is_empty()))
             .or_else(|| text(self.h1).filter(|t| !t.is_empty()))
+    }
+
+    /// The thread's subject, when the page says in JSON-LD that it is a forum thread: the
+    /// `headline` (else the `name`) of its `DiscussionForumPosting`.
+    pub(crate) fn thread_subject(&self, doc: &Document) -> Option<String> {
+        self.find_in_islands(doc, "DiscussionForumPosting", |object| {
+            if !has_type(object, |t| t == "DiscussionForumPosting") {
+                return None;
+            }
+            ["headline", "name"]
+                .iter()
+                .find_map(|k| object.get(*k).and_then(Value::as_str))
+                .map(collapse)
+                .filter(|h| !h.is_empty() && h.len() <= SUBJECT_MAX_BYTES)
+        })
+    }
+
+    /// The first answer `f` gives for an object of the page's JSON-LD islands, in document
+    /// order, each island's objects depth first (at most [`ISLAND_MAX_DEPTH`] deep). Only
+    /// islands whose text holds `word` and has at most [`ISLAND_MAX_BYTES`] are parsed.
+    fn find_in_islands<T>(
+        &self,
+        doc: &Document,
+        word: &str,
+        mut f: impl FnMut(&Map<String, Value>) -> Option<T>,
+    ) -> Option<T> {
+        for id in &self.islands {
+            let text = NodeRef::new(*id, &doc.tree).text();
+            if text.len() > ISLAND_MAX_BYTES || !text.contains(word) {
+                continue;
+            }
+            let Ok(value) = serde_json::from_str::<Value>(&text) else {
+                continue;
+            };
+            let mut stack = vec![(&value, 0usize)];
+            while let Some((value, depth)) = stack.pop() {
+                if depth > ISLAND_MAX_DEPTH {
+                    continue;
+                }
+                let children: Vec<&Value> = match value {
+                    Value::Array(items) => items.iter().collect(),
+                    Value::Object(object) => {
+                        if let Some(found) = f(object) {
+                            return Some(found);
+                        }
+                        object.values().collect()
+                    }
+                    _ => continue,
+                };
+                stack.extend(
+                    children
+                        .into_iter()
+                        .rev()
+                        .filter(|v| v.is_array() || v.is_object())
+                        .map(|v| (v, depth + 1)),
+                );
+            }
+        }
+        None
     }
 
     /// The declared language: `<html lang>`, else a `Content-Language` meta.

@@ -64,13 +64,17 @@ pub(crate) struct PageTitle {
 
 impl PageTitle {
     /// The page's title from what Readability read (`readable`), the raw title
-    /// ([`PageSurvey::title`](super::meta::PageSurvey::title)) and the elements that may
-    /// say the headline (`candidates`: each, and whether it is a heading, in document order).
+    /// ([`PageSurvey::title`](super::meta::PageSurvey::title)), the elements that may say the
+    /// headline (`candidates`: each, and whether it is a heading, in document order), the
+    /// page's host, and the subject a forum thread declares (which is its title). A title no
+    /// heading says loses a last part that names the site ([`without_site`]).
     pub(crate) fn read(
         doc: &Document,
         readable: Readable,
         raw_title: Option<String>,
         candidates: &[(NodeId, bool)],
+        host: Option<&str>,
+        subject: Option<String>,
     ) -> Self {
         let site = readable
             .site
@@ -79,9 +83,14 @@ impl PageTitle {
         let raw = raw_title.clone();
         let title = readable.title.or(raw_title);
         let headlines = title.is_some().then(|| Headlines::read(doc, candidates));
-        let title = title
-            .zip(headlines.as_ref())
-            .map(|(t, h)| h.title_of(t, raw, site.as_deref()));
+        let title = title.zip(headlines.as_ref()).map(|(t, h)| {
+            let t = h.title_of(t, raw, site.as_deref());
+            if h.says(&t) {
+                return t;
+            }
+            without_site(&t, site.as_deref(), host).unwrap_or(t)
+        });
+        let title = subject.or(title);
         Self {
             title,
             site,
@@ -97,6 +106,71 @@ impl PageTitle {
             _ => Vec::new(),
         }
     }
+}
+
+/// A title's last part names the site with at most this many words.
+const SITE_MAX_WORDS: usize = 5;
+
+/// Host labels that name a section of a site, not the site (`docs.`, `shop.`).
+const SECTION_LABELS: &[&str] = &[
+    "docs",
+    "shop",
+    "blog",
+    "news",
+    "store",
+    "forum",
+    "forums",
+    "support",
+    "help",
+    "community",
+    "apps",
+    "business",
+    "global",
+    "promotions",
+    "boards",
+];
+
+/// The title without its last part when that part names the site (`Headline | Site`):
+/// the site's name, a part of it, or a name the host spells (`Liberty University` on
+/// `liberty.edu`, `bcbs.com` on `bcbs.com`). `None` when the title has one part, or more
+/// than [`TITLE_MAX_PARTS`], or its last part is not the site's.
+fn without_site(title: &str, site: Option<&str>, host: Option<&str>) -> Option<String> {
+    let parts = title_parts(title);
+    let (&(first, _), &(start, end)) = (parts.first()?, parts.last()?);
+    if parts.len() < 2 || parts.len() > TITLE_MAX_PARTS {
+        return None;
+    }
+    let last = &title[start..end];
+    let before = parts[parts.len() - 2].1;
+    names_site(last, site, host).then(|| title[first..before].trim().to_owned())
+}
+
+/// Whether a part of a title names the site (see [`without_site`]), its words compared
+/// joined and lowercase.
+fn names_site(part: &str, site: Option<&str>, host: Option<&str>) -> bool {
+    let words = heading_words(part);
+    let part = words.concat();
+    if part.len() < 3 || words.len() > SITE_MAX_WORDS {
+        return false;
+    }
+    let by_site = site.map(|s| heading_words(s).concat()).is_some_and(|site| {
+        site.len() >= 3 && (site.contains(&part) || (site.len() >= 4 && part.contains(&site)))
+    });
+    by_site
+        || host.is_some_and(|host| {
+            let host = host.to_ascii_lowercase();
+            let host = host.strip_prefix("www.").unwrap_or(&host);
+            let labels: Vec<&str> = host.split('.').collect();
+            // The host spells the part (`bcbs.com`), or the part holds a label of the
+            // site's name (`Liberty University`, `liberty.edu`), the top-level domain and
+            // a section's label aside.
+            (part.len() >= 4 && labels.concat().contains(&part))
+                || labels[..labels.len().saturating_sub(1)]
+                    .iter()
+                    .any(|label| {
+                        label.len() >= 4 && !SECTION_LABELS.contains(label) && part.contains(label)
+                    })
+        })
 }
 
 /// The site's name as the `<title>` gives it beside the article's title
@@ -649,6 +723,63 @@ mod tests {
         );
         assert_eq!(site("Storm", "Storm"), None);
         assert_eq!(site("Other words", "Storm"), None);
+    }
+
+    #[test]
+    fn a_last_part_that_names_the_site_is_cut_from_a_title_no_heading_says() {
+        let cut = |title, site, host| without_site(title, site, Some(host));
+        // By the host's name, by the site's name, by the host spelled out.
+        assert_eq!(
+            cut(
+                "Online Tuition and Financing | Liberty University",
+                None,
+                "www.liberty.edu"
+            )
+            .as_deref(),
+            Some("Online Tuition and Financing")
+        );
+        assert_eq!(
+            cut(
+                "Reliable Music Lesson Reviews | Make More Music",
+                Some("Make More Music"),
+                "lessons.example"
+            )
+            .as_deref(),
+            Some("Reliable Music Lesson Reviews")
+        );
+        assert_eq!(
+            cut(
+                "Individual Health – Family Medical Insurance | bcbs.com",
+                None,
+                "www.bcbs.com"
+            )
+            .as_deref(),
+            Some("Individual Health – Family Medical Insurance")
+        );
+        // Not a first part (a brand that opens the title is part of it), not a part that
+        // names nothing of the site, not a one-part title.
+        assert_eq!(
+            cut(
+                "Figma: The Collaborative Interface Design Tool",
+                None,
+                "www.figma.com"
+            ),
+            None
+        );
+        assert_eq!(
+            cut("Storm closes the harbour | Opinion", None, "herald.example"),
+            None
+        );
+        assert_eq!(cut("Liberty University", None, "www.liberty.edu"), None);
+        // A long last part is the headline's, even when it holds the site's name.
+        assert_eq!(
+            cut(
+                "Tips | Why Liberty University students pay less for their degrees",
+                None,
+                "www.liberty.edu"
+            ),
+            None
+        );
     }
 
     #[test]

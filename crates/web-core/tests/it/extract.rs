@@ -179,6 +179,35 @@ fn a_headline_dropped_by_selection_is_the_title_line_and_a_site_name_is_dropped(
 }
 
 #[test]
+fn the_title_is_the_thread_s_subject_or_the_page_s_own_without_the_site_s_name() {
+    let para = "<p>The bearing wore out after two winters, so I replaced it with a sealed one \
+                and greased the shaft before putting the wheel back on the frame.</p>";
+    let body = format!("<div class=post>{para}{para}{para}</div>");
+    // A thread says its subject in JSON-LD, as the page's main entity; the `<title>` adds
+    // the board and the forum.
+    let island = "<script type='application/ld+json'>{\"@context\":\"https://schema.org\",\
+                  \"@type\":\"WebPage\",\"mainEntity\":{\"@type\":\"DiscussionForumPosting\",\
+                  \"headline\":\"Bearing wears out after two winters\"}}</script>";
+    let page = format!(
+        "<html><head><title>Maintenance - Bearing wears out after two winters | Bike \
+         Forum</title>{island}</head><body>{body}</body></html>"
+    );
+    let out = extract(&page, "text/html", &base());
+    assert_eq!(
+        out.title.as_deref(),
+        Some("Bearing wears out after two winters")
+    );
+    // No heading says the title: the last part, the site's name by its host, is cut.
+    let host = Url::parse("https://www.gardenclub.example/plots").expect("a valid URL");
+    let page = format!(
+        "<html><head><title>Allotment plots for rent | Garden Club</title></head><body>\
+         <h1>Grow your own</h1>{body}</body></html>"
+    );
+    let out = extract(&page, "text/html", &host);
+    assert_eq!(out.title.as_deref(), Some("Allotment plots for rent"));
+}
+
+#[test]
 fn negated_and_taxonomy_class_names_do_not_mark_chrome() {
     let para = "Health officials urged countries to keep testing capacity in place and to \
         close the gaps in vaccination before the next wave of infections arrives. ";
