@@ -8,7 +8,7 @@ use ::url::Url;
 use dom_query::Document;
 
 use super::clean::{Cleaned, clean_and_prune};
-use super::meta::PageSurvey;
+use super::meta::{PageSurvey, put_declared};
 use super::parse::{DEPTH_LIMIT, Parsed, parse_page};
 use super::prune::{Memo, dateline, drop_comment_section, drop_tail_chrome};
 use super::select::{MainText, fits, main_text, visible_chars};
@@ -52,6 +52,10 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let cleaned = clean_and_prune(&doc, &mut memo);
     let dateline = first_attached(&doc, &marked).and_then(dateline);
 
+    // What the page declares of the product it sells, read before selection takes the
+    // document.
+    let product = marks.product(&doc);
+
     // Selection, widening and the fallback.
     let selectable = fits(marks.depth, marks.elements);
     let MainText {
@@ -78,6 +82,8 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     drop_repeated_headings(&mut lines, title, page_title.site.as_deref());
     drop_comment_section(&mut lines);
     drop_tail_chrome(&mut lines);
+    // A product's declared description and properties, when the text lacks them.
+    put_declared(&mut lines, product);
 
     let javascript_shell = looks_like_shell(body, &cleaned, &lines);
     if javascript_shell {

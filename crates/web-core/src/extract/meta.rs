@@ -1,7 +1,7 @@
 //! The page's marks, found by one walk of the parsed page before any step changes it: the
 //! elements its title, language, base and links are read from, the elements that may say
 //! its headline, the tree's depth and size; and what its JSON-LD islands say of a forum
-//! thread's subject.
+//! thread's subject and of a product (put into the text when the text lacks it).
 
 use std::collections::HashSet;
 
@@ -11,7 +11,7 @@ use html5ever::ns;
 use serde_json::{Map, Value};
 
 use super::render::collapse;
-use super::title::Headlines;
+use super::title::{Headlines, heading_words};
 use super::tree::{Step, attr, walk, with_element};
 
 /// A JSON-LD island larger than this is not read.
@@ -20,6 +20,15 @@ const ISLAND_MAX_BYTES: usize = 1 << 20;
 const ISLAND_MAX_DEPTH: usize = 8;
 /// A thread's subject longer than this is not one.
 const SUBJECT_MAX_BYTES: usize = 400;
+/// At most this many of a product's properties are read.
+const PRODUCT_MAX_PROPERTIES: usize = 64;
+/// The schema.org types of a product.
+const PRODUCT_TYPES: [&str; 4] = [
+    "Product",
+    "ProductGroup",
+    "IndividualProduct",
+    "ProductModel",
+];
 
 /// Whether a JSON-LD object's `@type` (one type or a list; a full schema.org URL or the
 /// bare name) is one that `is` accepts.
@@ -33,6 +42,51 @@ fn has_type(object: &Map<String, Value>, is: impl Fn(&str) -> bool) -> bool {
         Some(t) => named(t),
         None => false,
     }
+}
+
+/// A text with its tags dropped (a JSON-LD description may carry markup), each tag read as
+/// a space.
+fn without_tags(text: &str) -> String {
+    if !text.contains('<') {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                out.push(' ');
+            }
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Lines a page declares (see [`PageSurvey::product`]) put into the text when the text
+/// lacks more than half of their words: after the text's leading `# ` heading, if any,
+/// else first.
+pub(crate) fn put_declared(lines: &mut Vec<String>, declared: Vec<String>) {
+    let words = |l: &String| heading_words(l);
+    let want: Vec<String> = declared.iter().flat_map(words).collect();
+    if want.is_empty() {
+        return;
+    }
+    let have: HashSet<String> = lines.iter().flat_map(words).collect();
+    let missing = want.iter().filter(|w| !have.contains(*w)).count();
+    if missing * 2 <= want.len() {
+        return;
+    }
+    let at = if lines.first().is_some_and(|l| l.starts_with("# ")) {
+        lines.len().min(2)
+    } else {
+        0
+    };
+    let block = declared.into_iter().flat_map(|l| [l, String::new()]);
+    lines.splice(at..at, block);
 }
 
 /// The page surveyed by one walk before any step changes it: the elements the page's
@@ -206,6 +260,45 @@ impl PageSurvey {
                 .map(collapse)
                 .filter(|h| !h.is_empty() && h.len() <= SUBJECT_MAX_BYTES)
         })
+    }
+
+    /// What the page says in JSON-LD of the product it sells, as lines: its `description`
+    /// (tags dropped), then each `additionalProperty` as `name: value`. Empty when no island
+    /// holds a `Product` with either.
+    pub(crate) fn product(&self, doc: &Document) -> Vec<String> {
+        self.find_in_islands(doc, "Product", |object| {
+            if !has_type(object, |t| PRODUCT_TYPES.contains(&t)) {
+                return None;
+            }
+            let mut lines = Vec::new();
+            if let Some(description) = object.get("description").and_then(Value::as_str) {
+                let description = collapse(&without_tags(description));
+                if !description.is_empty() {
+                    lines.push(description);
+                }
+            }
+            let properties = object.get("additionalProperty").and_then(Value::as_array);
+            for property in properties
+                .into_iter()
+                .flatten()
+                .take(PRODUCT_MAX_PROPERTIES)
+            {
+                let name = property.get("name").and_then(Value::as_str).map(collapse);
+                let value = match property.get("value") {
+                    Some(Value::String(v)) => Some(collapse(v)),
+                    Some(Value::Number(n)) => Some(n.to_string()),
+                    _ => None,
+                };
+                if let (Some(name), Some(value)) = (name, value)
+                    && !name.is_empty()
+                    && !value.is_empty()
+                {
+                    lines.push(format!("{name}: {value}"));
+                }
+            }
+            (!lines.is_empty()).then_some(lines)
+        })
+        .unwrap_or_default()
     }
 
     /// The first answer `f` gives for an object of the page's JSON-LD islands, in document

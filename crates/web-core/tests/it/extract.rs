@@ -208,6 +208,33 @@ fn the_title_is_the_thread_s_subject_or_the_page_s_own_without_the_site_s_name()
 }
 
 #[test]
+fn a_product_s_description_and_properties_declared_in_json_ld_are_content_when_not_shown() {
+    let island = "<script type='application/ld+json'>{\"@context\":\"https://schema.org\",\
+                  \"@graph\":[{\"@type\":\"BreadcrumbList\"},{\"@type\":[\"Product\"],\
+                  \"name\":\"Field Mug\",\"description\":\"<p>A stoneware mug thrown by \
+                  hand, glazed in speckled cream, for coffee on cold mornings.</p>\",\
+                  \"additionalProperty\":[{\"@type\":\"PropertyValue\",\"name\":\
+                  \"Capacity\",\"value\":\"350 ml\"}]}]}</script>";
+    let shown = "<p>A stoneware mug thrown by hand, glazed in speckled cream, for coffee on \
+                 cold mornings.</p>";
+    let page = |body: &str| {
+        format!(
+            "<html><head><title>Field Mug</title>{island}</head><body><main><h1>Field \
+             Mug</h1><p>Price: $28. Ships in two days.</p>{body}</main></body></html>"
+        )
+    };
+    // Not shown (a script fills the description tab): the declared text is the content.
+    let out = extract(&page(""), "text/html", &base()).text();
+    assert!(out.contains("A stoneware mug thrown by hand"), "{out}");
+    assert!(out.contains("Capacity: 350 ml"), "{out}");
+    assert!(!out.contains("<p>"), "{out}");
+    // Shown: once.
+    let out = extract(&page(shown), "text/html", &base()).text();
+    assert_eq!(out.matches("A stoneware mug").count(), 1, "{out}");
+    assert!(!out.contains("Capacity"), "{out}");
+}
+
+#[test]
 fn negated_and_taxonomy_class_names_do_not_mark_chrome() {
     let para = "Health officials urged countries to keep testing capacity in place and to \
         close the gaps in vaccination before the next wave of infections arrives. ";
