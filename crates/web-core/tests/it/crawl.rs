@@ -78,6 +78,20 @@ fn fetcher() -> Fetcher {
     )
 }
 
+/// A fetcher whose requests wait a minute for a hanging page, so the call's
+/// `total-timeout` is what runs out.
+fn patient_fetcher() -> Fetcher {
+    fetcher_with(
+        permit_127_0_0_2(),
+        Arc::new(StaticResolver::new()),
+        FetchOptions {
+            headers_timeout: Duration::from_secs(60),
+            timeout: Duration::from_secs(60),
+            ..options()
+        },
+    )
+}
+
 fn limits(depth: usize, max_pages: usize) -> CrawlOptions {
     CrawlOptions {
         depth,
@@ -517,15 +531,7 @@ async fn the_total_timeout_running_out_stops_the_crawl_with_what_it_has() {
         }),
     )
     .await;
-    let fetcher = fetcher_with(
-        permit_127_0_0_2(),
-        Arc::new(StaticResolver::new()),
-        FetchOptions {
-            headers_timeout: Duration::from_secs(60),
-            timeout: Duration::from_secs(60),
-            ..options()
-        },
-    );
+    let fetcher = patient_fetcher();
     let start = url(&format!("http://127.0.0.2:{}/", site.port()));
     let mut ignoring = limits(1, 20);
     ignoring.respect_robots = false;
@@ -771,15 +777,7 @@ async fn a_fetch_in_flight_when_the_deadline_stops_the_crawl_is_not_counted() {
         }),
     )
     .await;
-    let fetcher = fetcher_with(
-        permit_127_0_0_2(),
-        Arc::new(StaticResolver::new()),
-        FetchOptions {
-            headers_timeout: Duration::from_secs(60),
-            timeout: Duration::from_secs(60),
-            ..options()
-        },
-    );
+    let fetcher = patient_fetcher();
     let start = url(&format!("http://127.0.0.2:{}/", site.port()));
     let mut wide = limits(1, 20);
     wide.respect_robots = false;

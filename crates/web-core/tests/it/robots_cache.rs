@@ -384,10 +384,9 @@ async fn the_first_500_kib_are_parsed_whatever_max_bytes_says() {
     assert_eq!(robots_hits(&server), 1);
 }
 
-/// While one caller's robots.txt fetch is held at the server, a second caller for the
-/// same origin waits for it instead of fetching again; another origin is fetched apart.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_callers_one_fetch() {
+/// A server whose robots.txt (`Disallow: /slow`) is answered only once `release` is
+/// notified, after it notified `arrived` that the request came.
+async fn held_robots() -> (Server, Arc<tokio::sync::Notify>, Arc<tokio::sync::Notify>) {
     let arrived = Arc::new(tokio::sync::Notify::new());
     let release = Arc::new(tokio::sync::Notify::new());
     let server = Server::start(
@@ -403,6 +402,14 @@ async fn two_callers_one_fetch() {
         }),
     )
     .await;
+    (server, arrived, release)
+}
+
+/// While one caller's robots.txt fetch is held at the server, a second caller for the
+/// same origin waits for it instead of fetching again; another origin is fetched apart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_callers_one_fetch() {
+    let (server, arrived, release) = held_robots().await;
     let other = Server::start(PERMITTED, site(|| text("User-agent: *\nDisallow: /\n"))).await;
     let cache = Arc::new(cache());
     let cancel = CancellationToken::new();
@@ -462,21 +469,7 @@ async fn the_asking_call_s_deadline_bounds_the_robots_fetch_and_is_not_kept() {
 /// call's time is spent, and the fetch it waited for still completes for its caller.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_waiting_caller_stops_at_its_own_deadline() {
-    let arrived = Arc::new(tokio::sync::Notify::new());
-    let release = Arc::new(tokio::sync::Notify::new());
-    let server = Server::start(
-        PERMITTED,
-        site({
-            let (arrived, release) = (arrived.clone(), release.clone());
-            move || {
-                arrived.notify_one();
-                let mut steps = vec![Step::Wait(release.clone())];
-                steps.extend(text("User-agent: *\nDisallow: /slow\n"));
-                steps
-            }
-        }),
-    )
-    .await;
+    let (server, arrived, release) = held_robots().await;
     let cache = Arc::new(cache());
     let first = on(&server, "/slow/1");
     let spawned = tokio::spawn({
