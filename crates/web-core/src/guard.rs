@@ -246,7 +246,7 @@ fn canonical_eq(a: IpAddr, b: IpAddr) -> bool {
 /// address that
 /// `allow-loopback` or `allow-private` would permit. It never opens cloud metadata, nor
 /// any class no switch opens, and belongs to the call it was granted for: it is carried
-/// by that call's fetch context and never enters the shared pool of connections.
+/// by that call's allowance and never enters the shared pool of connections.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Grant {
     host: String,
