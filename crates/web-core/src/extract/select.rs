@@ -1,8 +1,10 @@
 //! Content selection on the cleaned page: `dom_smoothie` (a Readability port) picks the
-//! main content; the selection widens to the page's own main container when it kept only
-//! part of it; a short selection away from the headline's post gives way to the post; and
-//! when selection kept too little of the page's prose, the fallback answers with the page's
-//! main container or the region of the body that holds its prose.
+//! main content; a short selection within one of a repeated group of alike siblings (a
+//! thread's posts, a listing's cards) widens to the group; the selection widens to the
+//! page's own main container when it kept only part of it; a short selection away from the
+//! headline's post gives way to the post; and when selection kept too little of the page's
+//! prose, the fallback answers with the page's main container or the region of the body
+//! that holds its prose.
 
 use std::collections::{HashMap, HashSet};
 
@@ -56,6 +58,15 @@ const POST_MAX_CHARS: usize = 3000;
 /// A selection away from the headline's post gives way to the post when it has at most this
 /// many times the post's visible characters.
 const POST_MAX_GROWTH: f64 = 2.0;
+/// Sibling elements of one shape are a repeated group (posts, cards, rows) when at least
+/// this many of them hold text…
+const GROUP_MIN_MEMBERS: usize = 3;
+/// …whose children are alike: they share at least one in this many of their shapes…
+const GROUP_MIN_ALIKE: usize = 2;
+/// …and the selection, lying within one of them, is widened to them all when they hold at
+/// least this many times the text of the one it lies in (and add prose, see
+/// [`FALLBACK_MIN_PROSE`]), provided it kept less than [`SELECTION_SHORT_SHARE`] of the body.
+const GROUP_MIN_GROWTH: f64 = 1.5;
 
 /// Whether a tree of this depth and this many elements goes through content selection
 /// (its cost grows with depth × size); a larger one falls back to its prose region.
@@ -88,11 +99,12 @@ pub(crate) fn main_text(
     memo: &mut Memo<'_>,
     reparse: impl FnOnce(&mut Memo<'_>) -> Document,
 ) -> MainText {
-    // Selection consumes the document. A page that marks no main container would need its
-    // prose region, should selection keep under a third of it: a copy of the cleaned page
-    // is kept for that, cheaper than parsing and cleaning the page again.
+    // Selection consumes the document. Widening to a repeated group reads the cleaned page
+    // around what it kept, and a page that marks no main container would need its prose
+    // region, should selection keep under a third of it: a copy of the cleaned page is kept
+    // for both, cheaper than parsing and cleaning the page again.
     let (marks_container, h1) = container_and_h1(&doc);
-    let spare = (selectable && !marks_container).then(|| doc.clone());
+    let spare = selectable.then(|| doc.clone());
     // What widening and the fallback read of the cleaned page is taken before content
     // selection rewrites the one document: its first h1 and its own containers, rendered.
     let h1 = h1.map(|id| collapse(&NodeRef::new(id, &doc.tree).text()));
@@ -111,8 +123,25 @@ pub(crate) fn main_text(
     } else {
         (None, Some(doc))
     };
-    // The selection with its visible characters, counted once.
-    let selected = selected.map(|narrow| {
+    // The selection, widened to the repeated group it lies in (one post of a thread, one
+    // card of a listing), then to the page's own container.
+    let selected = selected.map(|(narrow, ids)| {
+        let short = visible_chars(&narrow) < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize;
+        let group = unselected
+            .as_ref()
+            .filter(|_| short)
+            .and_then(|doc| repeated_group(doc, &ids));
+        let narrow = match group {
+            Some(group) => {
+                let wide = prune_render(group, memo);
+                if lost_prose(&narrow, &wide) >= FALLBACK_MIN_PROSE {
+                    wide
+                } else {
+                    narrow
+                }
+            }
+            None => narrow,
+        };
         let lines = widen(narrow, &containers);
         let chars = visible_chars(&lines);
         (lines, chars)
@@ -122,8 +151,8 @@ pub(crate) fn main_text(
         // stand for it: the rare page that falls back to its prose region is parsed and
         // cleaned again.
         let doc = match unselected {
-            Some(doc) => doc,
-            None => reparse(memo),
+            Some(doc) if !marks_container => doc,
+            _ => reparse(memo),
         };
         prose_region(&doc).map(|n| prune_render(n, memo))
     });
@@ -184,8 +213,9 @@ fn container_and_h1(doc: &Document) -> (bool, Option<NodeId>) {
 /// The attribute that marks a page's own `h1` elements through content selection.
 const H1_MARK: &str = "data-mcp-web-h1";
 
-/// Runs content selection (`dom_smoothie`) on a cleaned document and renders what it kept.
-fn select_content(doc: Document, memo: &mut Memo<'_>) -> Option<Vec<String>> {
+/// Runs content selection (`dom_smoothie`) on a cleaned document and renders what it kept,
+/// with the ids of the elements it kept whole (the ids of the document given).
+fn select_content(doc: Document, memo: &mut Memo<'_>) -> Option<(Vec<String>, Vec<NodeId>)> {
     let config = Config {
         disable_json_ld: true,
         keep_classes: true,
@@ -204,7 +234,79 @@ fn select_content(doc: Document, memo: &mut Memo<'_>) -> Option<Vec<String>> {
     marked.remove_attr(H1_MARK);
     let root = readability.doc.select_single("#readability-page-1");
     let node = root.nodes().first().copied()?;
-    Some(prune_render(node, memo))
+    let kept = node.element_children().iter().map(|n| n.id).collect();
+    Some((prune_render(node, memo), kept))
+}
+
+/// The repeated group the selection lies in: the parent of the nearest element around the
+/// elements selection kept (`ids`, in `doc`, the cleaned page before selection) that has at
+/// least [`GROUP_MIN_MEMBERS`] siblings of its shape (element name and class) holding text,
+/// which together hold at least [`GROUP_MIN_GROWTH`] times its text: the thread around one
+/// post, the listing around one card. None when the selection lies in no such group (an
+/// article beside a comment thread lies in the article, not among the comments).
+fn repeated_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
+    let nodes: Vec<NodeRef<'a>> = ids.iter().filter_map(|id| doc.tree.get(id)).collect();
+    let first = nodes.first()?;
+    // The chain from the first kept element up, cut to the part around every kept element.
+    let mut chain: Vec<NodeRef<'a>> = std::iter::once(*first)
+        .chain(first.ancestors_it(None))
+        .take_while(|n| n.is_element() && !n.has_name("body") && !n.has_name("html"))
+        .collect();
+    for node in &nodes[1..] {
+        let around: HashSet<NodeId> = std::iter::once(*node)
+            .chain(node.ancestors_it(None))
+            .map(|n| n.id)
+            .collect();
+        let at = chain.iter().position(|n| around.contains(&n.id))?;
+        chain.drain(..at);
+    }
+    for node in chain {
+        let parent = node.parent()?;
+        let shape = shape_of(&node);
+        let own = visible_len(&node.text());
+        if own == 0 {
+            continue;
+        }
+        let inner = inner_shapes(&node);
+        let (members, chars) = parent
+            .element_children()
+            .iter()
+            .filter(|s| shape_of(s) == shape && alike(&inner_shapes(s), &inner))
+            .map(|s| visible_len(&s.text()))
+            .filter(|&n| n > 0)
+            .fold((0usize, 0usize), |(m, c), n| (m + 1, c + n));
+        if members >= GROUP_MIN_MEMBERS {
+            return (chars as f64 >= own as f64 * GROUP_MIN_GROWTH).then_some(parent);
+        }
+    }
+    None
+}
+
+/// The shapes of an element's children.
+fn inner_shapes(node: &NodeRef<'_>) -> HashSet<Option<(String, String)>> {
+    node.element_children().iter().map(shape_of).collect()
+}
+
+/// Whether two elements' children are alike: at least half the shapes of either are shared.
+fn alike(a: &HashSet<Option<(String, String)>>, b: &HashSet<Option<(String, String)>>) -> bool {
+    let shared = a.intersection(b).count();
+    shared * GROUP_MIN_ALIKE >= a.len().max(b.len())
+}
+
+/// An element's shape, as its siblings are compared by: its name and its first class name,
+/// digits aside (`post-17` is `post-`).
+fn shape_of(node: &NodeRef<'_>) -> Option<(String, String)> {
+    with_element(node, |e| {
+        let class: String = super::tree::attr(e, "class")
+            .unwrap_or_default()
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| !c.is_ascii_digit())
+            .collect();
+        (e.name.local.to_string(), class)
+    })
 }
 
 /// The one element matching `selector`, if exactly one does.
@@ -568,6 +670,37 @@ mod tests {
         assert!(!container_and_h1(&doc).0);
         let doc = parse(pages[3]);
         assert!(container_and_h1(&doc).0);
+    }
+
+    #[test]
+    fn a_selection_within_one_post_or_card_finds_its_repeated_group() {
+        let post = |i: usize, text: &str| {
+            format!(
+                "<div class=post-{i}><div class=meta>rider{i}</div><div class=body id=b{i}>\
+                 <p>{text}</p></div></div>"
+            )
+        };
+        let posts: String = (0..5).map(|i| post(i, "A reply of some length.")).collect();
+        let doc = parse(&format!(
+            "<html><body><div class=thread id=t>{posts}</div></body></html>"
+        ));
+        let body = doc.select_single("#b2").nodes()[0].id;
+        let group = repeated_group(&doc, &[body]).map(|g| g.id);
+        assert_eq!(group, Some(doc.select_single("#t").nodes()[0].id));
+        // An article beside a thread of another shape, and layout columns whose children are
+        // not alike, are no group.
+        let doc = parse(&format!(
+            "<html><body><div class=col><div class=body id=a><p>The article.</p></div></div>\
+             <div class=col><ul><li>Link</li></ul></div><div class=col><form>Search</form>\
+             </div><div class=comments>{posts}</div></body></html>"
+        ));
+        let article = doc.select_single("#a").nodes()[0].id;
+        assert!(repeated_group(&doc, &[article]).is_none());
+        // Too few posts are no group.
+        let two: String = (0..2).map(|i| post(i, "A reply.")).collect();
+        let doc = parse(&format!("<html><body><div>{two}</div></body></html>"));
+        let body = doc.select_single("#b1").nodes()[0].id;
+        assert!(repeated_group(&doc, &[body]).is_none());
     }
 
     #[test]
