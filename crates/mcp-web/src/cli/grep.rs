@@ -39,8 +39,9 @@ depth above 0 follows the same-origin links as web_crawl does, respects robots.t
 (respect-robots), and fetches no page once --max-results lines matched. On a terminal,
 a progress bar on stderr then counts the pages.
 
---json prints one JSON object per line ({\"url\", \"line\", \"text\", \"cut\",
-\"context\"}, context true for a line around a match); the notices (what stopped the search, no match) then go to stderr.
+--json prints one JSON object per line shown ({\"url\", \"line\", \"text\", \"cut\",
+\"context\"}, context true for a line around a match); the notices (what stopped the
+search, no match) then go to stderr.
 
 Exit status: 0 with an answer on stdout (no match is an answer: it names the pages
 searched); 1 when the start page is refused or fails (the teaching message on stderr);
