@@ -690,14 +690,14 @@ async fn a_pattern_too_costly_to_match_is_a_typed_error_in_bounded_cpu() {
     assert!(spent < 15.0, "the call took {spent} s of CPU");
 }
 
-/// An observer that cancels the call once the page's text is extracted, before it is
+/// An observer that runs its function once the page's text is extracted, before it is
 /// searched.
-struct CancelAfterExtraction(CancellationToken);
+struct AfterExtraction<F: Fn() + Send + Sync>(F);
 
-impl mcp_web::ops::Observer for CancelAfterExtraction {
+impl<F: Fn() + Send + Sync> mcp_web::ops::Observer for AfterExtraction<F> {
     fn progress(&self, _done: f64, _total: Option<f64>, message: &str) {
         if message == "done" {
-            self.0.cancel();
+            (self.0)();
         }
     }
 }
@@ -706,7 +706,7 @@ impl mcp_web::ops::Observer for CancelAfterExtraction {
 async fn a_cancellation_stops_matching() {
     let site = support::Server::start(|_| response("text/plain", &"needle\n".repeat(1000)));
     let (context, cancel, call, pattern, options) = needle_grep(0);
-    let observer = CancelAfterExtraction(cancel);
+    let observer = AfterExtraction(move || cancel.cancel());
     let outcome = mcp_web::ops::grep::grep(
         &context,
         &site.url("/"),
@@ -877,18 +877,6 @@ fn the_command_takes_context_as_dash_c_and_refuses_past_five() {
     );
 }
 
-/// An observer that lets the test go on once the page's text is extracted, as its
-/// matching starts.
-struct NotifyAfterExtraction(Arc<tokio::sync::Notify>);
-
-impl mcp_web::ops::Observer for NotifyAfterExtraction {
-    fn progress(&self, _done: f64, _total: Option<f64>, message: &str) {
-        if message == "done" {
-            self.0.notify_one();
-        }
-    }
-}
-
 #[tokio::test]
 async fn a_costly_match_does_not_hold_up_another_call() {
     // One thread runs both calls (the test's runtime is single-threaded): a match that
@@ -902,7 +890,8 @@ async fn a_costly_match_does_not_hold_up_another_call() {
     let light_call = context.allowance(CancellationToken::new());
     let pattern = Pattern::new("[ab]*a[ab]{20}c", true, false).expect("a pattern");
     let matching = Arc::new(tokio::sync::Notify::new());
-    let observer = NotifyAfterExtraction(Arc::clone(&matching));
+    let notify = Arc::clone(&matching);
+    let observer = AfterExtraction(move || notify.notify_one());
     let heavy_done = std::sync::atomic::AtomicBool::new(false);
     let heavy = async {
         let outcome = mcp_web::ops::grep::grep(
