@@ -56,7 +56,7 @@ pub fn exec(args: &CheckArgs) -> ExitCode {
     let own = OwnAddrs::system().current();
     let result = runtime.block_on(check(
         &args.urls,
-        &settings.policy(),
+        &settings.policy,
         &SystemResolver,
         &own,
         &mut out,

@@ -289,6 +289,15 @@ mod tests {
         args(argv).settings()
     }
 
+    /// The `allow-cidrs` blocks of `s`, written out.
+    fn cidrs(s: &Settings) -> Vec<String> {
+        s.policy
+            .allow_cidrs
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
     /// A file in the temp directory, removed when dropped.
     struct TempFile(PathBuf);
 
@@ -430,10 +439,9 @@ mod tests {
             "http://proxy.corp:3128",
         ])
         .unwrap();
-        assert!(s.allow_loopback && !s.allow_private && !s.respect_robots);
-        let cidrs: Vec<String> = s.allow_cidrs.iter().map(ToString::to_string).collect();
-        assert_eq!(cidrs, ["10.0.0.0/8", "fd00::/8"]);
-        assert_eq!(s.allow_hosts, ["wiki.corp"]);
+        assert!(s.policy.allow_loopback && !s.policy.allow_private && !s.respect_robots);
+        assert_eq!(cidrs(&s), ["10.0.0.0/8", "fd00::/8"]);
+        assert_eq!(s.policy.allow_hosts, ["wiki.corp"]);
         assert_eq!(s.max_bytes, 4096);
         assert_eq!(s.timeout, Duration::from_millis(2500));
         assert_eq!(s.crawl_delay, Duration::ZERO);
@@ -465,7 +473,7 @@ mod tests {
             r#"Web={"allow-cidrs":["10.0.0.0/8"],"max-chars":1000}"#,
         ])
         .unwrap();
-        assert_eq!(s.allow_cidrs[0].to_string(), "10.0.0.0/8");
+        assert_eq!(s.policy.allow_cidrs[0].to_string(), "10.0.0.0/8");
         assert_eq!(s.max_chars, 1000);
 
         let e = settings(&["--tool", r#"Web={"providr":"brave"}"#]).unwrap_err();
@@ -499,7 +507,7 @@ mod tests {
         );
         let s = settings(&["--config", file.path()]).unwrap();
         assert_eq!(s.crawl_delay, Duration::from_millis(250));
-        assert_eq!(s.allow_hosts, ["wiki.corp"]);
+        assert_eq!(s.policy.allow_hosts, ["wiki.corp"]);
 
         let file = TempFile::new(r#"{"name":"research"}"#);
         assert_eq!(
@@ -565,12 +573,11 @@ mod tests {
         assert_eq!(s.max_bytes, 30000);
         assert_eq!(s.timeout, Duration::from_secs(7));
         assert_eq!(s.crawl_delay, Duration::from_secs(1));
-        assert_eq!(s.allow_cidrs.len(), 1);
+        assert_eq!(s.policy.allow_cidrs.len(), 1);
 
         // A list flag replaces the list of earlier sources.
         let s = settings(&["--config", file.path(), "--allow-cidrs", "192.168.0.0/16"]).unwrap();
-        let cidrs: Vec<String> = s.allow_cidrs.iter().map(ToString::to_string).collect();
-        assert_eq!(cidrs, ["192.168.0.0/16"]);
+        assert_eq!(cidrs(&s), ["192.168.0.0/16"]);
 
         // A bad value in an early source is overridden, not reported.
         let s = settings(&["--tool", r#"Web={"max-bytes":1}"#, "--max-bytes", "5000"]).unwrap();
@@ -578,6 +585,6 @@ mod tests {
         // A later flag can turn a file's switch off.
         let file = TempFile::new(r#"{"tools":{"Web":{"allow-private":true}}}"#);
         let s = settings(&["--config", file.path(), "--allow-private=false"]).unwrap();
-        assert!(!s.allow_private);
+        assert!(!s.policy.allow_private);
     }
 }

@@ -168,7 +168,7 @@ fn fetcher(
 ) -> Result<Fetcher, ConfigError> {
     let mut options = settings.fetch_options();
     options.cache.shared = shared;
-    Fetcher::new(options, settings.policy(), resolver)
+    Fetcher::new(options, settings.policy.clone(), resolver)
 }
 
 /// Where an operation reports how far it got.

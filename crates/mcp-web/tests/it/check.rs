@@ -253,12 +253,12 @@ async fn names_are_resolved_through_the_seam_and_every_address_judged() {
     // allow-hosts names the host exactly.
     let policy = parse_web_config(&json!({"allow-hosts": ["intranet.example"]}))
         .unwrap()
-        .policy();
+        .policy;
     let (ok, text) = check_with(&["http://intranet.example/"], &policy, &resolver).await;
     assert!(ok, "{text}");
     let policy = parse_web_config(&json!({"allow-hosts": ["example"]}))
         .unwrap()
-        .policy();
+        .policy;
     let (ok, text) = check_with(&["http://intranet.example/"], &policy, &resolver).await;
     assert!(!ok, "{text}");
 
@@ -321,7 +321,7 @@ async fn check_agrees_with_the_guard_on_own_addresses_mapped_spellings_and_ports
 
     let policy = parse_web_config(&json!({"allow-cidrs": ["::/0"]}))
         .unwrap()
-        .policy();
+        .policy;
     let (ok, text) = check_with(&["http://[::ffff:169.254.169.254]/"], &policy, &resolver).await;
     assert!(!ok, "{text}");
     assert!(
@@ -331,7 +331,7 @@ async fn check_agrees_with_the_guard_on_own_addresses_mapped_spellings_and_ports
 
     let policy = parse_web_config(&json!({"allow-hosts": ["meta.example"]}))
         .unwrap()
-        .policy();
+        .policy;
     let (ok, text) = check_with(&["http://meta.example/"], &policy, &resolver).await;
     assert!(!ok, "{text}");
     assert!(text.contains("cloud metadata endpoint"), "{text}");
@@ -346,7 +346,7 @@ async fn check_agrees_with_the_guard_on_own_addresses_mapped_spellings_and_ports
     assert_eq!(resolver.lookups(), before, "{text}");
     let policy = parse_web_config(&json!({"allow-ports": ["25"]}))
         .unwrap()
-        .policy();
+        .policy;
     let (ok, text) = check_with(&["http://93.184.215.15:25/"], &policy, &resolver).await;
     assert!(ok, "{text}");
 }

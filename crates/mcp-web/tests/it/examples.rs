@@ -29,7 +29,7 @@ fn the_research_config_is_accepted_by_the_server() {
     let settings = pack.settings();
     assert!(settings.respect_robots);
     assert!(settings.crawl_delay.as_secs_f64() >= 0.5);
-    assert!(!settings.allow_private && !settings.allow_loopback);
+    assert!(!settings.policy.allow_private && !settings.policy.allow_loopback);
 }
 
 #[test]

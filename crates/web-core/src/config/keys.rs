@@ -265,14 +265,14 @@ pub static KEYS: &[Key] = &[
         default: DefaultValue::Bool(false),
         doc: "Permit every non-public address class, this machine's own addresses included, except cloud metadata",
         value_name: "BOOL",
-        rule: Rule::Bool(|s| &mut s.allow_private),
+        rule: Rule::Bool(|s| &mut s.policy.allow_private),
     },
     Key {
         id: ConfigKey::AllowLoopback,
         default: DefaultValue::Bool(false),
         doc: "Permit loopback and this machine's own addresses only (test rigs, local development servers)",
         value_name: "BOOL",
-        rule: Rule::Bool(|s| &mut s.allow_loopback),
+        rule: Rule::Bool(|s| &mut s.policy.allow_loopback),
     },
     Key {
         id: ConfigKey::AllowHosts,
@@ -280,7 +280,7 @@ pub static KEYS: &[Key] = &[
         doc: "Exact host names permitted whatever they resolve to, except cloud metadata and this machine's own addresses; no `*` or `?`, and `corp` never permits `wiki.corp`",
         value_name: "HOST",
         rule: Rule::Strings(|s, hosts| {
-            s.allow_hosts = hosts
+            s.policy.allow_hosts = hosts
                 .iter()
                 .map(|h| allow_host(h))
                 .collect::<Result<_, _>>()?;
@@ -293,7 +293,7 @@ pub static KEYS: &[Key] = &[
         doc: "CIDR blocks permitted, matched against the connected peer; an address carrying IPv4 (v4-mapped, NAT64, 6to4, Teredo) matches IPv4 blocks only, through that address; the only key that opens a cloud metadata endpoint (a block covering it)",
         value_name: "CIDR",
         rule: Rule::Strings(|s, cidrs| {
-            s.allow_cidrs = cidrs
+            s.policy.allow_cidrs = cidrs
                 .iter()
                 .map(|c| allow_cidr(c))
                 .collect::<Result<_, _>>()?;
@@ -306,7 +306,7 @@ pub static KEYS: &[Key] = &[
         doc: "Network-specific NAT64 /96 prefixes (besides `64:ff9b::/96` and `64:ff9b:1::/48`) whose addresses are also judged by the IPv4 address they carry",
         value_name: "PREFIX",
         rule: Rule::Strings(|s, prefixes| {
-            s.nat64_prefixes = prefixes
+            s.policy.nat64_prefixes = prefixes
                 .iter()
                 .map(|p| nat64_prefix(p))
                 .collect::<Result<_, _>>()?;
@@ -319,7 +319,7 @@ pub static KEYS: &[Key] = &[
         doc: "Ports of the Fetch standard's bad-port list (SMTP 25, IRC 6667, …) permitted anyway, as strings; every other port is open already",
         value_name: "PORT",
         rule: Rule::Strings(|s, ports| {
-            s.allow_ports = ports
+            s.policy.allow_ports = ports
                 .iter()
                 .map(|p| allow_port(p))
                 .collect::<Result<_, _>>()?;

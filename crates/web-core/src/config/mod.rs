@@ -17,7 +17,6 @@ pub mod keys;
 
 use std::time::Duration;
 
-use ipnet::{IpNet, Ipv6Net};
 use serde_json::{Map, Value};
 
 use crate::error::ConfigError;
@@ -36,19 +35,9 @@ pub const OWNER: &str = "the Web pack";
 /// default applied and its rule checked. Each module builds its own options from it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
-    /// `allow-private`: permit every non-public address class except cloud metadata.
-    pub allow_private: bool,
-    /// `allow-loopback`: permit loopback addresses only.
-    pub allow_loopback: bool,
-    /// `allow-hosts`: exact host names permitted whatever they resolve to; lowercase,
-    /// punycode, IPv6 literals without brackets.
-    pub allow_hosts: Vec<String>,
-    /// `allow-cidrs`: blocks permitted, matched against the connected peer.
-    pub allow_cidrs: Vec<IpNet>,
-    /// `nat64-prefixes`: the operator's NAT64 /96 prefixes.
-    pub nat64_prefixes: Vec<Ipv6Net>,
-    /// `allow-ports`: bad ports permitted anyway.
-    pub allow_ports: Vec<u16>,
+    /// The address policy of the floor: `allow-private`, `allow-loopback`,
+    /// `allow-hosts`, `allow-cidrs`, `nat64-prefixes` and `allow-ports`.
+    pub policy: Policy,
     /// `max-bytes`: cap on decoded body bytes read from one response.
     pub max_bytes: u64,
     /// `max-pdf-bytes`: cap on the size of a PDF, which is read whole.
@@ -120,12 +109,7 @@ impl Settings {
     /// [`Settings::default`].
     fn unset() -> Settings {
         Settings {
-            allow_private: false,
-            allow_loopback: false,
-            allow_hosts: Vec::new(),
-            allow_cidrs: Vec::new(),
-            nat64_prefixes: Vec::new(),
-            allow_ports: Vec::new(),
+            policy: Policy::default(),
             max_bytes: 0,
             max_pdf_bytes: 0,
             max_chars: 0,
@@ -152,19 +136,6 @@ impl Settings {
             search_rate: 0,
             ask_permission: false,
             tools: Vec::new(),
-        }
-    }
-
-    /// The address policy of the floor: `allow-private`, `allow-loopback`,
-    /// `allow-hosts`, `allow-cidrs`, `nat64-prefixes` and `allow-ports`.
-    pub fn policy(&self) -> Policy {
-        Policy {
-            allow_private: self.allow_private,
-            allow_loopback: self.allow_loopback,
-            allow_hosts: self.allow_hosts.clone(),
-            allow_cidrs: self.allow_cidrs.clone(),
-            nat64_prefixes: self.nat64_prefixes.clone(),
-            allow_ports: self.allow_ports.clone(),
         }
     }
 
@@ -280,6 +251,7 @@ mod tests {
     use super::*;
     use crate::key::ConfigKey;
     use crate::transport::ProxyUrl;
+    use ipnet::{IpNet, Ipv6Net};
     use serde_json::json;
     use std::path::PathBuf;
 
@@ -393,8 +365,8 @@ mod tests {
     fn empty_object_gives_the_defaults() {
         let s = parse(json!({})).unwrap();
         assert_eq!(s, Settings::default());
-        assert!(!s.allow_private && !s.allow_loopback && !s.ask_permission);
-        assert!(s.allow_hosts.is_empty() && s.allow_cidrs.is_empty());
+        assert!(!s.policy.allow_private && !s.policy.allow_loopback && !s.ask_permission);
+        assert!(s.policy.allow_hosts.is_empty() && s.policy.allow_cidrs.is_empty());
         assert_eq!(s.max_bytes, 2_097_152);
         assert_eq!(s.max_chars, 40_000);
         assert_eq!(s.network.connect_timeout, Duration::from_secs(10));
@@ -696,9 +668,14 @@ mod tests {
             "ask-permission": true,
         }))
         .unwrap();
-        assert!(s.allow_private && s.allow_loopback && s.ask_permission && !s.respect_robots);
+        assert!(
+            s.policy.allow_private
+                && s.policy.allow_loopback
+                && s.ask_permission
+                && !s.respect_robots
+        );
         assert_eq!(
-            s.allow_hosts,
+            s.policy.allow_hosts,
             [
                 "wiki.corp",
                 "xn--bcher-kva.example",
@@ -708,7 +685,7 @@ mod tests {
                 "corp"
             ]
         );
-        let cidrs: Vec<String> = s.allow_cidrs.iter().map(ToString::to_string).collect();
+        let cidrs: Vec<String> = s.policy.allow_cidrs.iter().map(|c| c.to_string()).collect();
         assert_eq!(
             cidrs,
             [
@@ -782,7 +759,7 @@ mod tests {
 
     #[test]
     fn policy_carries_every_floor_key() {
-        assert_eq!(Settings::default().policy(), Policy::default());
+        assert_eq!(Settings::default().policy, Policy::default());
         let s = parse(json!({
             "allow-private": true,
             "allow-loopback": true,
@@ -790,7 +767,7 @@ mod tests {
             "allow-cidrs": ["10.0.0.0/8"],
         }))
         .unwrap();
-        let p = s.policy();
+        let p = s.policy;
         assert!(p.allow_private && p.allow_loopback);
         assert_eq!(p.allow_hosts, ["wiki.corp"]);
         assert_eq!(p.allow_cidrs, ["10.0.0.0/8".parse::<IpNet>().unwrap()]);
@@ -798,14 +775,14 @@ mod tests {
         assert!(Policy::default().decide("10.1.2.3", ten, &[]).is_err());
         let only_cidr = parse(json!({"allow-cidrs": ["10.0.0.0/8"]}))
             .unwrap()
-            .policy();
+            .policy;
         assert!(only_cidr.decide("10.1.2.3", ten, &[]).is_ok());
         let p = parse(json!({
             "nat64-prefixes": ["2a01:4f8:64::1/96"],
             "allow-ports": ["6667", "25"],
         }))
         .unwrap()
-        .policy();
+        .policy;
         assert_eq!(
             p.nat64_prefixes,
             ["2a01:4f8:64::/96".parse::<Ipv6Net>().unwrap()]
