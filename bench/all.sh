@@ -18,7 +18,7 @@ all=(mcp extract-full extract-snippets pdf crawl load)
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=("${all[@]}")
 mkdir -p bench/results
-cargo build --release --quiet -p mcp-web
+cargo build --release --quiet -p mcp-web-server
 
 for part in "${parts[@]}"; do
   case "$part" in

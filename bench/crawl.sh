@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 PAGES=${PAGES:-1000}
 MCP_WEB=${MCP_WEB:-target/release/mcp-web}
 if [ ! -x "$MCP_WEB" ]; then
-  cargo build --release --quiet -p mcp-web
+  cargo build --release --quiet -p mcp-web-server
 fi
 
 work=$(mktemp -d)

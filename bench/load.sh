@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ -z "${MCP_WEB:-}" ]; then
-  cargo build --release --quiet -p mcp-web
+  cargo build --release --quiet -p mcp-web-server
   MCP_WEB=target/release/mcp-web
 fi
 python3 bench/load.py "$MCP_WEB" "${CALLS:-200}"

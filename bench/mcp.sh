@@ -14,7 +14,7 @@ if [ ! -x bench/.venv-ref/bin/mcp-server-fetch ]; then
   bench/.venv-ref/bin/python -m pip install --quiet --disable-pip-version-check \
     "mcp-server-fetch==${REFERENCE_VERSION}"
 fi
-cargo build --release --quiet -p mcp-web
+cargo build --release --quiet -p mcp-web-server
 
 python3 bench/mcp_bench.py \
   "mcp-web=target/release/mcp-web serve --allow-loopback" \

@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind > /dev/null || { echo "startup-order.sh: valgrind is needed" >&2; exit 1; }
 
-cargo rustc --release --quiet -p mcp-web --bin mcp-web -- -C strip=none
+cargo rustc --release --quiet -p mcp-web-server --bin mcp-web -- -C strip=none
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 {
@@ -40,4 +40,4 @@ for line in open(sys.argv[1]):
             print(name)
 PY
 echo "startup-order.sh: $(wc -l < crates/mcp-web/startup.order) functions in crates/mcp-web/startup.order"
-cargo build --release --quiet -p mcp-web
+cargo build --release --quiet -p mcp-web-server

@@ -100,7 +100,7 @@ tools_list "$stage/server/mcp-web" serve
 
 say "crates: cargo package --workspace (each crate built from its package)"
 cargo package --workspace --locked
-for crate in mcp-web-core mcp-kit mcp-web; do
+for crate in mcp-web-core mcp-web-kit mcp-web-server; do
   file="${CARGO_TARGET_DIR:-$root/target}/package/$crate-$version.crate"
   [ -f "$file" ] || fail "no $file"
   listing=$(tar -tzf "$file")

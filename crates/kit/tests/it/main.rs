@@ -1,4 +1,4 @@
-//! Integration tests of mcp-kit, one binary for the crate: a test toolkit served over
+//! Integration tests of mcp-web-kit, one binary for the crate: a test toolkit served over
 //! in-memory stdio and over HTTP on loopback, spoken to as real clients do, and run
 //! in process without a transport.
 

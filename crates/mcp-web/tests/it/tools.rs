@@ -38,7 +38,7 @@ fn tools_list_matches_the_golden_file() {
     panic!(
         "the Web pack's tools/list differs from {}.\n\
          If the change is intended, regenerate the file with\n  \
-         UPDATE_GOLDEN=1 cargo test -p mcp-web --test it tools::\n\
+         UPDATE_GOLDEN=1 cargo test -p mcp-web-server --test it tools::\n\
          and review its diff.\n--- golden\n{golden}\n--- actual\n{actual}",
         path.display()
     );

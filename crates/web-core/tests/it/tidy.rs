@@ -1,7 +1,7 @@
 //! Tidy: the repository checks itself. Every `.rs` file under `crates/` opens with a
 //! `//!` paragraph; no test is skipped or expected to panic; the modules of
-//! mcp-web-core respect the layer table of ARCHITECTURE.md; mcp-kit never names mcp-web-core;
-//! only mcp-kit names rmcp; only `transport` uses the socket and resolver APIs that
+//! mcp-web-core respect the layer table of ARCHITECTURE.md; mcp-web-kit never names mcp-web-core;
+//! only mcp-web-kit names rmcp; only `transport` uses the socket and resolver APIs that
 //! `clippy.toml` bans; only `search` uses `transport::operator`, the connector that
 //! skips the guard; the modules of `extract` import each other without a circle;
 //! ARCHITECTURE.md's code map names every module file, and its tables only modules
@@ -391,7 +391,7 @@ fn extract_is_acyclic(files: &[(String, String)]) -> Vec<String> {
     out
 }
 
-/// Rule: mcp-kit never names mcp-web-core, and only mcp-kit names rmcp.
+/// Rule: mcp-web-kit never names mcp-web-core, and only mcp-web-kit names rmcp.
 fn respects_crate_boundaries(path: &str, text: &str) -> Vec<String> {
     let core = concat!("mcp_web", "_core");
     let sdk = concat!("rm", "cp");
@@ -400,12 +400,12 @@ fn respects_crate_boundaries(path: &str, text: &str) -> Vec<String> {
     for (n, line) in code_lines(text) {
         if in_kit && has_word(line, core) {
             out.push(format!(
-                "{path}:{n}: rule crate-boundary: mcp-kit never uses `{core}`; the framework knows nothing of the web"
+                "{path}:{n}: rule crate-boundary: mcp-web-kit never uses `{core}`; the framework knows nothing of the web"
             ));
         }
         if !in_kit && has_word(line, sdk) {
             out.push(format!(
-                "{path}:{n}: rule crate-boundary: only mcp-kit uses `{sdk}`; other crates go through mcp-kit's own types"
+                "{path}:{n}: rule crate-boundary: only mcp-web-kit uses `{sdk}`; other crates go through mcp-web-kit's own types"
             ));
         }
     }
@@ -510,11 +510,11 @@ fn operator_only_in_search(path: &str, text: &str) -> Vec<String> {
 }
 
 /// The crates of the workspace: their folder under `crates/` and their name, as
-/// ARCHITECTURE.md's code map heads their modules ("Modules of `mcp-kit`").
+/// ARCHITECTURE.md's code map heads their modules ("Modules of `mcp-web-kit`").
 const CRATES: [(&str, &str); 3] = [
     ("web-core", "mcp-web-core"),
-    ("kit", "mcp-kit"),
-    ("mcp-web", "mcp-web"),
+    ("kit", "mcp-web-kit"),
+    ("mcp-web", "mcp-web-server"),
 ];
 
 /// The module path of each source file of the crate in folder `dir`
@@ -687,7 +687,7 @@ fn crates_respect_their_boundaries() {
     let kit = fs::read_to_string(root().join("crates/kit/Cargo.toml")).unwrap();
     assert!(
         !kit.contains("mcp-web-core"),
-        "crates/kit/Cargo.toml: rule crate-boundary: mcp-kit must not depend on mcp-web-core"
+        "crates/kit/Cargo.toml: rule crate-boundary: mcp-web-kit must not depend on mcp-web-core"
     );
     for krate in ["web-core", "mcp-web"] {
         let manifest =
@@ -696,7 +696,7 @@ fn crates_respect_their_boundaries() {
             !manifest
                 .lines()
                 .any(|l| l.trim_start().starts_with(concat!("rm", "cp"))),
-            "crates/{krate}/Cargo.toml: rule crate-boundary: only mcp-kit depends on the MCP SDK"
+            "crates/{krate}/Cargo.toml: rule crate-boundary: only mcp-web-kit depends on the MCP SDK"
         );
     }
 }
@@ -739,7 +739,7 @@ fn every_rule_can_fail() {
     );
     assert!(opens_with_module_doc("a.rs", "//! A.\n").is_empty());
 
-    let map = "## Code map\n\nModules of `mcp-web-core`, in layers:\n\n| layer | module | single responsibility |\n|---|---|---|\n| 0 pure | `gone` | x |\n\nModules of `mcp-kit`:\n\n| module | single responsibility |\n|---|---|\n| `toolkit` | x |\n\nModules of `mcp-web`:\n\n| module | single responsibility |\n|---|---|\n| `app` | x |\n\n## Invariants\n`fetch`\n";
+    let map = "## Code map\n\nModules of `mcp-web-core`, in layers:\n\n| layer | module | single responsibility |\n|---|---|---|\n| 0 pure | `gone` | x |\n\nModules of `mcp-web-kit`:\n\n| module | single responsibility |\n|---|---|\n| `toolkit` | x |\n\nModules of `mcp-web-server`:\n\n| module | single responsibility |\n|---|---|\n| `app` | x |\n\n## Invariants\n`fetch`\n";
     let paths = [
         "crates/web-core/src/lib.rs",
         "crates/web-core/src/fetch/mod.rs",
