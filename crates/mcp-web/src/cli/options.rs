@@ -442,11 +442,11 @@ mod tests {
         assert!(s.policy.allow_loopback && !s.policy.allow_private && !s.respect_robots);
         assert_eq!(cidrs(&s), ["10.0.0.0/8", "fd00::/8"]);
         assert_eq!(s.policy.allow_hosts, ["wiki.corp"]);
-        assert_eq!(s.max_bytes, 4096);
-        assert_eq!(s.timeout, Duration::from_millis(2500));
+        assert_eq!(s.fetch.max_bytes, 4096);
+        assert_eq!(s.fetch.timeout, Duration::from_millis(2500));
         assert_eq!(s.crawl_delay, Duration::ZERO);
         assert_eq!(s.provider.as_str(), "searxng");
-        assert_eq!(s.network.proxy.unwrap().port(), 3128);
+        assert_eq!(s.fetch.network.proxy.unwrap().port(), 3128);
     }
 
     #[test]
@@ -570,8 +570,8 @@ mod tests {
             "7",
         ])
         .unwrap();
-        assert_eq!(s.max_bytes, 30000);
-        assert_eq!(s.timeout, Duration::from_secs(7));
+        assert_eq!(s.fetch.max_bytes, 30000);
+        assert_eq!(s.fetch.timeout, Duration::from_secs(7));
         assert_eq!(s.crawl_delay, Duration::from_secs(1));
         assert_eq!(s.policy.allow_cidrs.len(), 1);
 
@@ -581,7 +581,7 @@ mod tests {
 
         // A bad value in an early source is overridden, not reported.
         let s = settings(&["--tool", r#"Web={"max-bytes":1}"#, "--max-bytes", "5000"]).unwrap();
-        assert_eq!(s.max_bytes, 5000);
+        assert_eq!(s.fetch.max_bytes, 5000);
         // A later flag can turn a file's switch off.
         let file = TempFile::new(r#"{"tools":{"Web":{"allow-private":true}}}"#);
         let s = settings(&["--config", file.path(), "--allow-private=false"]).unwrap();

@@ -155,7 +155,7 @@ impl Context {
 
     /// The `max-chars` cap on the text one answer returns.
     pub fn max_chars(&self) -> usize {
-        usize::try_from(self.settings.max_chars).unwrap_or(usize::MAX)
+        self.settings.max_chars
     }
 }
 
@@ -166,7 +166,7 @@ fn fetcher(
     resolver: Arc<dyn Resolve>,
     shared: bool,
 ) -> Result<Fetcher, ConfigError> {
-    let mut options = settings.fetch_options();
+    let mut options = settings.fetch.clone();
     options.cache.shared = shared;
     Fetcher::new(options, settings.policy.clone(), resolver)
 }

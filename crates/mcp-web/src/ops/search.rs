@@ -90,7 +90,7 @@ pub async fn search(
     observer: &dyn Observer,
     cancel: &CancellationToken,
 ) -> Result<Searched, Error> {
-    let budget = context.settings().total_timeout;
+    let budget = context.settings().fetch.total_timeout;
     let report = |message: &str| observer.progress(0.0, None, message);
     let pacing = Pacing {
         deadline: tokio::time::Instant::now() + budget,

@@ -112,6 +112,26 @@ enum Span {
     Pause,
 }
 
+/// Where a whole number is stored: a count kept as written, or a size in memory
+/// (saturating where `usize` is narrower than the number written).
+#[derive(Clone, Copy)]
+enum Whole {
+    /// A `u64`.
+    U64(fn(&mut Settings) -> &mut u64),
+    /// A `usize`.
+    Usize(fn(&mut Settings) -> &mut usize),
+}
+
+impl Whole {
+    /// Stores `n` in `settings`.
+    fn store(self, settings: &mut Settings, n: u64) {
+        match self {
+            Whole::U64(field) => *field(settings) = n,
+            Whole::Usize(field) => *field(settings) = usize::try_from(n).unwrap_or(usize::MAX),
+        }
+    }
+}
+
 /// A key's type and rule together: how a JSON value of the key is read, checked and
 /// stored in [`Settings`].
 #[derive(Clone, Copy)]
@@ -129,7 +149,7 @@ enum Rule {
         /// Why the floor, as the refusal says it.
         why: &'static str,
         /// Where the value goes.
-        field: fn(&mut Settings) -> &mut u64,
+        field: Whole,
     },
     /// A number of seconds.
     Seconds {
@@ -238,7 +258,10 @@ impl Key {
                 floor,
                 why,
                 field,
-            } => *field(settings) = at_least(key, count(key, value, expected)?, floor, why)?,
+            } => field.store(
+                settings,
+                at_least(key, count(key, value, expected)?, floor, why)?,
+            ),
             Rule::Seconds { span, field } => {
                 let secs = seconds(key, value)?;
                 *field(settings) = match span {
@@ -335,7 +358,7 @@ pub static KEYS: &[Key] = &[
             expected: "a whole number of bytes",
             floor: 4096,
             why: "(below that a page cannot hold a document, and every fetch would report more truncation notice than page)",
-            field: |s| &mut s.max_bytes,
+            field: Whole::Usize(|s| &mut s.fetch.max_bytes),
         },
     },
     Key {
@@ -347,7 +370,7 @@ pub static KEYS: &[Key] = &[
             expected: "a whole number of bytes",
             floor: 4096,
             why: "(below that no PDF with a page of text fits)",
-            field: |s| &mut s.max_pdf_bytes,
+            field: Whole::Usize(|s| &mut s.fetch.max_pdf_bytes),
         },
     },
     Key {
@@ -359,7 +382,7 @@ pub static KEYS: &[Key] = &[
             expected: "a whole number of characters",
             floor: 1000,
             why: "(below that an answer cannot hold a page's opening)",
-            field: |s| &mut s.max_chars,
+            field: Whole::Usize(|s| &mut s.max_chars),
         },
     },
     Key {
@@ -369,7 +392,7 @@ pub static KEYS: &[Key] = &[
         value_name: "SECONDS",
         rule: Rule::Seconds {
             span: Span::Budget,
-            field: |s| &mut s.network.connect_timeout,
+            field: |s| &mut s.fetch.network.connect_timeout,
         },
     },
     Key {
@@ -379,7 +402,7 @@ pub static KEYS: &[Key] = &[
         value_name: "SECONDS",
         rule: Rule::Seconds {
             span: Span::Budget,
-            field: |s| &mut s.headers_timeout,
+            field: |s| &mut s.fetch.headers_timeout,
         },
     },
     Key {
@@ -389,7 +412,7 @@ pub static KEYS: &[Key] = &[
         value_name: "SECONDS",
         rule: Rule::Seconds {
             span: Span::Budget,
-            field: |s| &mut s.timeout,
+            field: |s| &mut s.fetch.timeout,
         },
     },
     Key {
@@ -399,7 +422,7 @@ pub static KEYS: &[Key] = &[
         value_name: "SECONDS",
         rule: Rule::Seconds {
             span: Span::Budget,
-            field: |s| &mut s.total_timeout,
+            field: |s| &mut s.fetch.total_timeout,
         },
     },
     Key {
@@ -411,7 +434,7 @@ pub static KEYS: &[Key] = &[
             expected: "a whole number of bytes",
             floor: 0,
             why: "(0 turns the cache off)",
-            field: |s| &mut s.cache_bytes,
+            field: Whole::U64(|s| &mut s.fetch.cache.bytes),
         },
     },
     Key {
@@ -421,7 +444,7 @@ pub static KEYS: &[Key] = &[
         value_name: "SECONDS",
         rule: Rule::Seconds {
             span: Span::Pause,
-            field: |s| &mut s.cache_max_age,
+            field: |s| &mut s.fetch.cache.max_age,
         },
     },
     Key {
@@ -456,7 +479,7 @@ pub static KEYS: &[Key] = &[
         doc: "The User-Agent header, printable ASCII; its product token is matched against robots.txt groups",
         value_name: "TEXT",
         rule: Rule::Text(|s, ua| {
-            s.network.user_agent = user_agent(ua)?;
+            s.fetch.network.user_agent = user_agent(ua)?;
             Ok(())
         }),
     },
@@ -466,7 +489,7 @@ pub static KEYS: &[Key] = &[
         doc: "An HTTP proxy, `http://host:port`, asked to CONNECT to the vetted address, never a name",
         value_name: "URL",
         rule: Rule::OptionalText(|s, text| {
-            s.network.proxy = text.map(|p| proxy(&p)).transpose()?;
+            s.fetch.network.proxy = text.map(|p| proxy(&p)).transpose()?;
             Ok(())
         }),
     },
@@ -476,7 +499,7 @@ pub static KEYS: &[Key] = &[
         doc: "A PEM file of extra root certificates; verification is never skipped",
         value_name: "FILE",
         rule: Rule::OptionalText(|s, file| {
-            s.network.ca_file = match file {
+            s.fetch.network.ca_file = match file {
                 Some(f) if f.is_empty() => {
                     return Err(value_error("ca-file", "must name a PEM file (it is empty)"));
                 }
@@ -600,7 +623,7 @@ pub static KEYS: &[Key] = &[
             expected: "a whole number of requests per second",
             floor: 1,
             why: "(searches are spaced by one second divided by it)",
-            field: |s| &mut s.search_rate,
+            field: Whole::U64(|s| &mut s.search_rate),
         },
     },
     Key {

@@ -32,37 +32,25 @@ pub use keys::{DefaultValue, KEYS, Key, Kind, key, valid_keys};
 pub const OWNER: &str = "the Web pack";
 
 /// The typed configuration of the Web pack: every key of the configuration, with its
-/// default applied and its rule checked. Each module builds its own options from it.
+/// default applied and its rule checked, held in the options of the module that reads
+/// it, so that each module is handed its own options whole.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// The address policy of the floor: `allow-private`, `allow-loopback`,
     /// `allow-hosts`, `allow-cidrs`, `nat64-prefixes` and `allow-ports`.
     pub policy: Policy,
-    /// `max-bytes`: cap on decoded body bytes read from one response.
-    pub max_bytes: u64,
-    /// `max-pdf-bytes`: cap on the size of a PDF, which is read whole.
-    pub max_pdf_bytes: u64,
+    /// What a fetch may read and how long it may take, and how it reaches the network:
+    /// `max-bytes`, `max-pdf-bytes`, `headers-timeout`, `timeout`, `total-timeout`,
+    /// `cache-bytes`, `cache-max-age` and the network keys (`connect-timeout`, `proxy`,
+    /// `ca-file`, `user-agent`, which the search provider's client shares).
+    pub fetch: FetchOptions,
     /// `max-chars`: cap on the text one tool answer returns.
-    pub max_chars: u64,
-    /// `headers-timeout`: budget from request sent to response headers received.
-    pub headers_timeout: Duration,
-    /// `timeout`: budget for one request, body included.
-    pub timeout: Duration,
-    /// `total-timeout`: budget for one tool call, every request included.
-    pub total_timeout: Duration,
-    /// `cache-bytes`: the bound on the HTTP cache of a server; 0 turns it off.
-    pub cache_bytes: u64,
-    /// `cache-max-age`: the longest a stored response is used without asking its origin.
-    pub cache_max_age: Duration,
+    pub max_chars: usize,
     /// `crawl-delay`: pause between requests to one origin while traversing;
     /// robots.txt's Crawl-delay wins when larger.
     pub crawl_delay: Duration,
     /// `respect-robots`: whether traversal (crawl, grep with depth) obeys robots.txt.
     pub respect_robots: bool,
-    /// `connect-timeout`, `proxy` (parsed once here), `ca-file` and `user-agent` (whose
-    /// product token is matched against robots.txt groups): how the fetcher and the
-    /// search provider's client reach the network, passed on as they are.
-    pub network: NetworkOptions,
     /// `provider`: the search provider.
     pub provider: Provider,
     /// `search-url`: the provider API's base URL; `None` means the provider's own.
@@ -110,22 +98,27 @@ impl Settings {
     fn unset() -> Settings {
         Settings {
             policy: Policy::default(),
-            max_bytes: 0,
-            max_pdf_bytes: 0,
+            fetch: FetchOptions {
+                max_bytes: 0,
+                max_pdf_bytes: 0,
+                headers_timeout: Duration::ZERO,
+                timeout: Duration::ZERO,
+                total_timeout: Duration::ZERO,
+                network: NetworkOptions {
+                    connect_timeout: Duration::ZERO,
+                    proxy: None,
+                    ca_file: None,
+                    user_agent: String::new(),
+                },
+                cache: CacheConfig {
+                    bytes: 0,
+                    max_age: Duration::ZERO,
+                    shared: false,
+                },
+            },
             max_chars: 0,
-            headers_timeout: Duration::ZERO,
-            timeout: Duration::ZERO,
-            total_timeout: Duration::ZERO,
-            cache_bytes: 0,
-            cache_max_age: Duration::ZERO,
             crawl_delay: Duration::ZERO,
             respect_robots: false,
-            network: NetworkOptions {
-                connect_timeout: Duration::ZERO,
-                proxy: None,
-                ca_file: None,
-                user_agent: String::new(),
-            },
             provider: Provider::Brave,
             search_url: None,
             api_key: None,
@@ -139,25 +132,6 @@ impl Settings {
         }
     }
 
-    /// The options of a [`Fetcher`](crate::fetch::Fetcher) built from these settings.
-    pub fn fetch_options(&self) -> FetchOptions {
-        FetchOptions {
-            max_bytes: usize::try_from(self.max_bytes).unwrap_or(usize::MAX),
-            max_pdf_bytes: usize::try_from(self.max_pdf_bytes).unwrap_or(usize::MAX),
-            headers_timeout: self.headers_timeout,
-            timeout: self.timeout,
-            total_timeout: self.total_timeout,
-            network: self.network.clone(),
-            cache: CacheConfig {
-                bytes: self.cache_bytes,
-                max_age: self.cache_max_age,
-                shared: false,
-            },
-        }
-    }
-}
-
-impl Settings {
     /// The options of the search provider built from these settings.
     pub fn search_options(&self) -> SearchOptions {
         SearchOptions {
@@ -168,8 +142,8 @@ impl Settings {
             safesearch: self.safesearch,
             country: self.search_country.clone(),
             lang: self.search_lang.clone(),
-            timeout: self.timeout,
-            network: self.network.clone(),
+            timeout: self.fetch.timeout,
+            network: self.fetch.network.clone(),
         }
     }
 }
@@ -367,23 +341,23 @@ mod tests {
         assert_eq!(s, Settings::default());
         assert!(!s.policy.allow_private && !s.policy.allow_loopback && !s.ask_permission);
         assert!(s.policy.allow_hosts.is_empty() && s.policy.allow_cidrs.is_empty());
-        assert_eq!(s.max_bytes, 2_097_152);
+        assert_eq!(s.fetch.max_bytes, 2_097_152);
         assert_eq!(s.max_chars, 40_000);
-        assert_eq!(s.network.connect_timeout, Duration::from_secs(10));
-        assert_eq!(s.headers_timeout, Duration::from_secs(15));
-        assert_eq!(s.timeout, Duration::from_secs(30));
-        assert_eq!(s.total_timeout, Duration::from_secs(90));
+        assert_eq!(s.fetch.network.connect_timeout, Duration::from_secs(10));
+        assert_eq!(s.fetch.headers_timeout, Duration::from_secs(15));
+        assert_eq!(s.fetch.timeout, Duration::from_secs(30));
+        assert_eq!(s.fetch.total_timeout, Duration::from_secs(90));
         assert_eq!(s.crawl_delay, Duration::from_millis(500));
         assert!(s.respect_robots);
         assert_eq!(
-            s.network.user_agent,
+            s.fetch.network.user_agent,
             format!(
                 "mcp-web/{} (+https://github.com/mcp-web/mcp-web)",
                 env!("CARGO_PKG_VERSION")
             )
         );
-        assert_eq!(s.network.proxy, None);
-        assert_eq!(s.network.ca_file, None);
+        assert_eq!(s.fetch.network.proxy, None);
+        assert_eq!(s.fetch.network.ca_file, None);
         assert_eq!(s.provider, Provider::Brave);
         assert_eq!(s.search_url, None);
         assert_eq!(s.api_key, None);
@@ -696,25 +670,24 @@ mod tests {
                 "::1/128"
             ]
         );
-        assert_eq!((s.max_bytes, s.max_chars), (4096, 1000));
-        assert_eq!(s.network.connect_timeout, Duration::from_millis(250));
-        assert_eq!(s.headers_timeout, Duration::from_secs(1));
-        assert_eq!(s.timeout, Duration::from_millis(2500));
-        assert_eq!(s.total_timeout, Duration::from_secs(600));
+        assert_eq!((s.fetch.max_bytes, s.max_chars), (4096, 1000));
+        assert_eq!(s.fetch.network.connect_timeout, Duration::from_millis(250));
+        assert_eq!(s.fetch.headers_timeout, Duration::from_secs(1));
+        assert_eq!(s.fetch.timeout, Duration::from_millis(2500));
+        assert_eq!(s.fetch.total_timeout, Duration::from_secs(600));
         assert_eq!(s.crawl_delay, Duration::ZERO);
-        assert_eq!(
-            (s.cache_bytes, s.cache_max_age),
-            (0, Duration::from_millis(500))
-        );
-        let cache = s.fetch_options().cache;
+        let cache = s.fetch.cache;
         assert_eq!(
             (cache.bytes, cache.max_age, cache.shared),
             (0, Duration::from_millis(500), false)
         );
-        assert_eq!(s.network.user_agent, "probe/1.0");
-        let proxy = s.network.proxy.as_ref().unwrap();
+        assert_eq!(s.fetch.network.user_agent, "probe/1.0");
+        let proxy = s.fetch.network.proxy.as_ref().unwrap();
         assert_eq!((proxy.host(), proxy.port()), ("proxy.corp", 3128));
-        assert_eq!(s.network.ca_file, Some(PathBuf::from("/etc/corp-ca.pem")));
+        assert_eq!(
+            s.fetch.network.ca_file,
+            Some(PathBuf::from("/etc/corp-ca.pem"))
+        );
         assert_eq!(s.provider, Provider::Searxng);
         assert_eq!(
             s.search_url.as_ref().unwrap().as_str(),
@@ -737,12 +710,15 @@ mod tests {
     fn proxy_is_parsed_once_by_the_url_shape_rules() {
         let s = parse(json!({"proxy": "http://[::1]:8080/"})).unwrap();
         assert_eq!(
-            s.network.proxy,
+            s.fetch.network.proxy,
             Some(ProxyUrl::parse("http://[::1]:8080").unwrap())
         );
-        assert_eq!(s.fetch_options().network.proxy, s.network.proxy);
+        assert_eq!(s.search_options().network.proxy, s.fetch.network.proxy);
         let s = parse(json!({"proxy": "http://Proxy.Corp"})).unwrap();
-        assert_eq!(s.network.proxy.unwrap().to_string(), "http://proxy.corp:80");
+        assert_eq!(
+            s.fetch.network.proxy.unwrap().to_string(),
+            "http://proxy.corp:80"
+        );
         for (text, rule) in [
             ("http://2130706433:3128", "four decimal numbers"),
             ("http://0.0.0.0:3128", "unspecified"),
@@ -809,7 +785,7 @@ mod tests {
     fn large_counts_are_accepted_and_providers_spelled() {
         let s =
             parse(json!({"max-bytes": 1e10, "provider": "brave", "safesearch": "off"})).unwrap();
-        assert_eq!(s.max_bytes, 10_000_000_000);
+        assert_eq!(s.fetch.max_bytes, 10_000_000_000);
         assert_eq!(
             (s.provider.as_str(), s.safesearch.as_str()),
             ("brave", "off")

@@ -13,7 +13,7 @@
 //! use mcp_web_core::transport::SystemResolver;
 //! use tokio_util::sync::CancellationToken;
 //!
-//! let options = Settings::default().fetch_options();
+//! let options = Settings::default().fetch;
 //! let fetcher = Fetcher::new(options, Policy::default(), Arc::new(SystemResolver))
 //!     .expect("no ca-file to read");
 //! let url = CheckedUrl::parse("https://example.com/")?;
@@ -89,8 +89,8 @@ pub use cache::{Cache, CacheConfig, Clock, SystemClock};
 pub use redirect::{Hop, MAX_REDIRECTS, next_hop};
 
 /// The limits and identity of a fetch (the fetch-related config keys). Their defaults
-/// live in the configuration's key table: `Settings::default().fetch_options()`.
-#[derive(Debug, Clone)]
+/// live in the configuration's key table: `Settings::default().fetch`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct FetchOptions {
     /// Cap on decoded body bytes read (`max-bytes`).
     pub max_bytes: usize,

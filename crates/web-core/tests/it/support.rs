@@ -454,7 +454,7 @@ pub fn permit_127_0_0_2() -> Policy {
 
 /// The fetch options of the default configuration.
 pub fn default_options() -> FetchOptions {
-    mcp_web_core::config::Settings::default().fetch_options()
+    mcp_web_core::config::Settings::default().fetch
 }
 /// Short timeouts so a failing test fails fast.
 pub fn quick_options() -> FetchOptions {
