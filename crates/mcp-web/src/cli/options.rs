@@ -445,7 +445,7 @@ mod tests {
         assert_eq!(s.fetch.max_bytes, 4096);
         assert_eq!(s.fetch.timeout, Duration::from_millis(2500));
         assert_eq!(s.crawl_delay, Duration::ZERO);
-        assert_eq!(s.provider.as_str(), "searxng");
+        assert_eq!(s.search.provider.as_str(), "searxng");
         assert_eq!(s.fetch.network.proxy.unwrap().port(), 3128);
     }
 

@@ -63,7 +63,7 @@ impl Context {
         resolver: Arc<dyn Resolve>,
     ) -> Result<Context, ConfigError> {
         let fetcher = fetcher(&settings, Arc::clone(&resolver), false)?;
-        let search = core_search::configured(&settings.search_options(), resolver)?;
+        let search = search(&settings, resolver)?;
         Ok(Context::from_parts(settings, fetcher, search))
     }
 
@@ -90,7 +90,7 @@ impl Context {
     /// policy are shared as they are; the configured search provider resolves names
     /// with the system resolver.
     pub fn with_fetcher(settings: Settings, fetcher: Fetcher) -> Result<Context, ConfigError> {
-        let search = core_search::configured(&settings.search_options(), Arc::new(SystemResolver))?;
+        let search = search(&settings, Arc::new(SystemResolver))?;
         Ok(Context::from_parts(settings, fetcher, search))
     }
 
@@ -102,7 +102,7 @@ impl Context {
         search: Arc<dyn SearchProvider>,
     ) -> Context {
         let robots = Arc::new(RobotsCache::new(&fetcher));
-        let search = Paced::new(search, settings.search_rate);
+        let search = Paced::new(search, settings.search.rate);
         Context {
             settings: Arc::new(settings),
             fetcher,
@@ -169,6 +169,16 @@ fn fetcher(
     let mut options = settings.fetch.clone();
     options.cache.shared = shared;
     Fetcher::new(options, settings.policy.clone(), resolver)
+}
+
+/// The search provider `settings` configure, its client reaching the network as the
+/// fetcher does, resolving names with `resolver`.
+fn search(
+    settings: &Settings,
+    resolver: Arc<dyn Resolve>,
+) -> Result<Arc<dyn SearchProvider>, ConfigError> {
+    let fetch = &settings.fetch;
+    core_search::configured(&settings.search, &fetch.network, fetch.timeout, resolver)
 }
 
 /// Where an operation reports how far it got.

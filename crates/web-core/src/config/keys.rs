@@ -514,7 +514,7 @@ pub static KEYS: &[Key] = &[
         doc: "The search provider: `brave` or `searxng`",
         value_name: "NAME",
         rule: Rule::Text(|s, name| {
-            s.provider = match name.as_str() {
+            s.search.provider = match name.as_str() {
                 "brave" => Provider::Brave,
                 "searxng" => Provider::Searxng,
                 other => {
@@ -533,7 +533,7 @@ pub static KEYS: &[Key] = &[
         doc: "The search provider API's base URL",
         value_name: "URL",
         rule: Rule::OptionalText(|s, url| {
-            s.search_url = url.map(|u| search_url(&u)).transpose()?;
+            s.search.search_url = url.map(|u| search_url(&u)).transpose()?;
             Ok(())
         }),
     },
@@ -543,7 +543,7 @@ pub static KEYS: &[Key] = &[
         doc: "The search provider's API key (prefer `api-key-env`: a command line is visible to other users)",
         value_name: "KEY",
         rule: Rule::OptionalText(|s, key| {
-            s.api_key = match key {
+            s.search.api_key = match key {
                 Some(k) if k.trim().is_empty() => {
                     return Err(value_error(
                         "api-key",
@@ -567,7 +567,7 @@ pub static KEYS: &[Key] = &[
                     "must name an environment variable (non-empty, without '=')",
                 ));
             }
-            s.api_key_env = name;
+            s.search.api_key_env = name;
             Ok(())
         }),
     },
@@ -577,7 +577,7 @@ pub static KEYS: &[Key] = &[
         doc: "The safe-search level: `off`, `moderate` or `strict`",
         value_name: "LEVEL",
         rule: Rule::Text(|s, level| {
-            s.safesearch = match level.as_str() {
+            s.search.safesearch = match level.as_str() {
                 "off" => SafeSearch::Off,
                 "moderate" => SafeSearch::Moderate,
                 "strict" => SafeSearch::Strict,
@@ -600,7 +600,7 @@ pub static KEYS: &[Key] = &[
         doc: "The country code passed to the search provider",
         value_name: "CODE",
         rule: Rule::OptionalText(|s, country| {
-            s.search_country = country.map(|c| code("search-country", c)).transpose()?;
+            s.search.country = country.map(|c| code("search-country", c)).transpose()?;
             Ok(())
         }),
     },
@@ -610,7 +610,7 @@ pub static KEYS: &[Key] = &[
         doc: "The language code passed to the search provider",
         value_name: "CODE",
         rule: Rule::OptionalText(|s, lang| {
-            s.search_lang = lang.map(|c| code("search-lang", c)).transpose()?;
+            s.search.lang = lang.map(|c| code("search-lang", c)).transpose()?;
             Ok(())
         }),
     },
@@ -623,7 +623,7 @@ pub static KEYS: &[Key] = &[
             expected: "a whole number of requests per second",
             floor: 1,
             why: "(searches are spaced by one second divided by it)",
-            field: Whole::U64(|s| &mut s.search_rate),
+            field: Whole::U64(|s| &mut s.search.rate),
         },
     },
     Key {

@@ -22,9 +22,8 @@ use serde_json::{Map, Value};
 use crate::error::ConfigError;
 use crate::fetch::{CacheConfig, FetchOptions};
 use crate::guard::Policy;
-use crate::search::{ApiKey, Provider, SafeSearch, SearchOptions};
+use crate::search::{Provider, SafeSearch, SearchOptions};
 use crate::transport::NetworkOptions;
-use crate::url::CheckedUrl;
 
 pub use keys::{DefaultValue, KEYS, Key, Kind, key, valid_keys};
 
@@ -51,22 +50,9 @@ pub struct Settings {
     pub crawl_delay: Duration,
     /// `respect-robots`: whether traversal (crawl, grep with depth) obeys robots.txt.
     pub respect_robots: bool,
-    /// `provider`: the search provider.
-    pub provider: Provider,
-    /// `search-url`: the provider API's base URL; `None` means the provider's own.
-    pub search_url: Option<CheckedUrl>,
-    /// `api-key`: the provider's API key, when given in the configuration.
-    pub api_key: Option<ApiKey>,
-    /// `api-key-env`: the environment variable read for the API key at call time.
-    pub api_key_env: String,
-    /// `safesearch`: the safe-search level.
-    pub safesearch: SafeSearch,
-    /// `search-country`: the country passed to the provider.
-    pub search_country: Option<String>,
-    /// `search-lang`: the language passed to the provider.
-    pub search_lang: Option<String>,
-    /// `search-rate`: the most requests per second sent to the search provider.
-    pub search_rate: u64,
+    /// The search keys: `provider`, `search-url`, `api-key`, `api-key-env`,
+    /// `safesearch`, `search-country`, `search-lang` and `search-rate`.
+    pub search: SearchOptions,
     /// `ask-permission`: ask the user before refusing a peer that allow-private or
     /// allow-loopback could permit.
     pub ask_permission: bool,
@@ -119,31 +105,18 @@ impl Settings {
             max_chars: 0,
             crawl_delay: Duration::ZERO,
             respect_robots: false,
-            provider: Provider::Brave,
-            search_url: None,
-            api_key: None,
-            api_key_env: String::new(),
-            safesearch: SafeSearch::Moderate,
-            search_country: None,
-            search_lang: None,
-            search_rate: 0,
+            search: SearchOptions {
+                provider: Provider::Brave,
+                search_url: None,
+                api_key: None,
+                api_key_env: String::new(),
+                safesearch: SafeSearch::Moderate,
+                country: None,
+                lang: None,
+                rate: 0,
+            },
             ask_permission: false,
             tools: Vec::new(),
-        }
-    }
-
-    /// The options of the search provider built from these settings.
-    pub fn search_options(&self) -> SearchOptions {
-        SearchOptions {
-            provider: self.provider,
-            search_url: self.search_url.clone(),
-            api_key: self.api_key.clone(),
-            api_key_env: self.api_key_env.clone(),
-            safesearch: self.safesearch,
-            country: self.search_country.clone(),
-            lang: self.search_lang.clone(),
-            timeout: self.fetch.timeout,
-            network: self.fetch.network.clone(),
         }
     }
 }
@@ -358,12 +331,12 @@ mod tests {
         );
         assert_eq!(s.fetch.network.proxy, None);
         assert_eq!(s.fetch.network.ca_file, None);
-        assert_eq!(s.provider, Provider::Brave);
-        assert_eq!(s.search_url, None);
-        assert_eq!(s.api_key, None);
-        assert_eq!(s.api_key_env, "BRAVE_API_KEY");
-        assert_eq!(s.safesearch, SafeSearch::Moderate);
-        assert_eq!((s.search_country, s.search_lang), (None, None));
+        assert_eq!(s.search.provider, Provider::Brave);
+        assert_eq!(s.search.search_url, None);
+        assert_eq!(s.search.api_key, None);
+        assert_eq!(s.search.api_key_env, "BRAVE_API_KEY");
+        assert_eq!(s.search.safesearch, SafeSearch::Moderate);
+        assert_eq!((s.search.country, s.search.lang), (None, None));
     }
 
     #[test]
@@ -688,16 +661,16 @@ mod tests {
             s.fetch.network.ca_file,
             Some(PathBuf::from("/etc/corp-ca.pem"))
         );
-        assert_eq!(s.provider, Provider::Searxng);
+        assert_eq!(s.search.provider, Provider::Searxng);
         assert_eq!(
-            s.search_url.as_ref().unwrap().as_str(),
+            s.search.search_url.as_ref().unwrap().as_str(),
             "http://searx.lan:8080/"
         );
-        assert_eq!(s.api_key.as_ref().unwrap().expose(), "sekrit");
-        assert_eq!(s.api_key_env, "MY_KEY");
-        assert_eq!(s.safesearch, SafeSearch::Strict);
-        assert_eq!(s.search_country.as_deref(), Some("de"));
-        assert_eq!(s.search_lang.as_deref(), Some("de-DE"));
+        assert_eq!(s.search.api_key.as_ref().unwrap().expose(), "sekrit");
+        assert_eq!(s.search.api_key_env, "MY_KEY");
+        assert_eq!(s.search.safesearch, SafeSearch::Strict);
+        assert_eq!(s.search.country.as_deref(), Some("de"));
+        assert_eq!(s.search.lang.as_deref(), Some("de-DE"));
         assert!(
             !format!("{s:?}").contains("sekrit"),
             "Debug shows the API key"
@@ -713,7 +686,6 @@ mod tests {
             s.fetch.network.proxy,
             Some(ProxyUrl::parse("http://[::1]:8080").unwrap())
         );
-        assert_eq!(s.search_options().network.proxy, s.fetch.network.proxy);
         let s = parse(json!({"proxy": "http://Proxy.Corp"})).unwrap();
         assert_eq!(
             s.fetch.network.proxy.unwrap().to_string(),
@@ -787,7 +759,7 @@ mod tests {
             parse(json!({"max-bytes": 1e10, "provider": "brave", "safesearch": "off"})).unwrap();
         assert_eq!(s.fetch.max_bytes, 10_000_000_000);
         assert_eq!(
-            (s.provider.as_str(), s.safesearch.as_str()),
+            (s.search.provider.as_str(), s.search.safesearch.as_str()),
             ("brave", "off")
         );
         assert_eq!(Provider::Searxng.to_string(), "searxng");

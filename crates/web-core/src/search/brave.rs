@@ -4,6 +4,7 @@
 //! failures.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use http::header::{HeaderName, HeaderValue};
 use serde_json::Value;
@@ -13,7 +14,7 @@ use super::client::{Reply, SearchClient, endpoint};
 use super::{ApiKey, Engine, Filters, Freshness, SearchOptions, SearchResult, results_from};
 use crate::error::{ConfigError, KeyOrigin, SearchFailure};
 use crate::key::ConfigKey;
-use crate::transport::Resolve;
+use crate::transport::{NetworkOptions, Resolve};
 
 /// Brave's public API host, the base URL when `search-url` is not set.
 pub const BRAVE_API: &str = "https://api.search.brave.com";
@@ -62,17 +63,31 @@ impl std::fmt::Debug for Brave {
 }
 
 impl Brave {
-    /// The provider `options` describe, reading `api-key-env` from the process's
+    /// The provider `options` describe, its client reaching the network as `network`
+    /// says, each request within `timeout`, reading `api-key-env` from the process's
     /// environment. Reads no key: that happens at every call. Fails only when
     /// `ca-file` cannot be read.
-    pub fn new(options: &SearchOptions, resolver: Arc<dyn Resolve>) -> Result<Brave, ConfigError> {
-        Brave::with_environment(options, resolver, Arc::new(ProcessEnvironment))
+    pub fn new(
+        options: &SearchOptions,
+        network: &NetworkOptions,
+        timeout: Duration,
+        resolver: Arc<dyn Resolve>,
+    ) -> Result<Brave, ConfigError> {
+        Brave::with_environment(
+            options,
+            network,
+            timeout,
+            resolver,
+            Arc::new(ProcessEnvironment),
+        )
     }
 
-    /// The provider `options` describe, reading the variable `api-key-env` names from
-    /// `environment` at every call.
+    /// As [`Brave::new`], reading the variable `api-key-env` names from `environment`
+    /// at every call.
     pub fn with_environment(
         options: &SearchOptions,
+        network: &NetworkOptions,
+        timeout: Duration,
         resolver: Arc<dyn Resolve>,
         environment: Arc<dyn Environment>,
     ) -> Result<Brave, ConfigError> {
@@ -91,7 +106,7 @@ impl Brave {
             params.push(("search_lang", lang.clone()));
         }
         Ok(Brave {
-            client: SearchClient::new(options, resolver)?,
+            client: SearchClient::new(network, timeout, resolver)?,
             endpoint: under(&base, WEB_SEARCH),
             api_key: options.api_key.clone(),
             api_key_env: options.api_key_env.clone(),

@@ -12,11 +12,10 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use url::Url;
 
-use super::SearchOptions;
 use crate::error::{ConfigError, Error, SearchFailure, TransportFailure};
 use crate::key::ConfigKey;
 use crate::transport::operator::OperatorConnector;
-use crate::transport::{ConnectError, Resolve};
+use crate::transport::{ConnectError, NetworkOptions, Resolve};
 
 /// The most bytes of one answer read: a page of twenty results is tens of KiB.
 pub(super) const MAX_BODY: usize = 4 * 1024 * 1024;
@@ -50,13 +49,14 @@ impl Reply {
 }
 
 impl SearchClient {
-    /// A client with the connection options of `options`, resolving with `resolver`.
+    /// A client reaching the network as `network` says, each request within `timeout`,
+    /// resolving with `resolver`.
     pub fn new(
-        options: &SearchOptions,
+        network: &NetworkOptions,
+        timeout: Duration,
         resolver: Arc<dyn Resolve>,
     ) -> Result<SearchClient, ConfigError> {
-        let connector =
-            OperatorConnector::unguarded_with_resolver(options.network.clone(), resolver)?;
+        let connector = OperatorConnector::unguarded_with_resolver(network.clone(), resolver)?;
         let client = Client::builder(TokioExecutor::new())
             .pool_timer(TokioTimer::new())
             .pool_idle_timeout(Duration::from_secs(90))
@@ -64,8 +64,8 @@ impl SearchClient {
             .build(connector);
         Ok(SearchClient {
             client,
-            timeout: options.timeout,
-            user_agent: options.network.user_agent.as_str().into(),
+            timeout,
+            user_agent: network.user_agent.as_str().into(),
         })
     }
 

@@ -289,9 +289,11 @@ impl<E: Engine> SearchProvider for E {
     }
 }
 
-/// The options of the shipped providers: the search keys of the configuration, and the
-/// connection keys their HTTP client shares with the fetch.
-#[derive(Debug, Clone)]
+/// The search keys of the configuration: which provider, where, with which key and
+/// preferences, and how often it may be asked. How the shipped providers' client
+/// reaches the network (`connect-timeout`, `proxy`, `ca-file`, `user-agent`, and
+/// `timeout` for one request) is the fetch's, given to them beside these.
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchOptions {
     /// Which provider (`provider`).
     pub provider: Provider,
@@ -308,22 +310,23 @@ pub struct SearchOptions {
     pub country: Option<String>,
     /// The language passed to the provider (`search-lang`).
     pub lang: Option<String>,
-    /// Budget for one request to the provider, body included (`timeout`).
-    pub timeout: Duration,
-    /// How the provider's client reaches the network: `connect-timeout`, `proxy`,
-    /// `ca-file`, `user-agent`.
-    pub network: NetworkOptions,
+    /// The most requests per second sent to the provider (`search-rate`): what
+    /// [`Paced`] spaces them by.
+    pub rate: u64,
 }
 
-/// The provider `options` name, resolving names with `resolver`. Fails when `ca-file`
-/// cannot be read, or when SearXNG is chosen without a `search-url`.
+/// The provider `options` name, its client reaching the network as `network` says,
+/// each request within `timeout`, resolving names with `resolver`. Fails when
+/// `ca-file` cannot be read, or when SearXNG is chosen without a `search-url`.
 pub fn configured(
     options: &SearchOptions,
+    network: &NetworkOptions,
+    timeout: Duration,
     resolver: Arc<dyn Resolve>,
 ) -> Result<Arc<dyn SearchProvider>, ConfigError> {
     Ok(match options.provider {
-        Provider::Brave => Arc::new(Brave::new(options, resolver)?),
-        Provider::Searxng => Arc::new(Searxng::new(options, resolver)?),
+        Provider::Brave => Arc::new(Brave::new(options, network, timeout, resolver)?),
+        Provider::Searxng => Arc::new(Searxng::new(options, network, timeout, resolver)?),
     })
 }
 

@@ -3,6 +3,7 @@
 //! as every provider's.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 use url::Url;
@@ -12,7 +13,7 @@ use super::client::{SearchClient, endpoint};
 use super::{Engine, Filters, Freshness, SafeSearch, SearchOptions, SearchResult, results_from};
 use crate::error::{ConfigError, SearchFailure};
 use crate::key::ConfigKey;
-use crate::transport::Resolve;
+use crate::transport::{NetworkOptions, Resolve};
 
 /// A SearXNG instance (`provider: "searxng"`).
 pub struct Searxng {
@@ -30,10 +31,13 @@ impl std::fmt::Debug for Searxng {
 }
 
 impl Searxng {
-    /// The provider `options` describe. Fails when `search-url` is not set (SearXNG
-    /// has no public default) or `ca-file` cannot be read.
+    /// The provider `options` describe, its client reaching the network as `network`
+    /// says, each request within `timeout`. Fails when `search-url` is not set
+    /// (SearXNG has no public default) or `ca-file` cannot be read.
     pub fn new(
         options: &SearchOptions,
+        network: &NetworkOptions,
+        timeout: Duration,
         resolver: Arc<dyn Resolve>,
     ) -> Result<Searxng, ConfigError> {
         let Some(base) = &options.search_url else {
@@ -63,7 +67,7 @@ impl Searxng {
             (None, _) => {}
         }
         Ok(Searxng {
-            client: SearchClient::new(options, resolver)?,
+            client: SearchClient::new(network, timeout, resolver)?,
             endpoint: under(base.url(), "search"),
             params,
         })

@@ -19,7 +19,7 @@ use mcp_web_core::search::{
     ApiKey, Brave, Environment, Filters, Freshness, Paced, Pacing, Provider, SearchOptions,
     SearchProvider, SearchResult, Searxng, configured,
 };
-use mcp_web_core::transport::{StaticResolver, SystemResolver};
+use mcp_web_core::transport::{NetworkOptions, StaticResolver, SystemResolver};
 use mcp_web_core::url::CheckedUrl;
 
 use crate::support::*;
@@ -107,15 +107,34 @@ fn json(status: u16, body: &str, headers: &[(&str, &str)]) -> Handler {
     always(response(status, &all, body.as_bytes()))
 }
 
-/// The search options for `provider` at `server`, with a quick timeout.
+/// How the providers under test reach the network: the default network keys.
+fn network() -> NetworkOptions {
+    Settings::default().fetch.network
+}
+
+/// The budget of one request to a provider under test.
+const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The search options for `provider` at `server`.
 fn options(provider: Provider, server: &Server) -> SearchOptions {
-    let mut options = Settings::default().search_options();
+    let mut options = Settings::default().search;
     options.provider = provider;
     options.search_url =
         Some(CheckedUrl::parse(&format!("http://127.0.0.1:{}/", server.port())).expect("a URL"));
     options.api_key_env = "MCP_WEB_TEST_SEARCH_KEY_UNSET".into();
-    options.timeout = Duration::from_secs(5);
     options
+}
+
+/// A Brave provider with `options`, reading its key from `env`.
+fn brave_in(options: &SearchOptions, env: Arc<TestEnvironment>) -> Brave {
+    let resolver = Arc::new(StaticResolver::new());
+    Brave::with_environment(options, &network(), TIMEOUT, resolver, env).expect("a provider")
+}
+
+/// The SearXNG provider at `server`.
+fn searxng(server: &Server) -> Searxng {
+    let options = options(Provider::Searxng, server);
+    Searxng::new(&options, &network(), TIMEOUT, Arc::new(SystemResolver)).expect("a provider")
 }
 
 /// A Brave provider at `server` whose environment holds `key` in `KEY_VAR`.
@@ -124,7 +143,7 @@ fn brave(server: &Server, key: &str) -> Brave {
     env.set("KEY_VAR", key);
     let mut options = options(Provider::Brave, server);
     options.api_key_env = "KEY_VAR".into();
-    Brave::with_environment(&options, Arc::new(StaticResolver::new()), env).expect("a provider")
+    brave_in(&options, env)
 }
 
 fn failure(error: &Error) -> &SearchFailure {
@@ -141,7 +160,13 @@ async fn brave_results_are_normalised_and_the_request_is_brave_s() {
     options.api_key = Some(ApiKey::new("sekrit-key"));
     options.country = Some("de".into());
     options.lang = Some("en".into());
-    let provider = Brave::new(&options, Arc::new(StaticResolver::new())).expect("a provider");
+    let provider = Brave::new(
+        &options,
+        &network(),
+        TIMEOUT,
+        Arc::new(StaticResolver::new()),
+    )
+    .expect("a provider");
     assert_eq!(provider.name(), "brave");
     let results = provider.search("raku grammars", 5).await.expect("results");
     assert_eq!(
@@ -210,8 +235,7 @@ async fn the_key_is_read_from_the_environment_at_call_time() {
     let env = Arc::new(TestEnvironment::default());
     let mut options = options(Provider::Brave, &server);
     options.api_key_env = "MCP_WEB_TEST_LATE_KEY".into();
-    let provider = Brave::with_environment(&options, Arc::new(StaticResolver::new()), env.clone())
-        .expect("a provider built with no key anywhere");
+    let provider = brave_in(&options, env.clone());
 
     let error = provider.search("raku", 3).await.unwrap_err();
     assert_eq!(
@@ -250,11 +274,10 @@ async fn the_key_is_read_from_the_environment_at_call_time() {
 async fn the_default_message_names_brave_api_key() {
     let server = Server::start(REFUSED, json(200, BRAVE_NOTHING, &[])).await;
     let mut options = options(Provider::Brave, &server);
-    options.api_key_env = Settings::default().api_key_env;
+    options.api_key_env = Settings::default().search.api_key_env;
     assert_eq!(options.api_key_env, "BRAVE_API_KEY");
     let env = Arc::new(TestEnvironment::default());
-    let provider = Brave::with_environment(&options, Arc::new(StaticResolver::new()), env)
-        .expect("a provider");
+    let provider = brave_in(&options, env);
     let error = provider.search("raku", 3).await.unwrap_err();
     assert_eq!(
         error.to_string(),
@@ -451,16 +474,22 @@ async fn a_silent_endpoint_runs_out_the_timeout() {
     env.set("KEY_VAR", "k");
     let mut options = options(Provider::Brave, &server);
     options.api_key_env = "KEY_VAR".into();
-    options.timeout = Duration::from_millis(200);
-    let provider = Brave::with_environment(&options, Arc::new(StaticResolver::new()), env)
-        .expect("a provider");
+    let quick = Duration::from_millis(200);
+    let provider = Brave::with_environment(
+        &options,
+        &network(),
+        quick,
+        Arc::new(StaticResolver::new()),
+        env,
+    )
+    .expect("a provider");
     let error = provider.search("raku", 3).await.unwrap_err();
     assert_eq!(
         failure(&error),
         &SearchFailure::Deadline {
             url: format!("http://127.0.0.1:{}/res/v1/web/search", server.port()),
             key: ConfigKey::Timeout,
-            limit: Duration::from_millis(200),
+            limit: quick,
         }
     );
     assert_eq!(
@@ -482,12 +511,11 @@ async fn a_closed_port_is_unreachable() {
         .port();
     let env = Arc::new(TestEnvironment::default());
     env.set("KEY_VAR", "k");
-    let mut options = Settings::default().search_options();
+    let mut options = Settings::default().search;
     options.search_url =
         Some(CheckedUrl::parse(&format!("http://127.0.0.1:{port}/")).expect("a URL"));
     options.api_key_env = "KEY_VAR".into();
-    let provider = Brave::with_environment(&options, Arc::new(StaticResolver::new()), env)
-        .expect("a provider");
+    let provider = brave_in(&options, env);
     let error = provider.search("raku", 3).await.unwrap_err();
     assert_eq!(error.rule(), "provider-unreachable", "{error}");
     assert_eq!(error.config_key(), Some(ConfigKey::SearchUrl));
@@ -509,12 +537,21 @@ async fn the_proxy_carries_the_provider_s_requests() {
     env.set("KEY_VAR", "k");
     let mut options = options(Provider::Brave, &server);
     options.api_key_env = "KEY_VAR".into();
-    options.network.proxy = Some(
-        mcp_web_core::transport::ProxyUrl::parse(&format!("http://{}", proxy.addr))
-            .expect("a proxy"),
-    );
-    let provider = Brave::with_environment(&options, Arc::new(StaticResolver::new()), env)
-        .expect("a provider");
+    let network = NetworkOptions {
+        proxy: Some(
+            mcp_web_core::transport::ProxyUrl::parse(&format!("http://{}", proxy.addr))
+                .expect("a proxy"),
+        ),
+        ..network()
+    };
+    let provider = Brave::with_environment(
+        &options,
+        &network,
+        TIMEOUT,
+        Arc::new(StaticResolver::new()),
+        env,
+    )
+    .expect("a provider");
     provider
         .search("raku", 3)
         .await
@@ -533,7 +570,8 @@ async fn searxng_results_are_normalised_and_the_request_is_searxng_s() {
     options.lang = Some("en".into());
     options.country = Some("gb".into());
     options.safesearch = mcp_web_core::search::SafeSearch::Strict;
-    let provider = configured(&options, Arc::new(SystemResolver)).expect("a provider");
+    let provider =
+        configured(&options, &network(), TIMEOUT, Arc::new(SystemResolver)).expect("a provider");
     assert_eq!(provider.name(), "searxng");
     let results = provider.search("raku grammars", 2).await.expect("results");
     assert_eq!(
@@ -566,22 +604,14 @@ async fn searxng_zero_results_malformed_and_errors() {
     let nothing = r#"{"query": "zzz", "number_of_results": 0, "results": [], "answers": [],
         "corrections": [], "infoboxes": [], "suggestions": [], "unresponsive_engines": []}"#;
     let server = Server::start(REFUSED, json(200, nothing, &[])).await;
-    let provider = Searxng::new(
-        &options(Provider::Searxng, &server),
-        Arc::new(SystemResolver),
-    )
-    .expect("a provider");
+    let provider = searxng(&server);
     assert_eq!(
         provider.search("zzz", 10).await.expect("no error"),
         Vec::new()
     );
 
     let server = Server::start(REFUSED, html("<html><body>SearXNG</body></html>")).await;
-    let provider = Searxng::new(
-        &options(Provider::Searxng, &server),
-        Arc::new(SystemResolver),
-    )
-    .expect("a provider");
+    let provider = searxng(&server);
     let error = provider.search("zzz", 10).await.unwrap_err();
     assert_eq!(error.rule(), "provider-response", "{error}");
 
@@ -594,11 +624,7 @@ async fn searxng_zero_results_malformed_and_errors() {
         )),
     )
     .await;
-    let provider = Searxng::new(
-        &options(Provider::Searxng, &server),
-        Arc::new(SystemResolver),
-    )
-    .expect("a provider");
+    let provider = searxng(&server);
     let error = provider.search("zzz", 10).await.unwrap_err();
     assert!(error.to_string().contains("search.formats"), "{error}");
 
@@ -611,11 +637,7 @@ async fn searxng_zero_results_malformed_and_errors() {
         )),
     )
     .await;
-    let provider = Searxng::new(
-        &options(Provider::Searxng, &server),
-        Arc::new(SystemResolver),
-    )
-    .expect("a provider");
+    let provider = searxng(&server);
     let error = provider.search("zzz", 10).await.unwrap_err();
     assert_eq!(
         failure(&error),
@@ -625,11 +647,7 @@ async fn searxng_zero_results_malformed_and_errors() {
         }
     );
     let server = Server::start(REFUSED, always(response(502, &[], b"Bad Gateway"))).await;
-    let provider = Searxng::new(
-        &options(Provider::Searxng, &server),
-        Arc::new(SystemResolver),
-    )
-    .expect("a provider");
+    let provider = searxng(&server);
     let error = provider.search("zzz", 10).await.unwrap_err();
     assert!(
         error.to_string().starts_with("search (searxng): the search provider failed with HTTP 502 Bad Gateway, an error on its side"),
@@ -639,9 +657,9 @@ async fn searxng_zero_results_malformed_and_errors() {
 
 #[test]
 fn searxng_needs_a_search_url() {
-    let mut options = Settings::default().search_options();
+    let mut options = Settings::default().search;
     options.provider = Provider::Searxng;
-    let error = configured(&options, Arc::new(SystemResolver))
+    let error = configured(&options, &network(), TIMEOUT, Arc::new(SystemResolver))
         .err()
         .expect("refused");
     assert_eq!(error.key(), Some("search-url"));
@@ -654,9 +672,9 @@ fn searxng_needs_a_search_url() {
 /// Building the Brave provider reads no key: with none anywhere it is built.
 #[test]
 fn brave_is_built_with_no_key_anywhere() {
-    let mut options = Settings::default().search_options();
+    let mut options = Settings::default().search;
     options.api_key_env = "MCP_WEB_TEST_NO_SUCH_KEY_VAR".into();
-    assert!(configured(&options, Arc::new(SystemResolver)).is_ok());
+    assert!(configured(&options, &network(), TIMEOUT, Arc::new(SystemResolver)).is_ok());
 }
 
 /// The filters reach each provider as its own parameters; SearXNG, which has no week,
@@ -679,11 +697,7 @@ async fn filters_are_each_provider_s_own_parameters() {
     );
 
     let server = Server::start(REFUSED, json(200, SEARXNG_RESULTS, &[])).await;
-    let searxng = Searxng::new(
-        &options(Provider::Searxng, &server),
-        Arc::new(StaticResolver::new()),
-    )
-    .expect("a provider");
+    let searxng = searxng(&server);
     searxng
         .search_filtered(
             "raku grammars",
