@@ -25,7 +25,7 @@
 //! [`Error::RobotsRefused`] naming the rule (and the hop's URL).
 //!
 //! Politeness: between two requests the crawl waits the larger of
-//! [`CrawlOptions::crawl_delay`] and the origin's robots.txt Crawl-delay (tokio time),
+//! [`Politeness::crawl_delay`] and the origin's robots.txt Crawl-delay (tokio time),
 //! redirect hops included (the hop check waits before each hop is requested);
 //! a page the fetcher's HTTP cache answers without asking the origin
 //! ([`Fetcher::answers_from_cache`]) is not waited for.
@@ -68,7 +68,7 @@ pub const QUEUED_PER_PAGE: usize = 4;
 /// The most links read from one page, unless [`QUEUED_PER_PAGE`] × `max-pages` is more.
 pub const LINKS_READ_PER_PAGE: usize = 1000;
 
-/// The limits of one crawl (the tool's parameters and the traversal config keys).
+/// The limits of one crawl: the tool's parameters, and the traversal config keys.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CrawlOptions {
     /// Hops from the start page that are followed (0 = the start page only).
@@ -76,14 +76,22 @@ pub struct CrawlOptions {
     /// Pages fetched at most (fetch attempts; robots-refused pages are listed, not
     /// counted) (`max-pages`).
     pub max_pages: usize,
+    /// Requests at once when no delay applies (1 = one at a time); never more than one
+    /// when a delay applies.
+    pub concurrency: usize,
+    /// How the crawl treats the origin it walks (`crawl-delay`, `respect-robots`).
+    pub politeness: Politeness,
+}
+
+/// How every traversal (a crawl, a grep with depth) treats the origin it walks: the
+/// traversal config keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Politeness {
     /// The wait between two requests (`crawl-delay`); robots.txt's Crawl-delay wins when
     /// larger (robots.txt is read only when `respect_robots` is on).
     pub crawl_delay: Duration,
     /// Whether robots.txt is consulted for every URL (`respect-robots`).
     pub respect_robots: bool,
-    /// Requests at once when no delay applies (1 = one at a time); never more than one
-    /// when a delay applies.
-    pub concurrency: usize,
 }
 
 /// One page of the crawl, reported in breadth-first order (the order the index lists).
@@ -183,7 +191,7 @@ type Pending<'a> = Pin<Box<dyn Future<Output = Visit> + Send + 'a>>;
 /// Crawls from `start` within `call`, reporting every page to `on_visit` in
 /// breadth-first order (see the module documentation for what ends it). Every fetch
 /// goes through `fetcher.fetch_checked(url, call, …)`; robots.txt is read through
-/// `robots` when `options.respect_robots` is on.
+/// `robots` when `options.politeness.respect_robots` is on.
 pub async fn crawl(
     fetcher: &Fetcher,
     robots: &RobotsCache,
@@ -212,7 +220,7 @@ pub async fn crawl_with<V: Visitor + ?Sized>(
     let hops = Hops {
         claims: &claims,
         origin: &origin,
-        robots: options.respect_robots.then_some(robots),
+        robots: options.politeness.respect_robots.then_some(robots),
         fetcher,
         pace: &pace,
         call,
@@ -250,8 +258,8 @@ pub async fn crawl_with<V: Visitor + ?Sized>(
                 budget_hit = true;
                 break;
             }
-            let mut delay = options.crawl_delay;
-            if options.respect_robots {
+            let mut delay = options.politeness.crawl_delay;
+            if options.politeness.respect_robots {
                 match robots.check(&url, call).await {
                     Ok(()) => {}
                     Err(Error::RobotsRefused(refused)) if depth > 0 => {

@@ -439,12 +439,12 @@ mod tests {
             "http://proxy.corp:3128",
         ])
         .unwrap();
-        assert!(s.policy.allow_loopback && !s.policy.allow_private && !s.respect_robots);
+        assert!(s.policy.allow_loopback && !s.policy.allow_private && !s.crawl.respect_robots);
         assert_eq!(cidrs(&s), ["10.0.0.0/8", "fd00::/8"]);
         assert_eq!(s.policy.allow_hosts, ["wiki.corp"]);
         assert_eq!(s.fetch.max_bytes, 4096);
         assert_eq!(s.fetch.timeout, Duration::from_millis(2500));
-        assert_eq!(s.crawl_delay, Duration::ZERO);
+        assert_eq!(s.crawl.crawl_delay, Duration::ZERO);
         assert_eq!(s.search.provider.as_str(), "searxng");
         assert_eq!(s.fetch.network.proxy.unwrap().port(), 3128);
     }
@@ -506,7 +506,7 @@ mod tests {
                 "tools":{"Web":{"crawl-delay":0.25,"allow-hosts":["wiki.corp"]}}}"#,
         );
         let s = settings(&["--config", file.path()]).unwrap();
-        assert_eq!(s.crawl_delay, Duration::from_millis(250));
+        assert_eq!(s.crawl.crawl_delay, Duration::from_millis(250));
         assert_eq!(s.policy.allow_hosts, ["wiki.corp"]);
 
         let file = TempFile::new(r#"{"name":"research"}"#);
@@ -572,7 +572,7 @@ mod tests {
         .unwrap();
         assert_eq!(s.fetch.max_bytes, 30000);
         assert_eq!(s.fetch.timeout, Duration::from_secs(7));
-        assert_eq!(s.crawl_delay, Duration::from_secs(1));
+        assert_eq!(s.crawl.crawl_delay, Duration::from_secs(1));
         assert_eq!(s.policy.allow_cidrs.len(), 1);
 
         // A list flag replaces the list of earlier sources.

@@ -66,7 +66,7 @@ pub fn exec(args: &RobotsArgs) -> ExitCode {
         Err(code) => return code,
     };
     let agent = product_token(&settings.fetch.network.user_agent).to_owned();
-    if !settings.respect_robots {
+    if !settings.crawl.respect_robots {
         output::problem(
             "note: respect-robots is false, so web_crawl and web_grep do not consult robots.txt; these verdicts are what it would say",
         );

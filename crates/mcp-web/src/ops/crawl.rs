@@ -301,12 +301,10 @@ pub async fn crawl(
     observer: &dyn Observer,
 ) -> Result<Crawled, Error> {
     let start = CheckedUrl::parse(raw_url)?;
-    let settings = context.settings();
     let options = CrawlOptions {
         depth,
         max_pages,
-        crawl_delay: settings.crawl_delay,
-        respect_robots: settings.respect_robots,
+        politeness: context.settings().crawl,
         concurrency: CONCURRENCY,
     };
     let mut entries = Vec::new();

@@ -307,12 +307,10 @@ pub async fn grep(
         };
         return Ok(grepped);
     }
-    let settings = context.settings();
     let crawl_options = CrawlOptions {
         depth: options.depth,
         max_pages: options.max_pages.max(1),
-        crawl_delay: settings.crawl_delay,
-        respect_robots: settings.respect_robots,
+        politeness: context.settings().crawl,
         concurrency: 1,
     };
     let mut visitor = Searcher {

@@ -27,8 +27,8 @@ fn the_research_config_is_accepted_by_the_server() {
     let web = config.pack("Web").expect("a Web pack");
     let pack = Web::from_config(&Value::Object(web.clone())).expect("valid Web keys");
     let settings = pack.settings();
-    assert!(settings.respect_robots);
-    assert!(settings.crawl_delay.as_secs_f64() >= 0.5);
+    assert!(settings.crawl.respect_robots);
+    assert!(settings.crawl.crawl_delay.as_secs_f64() >= 0.5);
     assert!(!settings.policy.allow_private && !settings.policy.allow_loopback);
 }
 

@@ -280,8 +280,9 @@ impl Key {
 /// takes, and its default.
 pub const TOOLS: [&str; 4] = ["web_search", "web_fetch", "web_crawl", "web_grep"];
 
-/// Every configuration key of the Web pack, in the order [`Settings`] holds them (and
-/// the README lists them). Rules are applied in this order.
+/// Every configuration key of the Web pack, in the order the README lists them; each
+/// rule stores its value in the options of the module that reads it, inside
+/// [`Settings`]. Rules are applied in this order.
 pub static KEYS: &[Key] = &[
     Key {
         id: ConfigKey::AllowPrivate,
@@ -454,7 +455,7 @@ pub static KEYS: &[Key] = &[
         value_name: "SECONDS",
         rule: Rule::Seconds {
             span: Span::Pause,
-            field: |s| &mut s.crawl_delay,
+            field: |s| &mut s.crawl.crawl_delay,
         },
     },
     Key {
@@ -462,7 +463,7 @@ pub static KEYS: &[Key] = &[
         default: DefaultValue::Bool(true),
         doc: "Whether traversal (crawl, grep with depth) obeys robots.txt",
         value_name: "BOOL",
-        rule: Rule::Bool(|s| &mut s.respect_robots),
+        rule: Rule::Bool(|s| &mut s.crawl.respect_robots),
     },
     Key {
         id: ConfigKey::UserAgent,

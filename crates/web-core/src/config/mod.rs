@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use crate::crawl::Politeness;
 use crate::error::ConfigError;
 use crate::fetch::{CacheConfig, FetchOptions};
 use crate::guard::Policy;
@@ -41,15 +42,13 @@ pub struct Settings {
     /// What a fetch may read and how long it may take, and how it reaches the network:
     /// `max-bytes`, `max-pdf-bytes`, `headers-timeout`, `timeout`, `total-timeout`,
     /// `cache-bytes`, `cache-max-age` and the network keys (`connect-timeout`, `proxy`,
-    /// `ca-file`, `user-agent`, which the search provider's client shares).
+    /// `ca-file`, `user-agent`). The search provider's client is given the network keys
+    /// and `timeout` from here.
     pub fetch: FetchOptions,
     /// `max-chars`: cap on the text one tool answer returns.
     pub max_chars: usize,
-    /// `crawl-delay`: pause between requests to one origin while traversing;
-    /// robots.txt's Crawl-delay wins when larger.
-    pub crawl_delay: Duration,
-    /// `respect-robots`: whether traversal (crawl, grep with depth) obeys robots.txt.
-    pub respect_robots: bool,
+    /// How traversal treats an origin: `crawl-delay` and `respect-robots`.
+    pub crawl: Politeness,
     /// The search keys: `provider`, `search-url`, `api-key`, `api-key-env`,
     /// `safesearch`, `search-country`, `search-lang` and `search-rate`.
     pub search: SearchOptions,
@@ -103,8 +102,10 @@ impl Settings {
                 },
             },
             max_chars: 0,
-            crawl_delay: Duration::ZERO,
-            respect_robots: false,
+            crawl: Politeness {
+                crawl_delay: Duration::ZERO,
+                respect_robots: false,
+            },
             search: SearchOptions {
                 provider: Provider::Brave,
                 search_url: None,
@@ -320,8 +321,8 @@ mod tests {
         assert_eq!(s.fetch.headers_timeout, Duration::from_secs(15));
         assert_eq!(s.fetch.timeout, Duration::from_secs(30));
         assert_eq!(s.fetch.total_timeout, Duration::from_secs(90));
-        assert_eq!(s.crawl_delay, Duration::from_millis(500));
-        assert!(s.respect_robots);
+        assert_eq!(s.crawl.crawl_delay, Duration::from_millis(500));
+        assert!(s.crawl.respect_robots);
         assert_eq!(
             s.fetch.network.user_agent,
             format!(
@@ -619,7 +620,7 @@ mod tests {
             s.policy.allow_private
                 && s.policy.allow_loopback
                 && s.ask_permission
-                && !s.respect_robots
+                && !s.crawl.respect_robots
         );
         assert_eq!(
             s.policy.allow_hosts,
@@ -648,7 +649,7 @@ mod tests {
         assert_eq!(s.fetch.headers_timeout, Duration::from_secs(1));
         assert_eq!(s.fetch.timeout, Duration::from_millis(2500));
         assert_eq!(s.fetch.total_timeout, Duration::from_secs(600));
-        assert_eq!(s.crawl_delay, Duration::ZERO);
+        assert_eq!(s.crawl.crawl_delay, Duration::ZERO);
         let cache = s.fetch.cache;
         assert_eq!(
             (cache.bytes, cache.max_age, cache.shared),

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use mcp_web_core::ErrorKind;
-use mcp_web_core::crawl::{CrawlOptions, Flow, Outcome, Stopped, crawl};
+use mcp_web_core::crawl::{CrawlOptions, Flow, Outcome, Politeness, Stopped, crawl};
 use mcp_web_core::fetch::{
     CacheConfig, Checked, Clock, FetchOptions, Fetcher, HopCheck, Page, Truncation,
 };
@@ -446,9 +446,11 @@ async fn a_walk_waits_no_politeness_delay_for_pages_the_cache_answers() {
             let options = CrawlOptions {
                 depth: 1,
                 max_pages: 10,
-                crawl_delay: delay,
-                respect_robots: false,
                 concurrency: 1,
+                politeness: Politeness {
+                    crawl_delay: delay,
+                    respect_robots: false,
+                },
             };
             let call = fetcher.allowance(CancellationToken::new());
             let mut cached = Vec::new();

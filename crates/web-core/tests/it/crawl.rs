@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_web_core::crawl::{CrawlOptions, Flow, Outcome, Stopped, Summary, Visit, crawl};
+use mcp_web_core::crawl::{
+    CrawlOptions, Flow, Outcome, Politeness, Stopped, Summary, Visit, crawl,
+};
 use mcp_web_core::error::{Error, RobotsReason};
 use mcp_web_core::fetch::{Allowance, FetchOptions, Fetcher};
 use mcp_web_core::robots::cache::RobotsCache;
@@ -96,9 +98,11 @@ fn limits(depth: usize, max_pages: usize) -> CrawlOptions {
     CrawlOptions {
         depth,
         max_pages,
-        crawl_delay: Duration::ZERO,
-        respect_robots: true,
         concurrency: 1,
+        politeness: Politeness {
+            crawl_delay: Duration::ZERO,
+            respect_robots: true,
+        },
     }
 }
 
@@ -432,7 +436,7 @@ async fn robots_refusing_the_start_url_is_the_error_and_nothing_is_fetched() {
 
     // With respect-robots off, robots.txt is not even read.
     let mut ignoring = limits(0, 20);
-    ignoring.respect_robots = false;
+    ignoring.politeness.respect_robots = false;
     let (result, seen) = run(&fetcher, &start, &ignoring, &call()).await;
     assert_eq!(result.map(|s| s.fetched).ok(), Some(1));
     assert_eq!(seen.len(), 1);
@@ -534,7 +538,7 @@ async fn the_total_timeout_running_out_stops_the_crawl_with_what_it_has() {
     let fetcher = patient_fetcher();
     let start = url(&format!("http://127.0.0.2:{}/", site.port()));
     let mut ignoring = limits(1, 20);
-    ignoring.respect_robots = false;
+    ignoring.politeness.respect_robots = false;
     let call = Allowance::new(Duration::from_secs(6), CancellationToken::new());
     let (result, seen) = run(&fetcher, &start, &ignoring, &call).await;
     assert_eq!(
@@ -562,7 +566,7 @@ async fn robots_crawl_delay_spaces_requests_when_larger_than_crawl_delay() {
     let fetcher = fetcher();
     let start = url(&format!("http://127.0.0.2:{}/", site.port()));
     let mut polite = limits(1, 20);
-    polite.crawl_delay = Duration::from_millis(10);
+    polite.politeness.crawl_delay = Duration::from_millis(10);
     polite.concurrency = 8;
     let began = tokio::time::Instant::now();
     let (result, seen) = run(&fetcher, &start, &polite, &call()).await;
@@ -696,7 +700,7 @@ async fn with_requests_at_once_an_alias_of_a_page_in_flight_is_not_requested_aga
     let at = |path: &str| format!("{base}{path}");
     let fetcher = fetcher();
     let mut wide = limits(1, 50);
-    wide.respect_robots = false;
+    wide.politeness.respect_robots = false;
     wide.concurrency = 4;
     let (result, seen) = run(&fetcher, &url(&at("/")), &wide, &call()).await;
     assert_eq!(
@@ -743,7 +747,7 @@ async fn fetched_counts_the_fetches_reported_not_those_dropped_in_flight() {
     let robots = RobotsCache::new(&fetcher);
     let start = url(&format!("http://127.0.0.2:{}/", site.port()));
     let mut wide = limits(1, 100);
-    wide.respect_robots = false;
+    wide.politeness.respect_robots = false;
     wide.concurrency = 4;
     let mut reported = Vec::new();
     let summary = crawl(&fetcher, &robots, &start, &wide, &call(), &mut |v| {
@@ -780,7 +784,7 @@ async fn a_fetch_in_flight_when_the_deadline_stops_the_crawl_is_not_counted() {
     let fetcher = patient_fetcher();
     let start = url(&format!("http://127.0.0.2:{}/", site.port()));
     let mut wide = limits(1, 20);
-    wide.respect_robots = false;
+    wide.politeness.respect_robots = false;
     wide.concurrency = 4;
     let call = Allowance::new(Duration::from_secs(6), CancellationToken::new());
     let (result, seen) = run(&fetcher, &start, &wide, &call).await;

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use mcp_web_core::crawl::{CrawlOptions, Flow, Outcome, crawl};
+use mcp_web_core::crawl::{CrawlOptions, Flow, Outcome, Politeness, crawl};
 use mcp_web_core::error::{Error, ErrorKind, Problem};
 use mcp_web_core::extract::pdf::{Failure, Limits, panic_is_contained, read};
 use mcp_web_core::fetch::{Allowance, FetchOptions, Page};
@@ -524,9 +524,11 @@ async fn a_crawl_lists_a_linked_pdf_and_follows_no_link_out_of_it() {
     let options = CrawlOptions {
         depth: 3,
         max_pages: 20,
-        crawl_delay: std::time::Duration::ZERO,
-        respect_robots: false,
         concurrency: 1,
+        politeness: Politeness {
+            crawl_delay: std::time::Duration::ZERO,
+            respect_robots: false,
+        },
     };
     let call = Allowance::new(std::time::Duration::from_secs(20), CancellationToken::new());
     let mut listed = Vec::new();
