@@ -38,7 +38,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         base.host_str(),
         marks.thread_subject(&doc),
     );
-    let title = page_title.title.as_deref();
+    let title = page_title.matched.as_deref();
     let lang = marks.lang(&doc);
     let links = marks.links(&doc, base);
     // Each link is resolved against the page once, and each class or id value read once,
@@ -79,7 +79,11 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
         put_dateline(&mut lines, dateline, title);
     }
 
-    drop_repeated_headings(&mut lines, title, page_title.site.as_deref());
+    drop_repeated_headings(
+        &mut lines,
+        page_title.title.as_deref(),
+        page_title.site.as_deref(),
+    );
     drop_comment_section(&mut lines);
     drop_tail_chrome(&mut lines);
     // A product's declared description and properties, when the text lacks them.

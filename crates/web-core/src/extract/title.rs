@@ -53,8 +53,12 @@ pub(crate) fn readable_title(doc: Document, url: Option<&str>) -> (Document, Rea
 
 /// The page's title and site name, and the elements that may say its headline.
 pub(crate) struct PageTitle {
-    /// The title (see [`Headlines::title_of`]).
+    /// The title the `# Title` line says: the heading the page shows for it when that is
+    /// its one `h1` ([`Headlines::shown_heading`]), else [`Self::matched`].
     pub(crate) title: Option<String>,
+    /// The title as the page's metadata give it (see [`Headlines::title_of`]), which the
+    /// filters and selection match the page's headings and posts with.
+    pub(crate) matched: Option<String>,
     /// The site's name: Readability's, else what the `<title>` has beside the title.
     pub(crate) site: Option<String>,
     /// The elements that may say the headline, their words read once: for cutting the title
@@ -90,9 +94,18 @@ impl PageTitle {
             }
             without_site(&t, site.as_deref(), host).unwrap_or(t)
         });
-        let title = subject.or(title);
+        // A declared thread subject is the title; else the heading the page shows, when
+        // it says what the title says.
+        let shown = title
+            .as_deref()
+            .zip(headlines.as_ref())
+            .filter(|_| subject.is_none())
+            .and_then(|(t, h)| h.shown_heading(t, site.as_deref(), host));
+        let matched = subject.or(title);
+        let title = shown.or_else(|| matched.clone());
         Self {
             title,
+            matched,
             site,
             headlines,
         }
@@ -101,13 +114,15 @@ impl PageTitle {
     /// Marks with [`TITLE_MARK`] the headings that say the title (see
     /// [`Headlines::mark_title_headings`]); returns them in document order.
     pub(crate) fn mark_title_headings(&self, doc: &Document) -> Vec<NodeId> {
-        match (self.title.as_deref(), self.headlines.as_ref()) {
+        match (self.matched.as_deref(), self.headlines.as_ref()) {
             (Some(title), Some(headlines)) => headlines.mark_title_headings(doc, title),
             _ => Vec::new(),
         }
     }
 }
 
+/// The page's one `h1` is read as its title with at least this many words.
+const SHOWN_MIN_WORDS: usize = 2;
 /// A title's last part names the site with at most this many words.
 const SITE_MAX_WORDS: usize = 5;
 
@@ -197,6 +212,9 @@ fn headline_of_title(doc: &Document, title: String, site: Option<&str>) -> Strin
 pub(crate) struct Headlines {
     /// The element, whether it is a heading (`h1` to `h6`), and its words.
     elements: Vec<(NodeId, bool, Option<Vec<String>>)>,
+    /// The text of each `h1` that has words (`None` when it is longer than
+    /// [`HEADLINE_MAX_CHARS`]), in document order.
+    h1: Vec<Option<String>>,
 }
 
 impl Headlines {
@@ -235,15 +253,43 @@ impl Headlines {
 
     /// The words of the candidates found (element, whether it is a heading), in their order.
     fn read(doc: &Document, candidates: &[(NodeId, bool)]) -> Self {
+        let mut h1 = Vec::new();
         let elements = candidates
             .iter()
             .map(|&(id, heading)| {
                 let node = NodeRef::new(id, &doc.tree);
-                let words = text_within(node, HEADLINE_MAX_CHARS).map(|t| heading_words(&t));
+                let text = text_within(node, HEADLINE_MAX_CHARS);
+                let words = text.as_deref().map(heading_words);
+                if heading && node.has_name("h1") && words.as_ref().is_none_or(|w| !w.is_empty()) {
+                    h1.push(text.and_then(|_| shown_text(node)));
+                }
                 (id, heading, words)
             })
             .collect();
-        Self { elements }
+        Self { elements, h1 }
+    }
+
+    /// The heading the page shows for its title, when the title was written for search
+    /// engines: the page's one `h1`, when it has at least [`SHOWN_MIN_WORDS`] words, at
+    /// least half of them are the title's, and it is not the site's name. `None` when the
+    /// page has no `h1` or several, or the `h1` says the title already.
+    fn shown_heading(&self, title: &str, site: Option<&str>, host: Option<&str>) -> Option<String> {
+        let [Some(h1)] = self.h1.as_slice() else {
+            return None;
+        };
+        let words = heading_words(h1);
+        let title = heading_words(title);
+        let said: HashSet<&String> = title.iter().collect();
+        let shared = words.iter().filter(|w| said.contains(w)).count();
+        // An `h1` that ends with the title's words puts a label before it (`Thread:`,
+        // `Blog:`, the date).
+        let labelled = words.len() > title.len() && words.ends_with(&title);
+        (words.len() >= SHOWN_MIN_WORDS
+            && 2 * shared >= words.len()
+            && words != title
+            && !labelled
+            && !names_site(h1, site, host))
+        .then(|| h1.clone())
     }
 
     /// The page's title: the readable title cut to the part a heading says; when no heading
@@ -351,6 +397,41 @@ pub(crate) fn text_within(node: NodeRef<'_>, max: usize) -> Option<String> {
         true
     });
     (visible <= max).then_some(text)
+}
+
+/// The most characters of a permalink's mark (`¶`, `#`, or `¶` read in the wrong encoding).
+const MARK_MAX_CHARS: usize = 3;
+
+/// Whether a link's text is a permalink's mark: a few characters, none an ASCII letter or
+/// digit.
+fn is_mark(text: &str) -> bool {
+    let text = text.trim();
+    text.chars().count() <= MARK_MAX_CHARS && !text.chars().any(|c| c.is_ascii_alphanumeric())
+}
+
+/// The text of a heading as it is shown, collapsed: a line break (`br`) between words is a
+/// space, and a permalink (a link within the page whose text is a mark, [`is_mark`]) is no
+/// part of it.
+fn shown_text(node: NodeRef<'_>) -> Option<String> {
+    let mut text = String::new();
+    walk(node, |step| {
+        if let Step::Enter(n) = step {
+            if n.has_name("br") {
+                text.push(' ');
+            }
+            let permalink = with_element(&n, |e| {
+                &*e.name.local == "a" && attr(e, "href").is_some_and(|h| h.starts_with('#'))
+            })
+            .unwrap_or(false)
+                && is_mark(&n.text());
+            if permalink {
+                return false;
+            }
+            with_text(&n, |t| text.push_str(t));
+        }
+        true
+    });
+    Some(collapse(&text)).filter(|t| !t.is_empty())
 }
 
 /// The byte ranges of a title's parts: the text between separators that have whitespace on

@@ -106,9 +106,16 @@ fn boilerplate_inside_the_content_is_pruned_and_the_article_kept_whole() {
         !out.flags.whole_body,
         "selection, not the fallback:\n{text}"
     );
+    // The headline the page shows is the title, and the text does not say it again.
+    assert_eq!(
+        out.title.as_deref(),
+        Some("Harbour reopens after a week of storm repairs")
+    );
+    assert!(text.starts_with("Fishing boats returned"), "{text}");
     for kept in [
-        // The headline and the standfirst sit in the article's header, beside the body.
-        "# Harbour reopens after a week of storm repairs\n\nFishing boats returned",
+        // The standfirst sits in the article's header, beside the body, under the
+        // headline the title line says.
+        "Fishing boats returned",
         "Engineers worked in shifts",
         // A sentence that goes on after its link is not a promotion.
         "See the harbour master's guide to moorings first.",
@@ -205,6 +212,61 @@ fn the_title_is_the_thread_s_subject_or_the_page_s_own_without_the_site_s_name()
     );
     let out = extract(&page, "text/html", &host);
     assert_eq!(out.title.as_deref(), Some("Allotment plots for rent"));
+}
+
+#[test]
+fn the_title_is_the_heading_the_page_shows_when_it_says_what_the_search_title_says() {
+    let para = "<p>Start with one lesson a day, review the words you missed each evening, \
+                and speak aloud as often as you read, whatever the app you choose.</p>";
+    let page = |head: &str, headings: &str| {
+        format!(
+            "<html><head><title>{head}</title></head><body><main>{headings}{para}{para}\
+             {para}</main></body></html>"
+        )
+    };
+    let title = |page: &str| extract(page, "text/html", &base()).title;
+    // The `<title>` written for search engines and the page's one `h1` say the same
+    // thing in other words: the `h1` is the title, its line break a space.
+    let seo = "Best Apps to Learn a Language in 2025 - Top 10 Picks";
+    let out = extract(
+        &page(
+            seo,
+            "<h1>Best Language<br>Learning Apps of 2025<a href='#top'>Â¶</a></h1>",
+        ),
+        "text/html",
+        &base(),
+    );
+    assert_eq!(
+        out.title.as_deref(),
+        Some("Best Language Learning Apps of 2025")
+    );
+    // The heading is said by the title line, not again in the text.
+    let text = out.text();
+    assert!(!text.contains("Language Learning Apps"), "{text}");
+    assert!(text.contains("Start with one lesson a day"), "{text}");
+    // An `h1` that shares less than half its words, several `h1`, or an `h1` that puts a
+    // label before the title leave the title as it is.
+    let unlike = page(seo, "<h1>Top 10 Language Learning Apps</h1>");
+    assert_eq!(
+        title(&unlike).as_deref(),
+        Some("Best Apps to Learn a Language in 2025")
+    );
+    let two = page(
+        seo,
+        "<h1>Best Language Learning Apps of 2025</h1><h1>Apps</h1>",
+    );
+    assert_eq!(
+        title(&two).as_deref(),
+        Some("Best Apps to Learn a Language in 2025")
+    );
+    let labelled = page(
+        "Learning a language at fifty",
+        "<h1><span>Thread:</span> Learning a language at fifty</h1>",
+    );
+    assert_eq!(
+        title(&labelled).as_deref(),
+        Some("Learning a language at fifty")
+    );
 }
 
 #[test]
