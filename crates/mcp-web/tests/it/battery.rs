@@ -211,6 +211,31 @@ async fn survives(
     answer
 }
 
+/// Fetches `path` of `site` while a good call runs beside it (see [`survives`]), and
+/// returns the answer.
+async fn fetch_beside_good(server: &Server, site: &Site, path: &str) -> ToolResult {
+    let hostile = call(server, "web_fetch", json!({"url": site.url(path)}));
+    survives(server, site, hostile).await
+}
+
+/// The text of an answer that is not an error.
+fn answered(result: &ToolResult) -> String {
+    assert!(!result.is_error(), "{}", result.text());
+    result.text()
+}
+
+/// Asserts that `result` is the tool error of `kind` and `rule` naming `key` (null
+/// when no key would change the answer).
+fn assert_refused(result: &ToolResult, kind: &str, rule: &str, key: Value) {
+    let (k, r, c) = error_of(result);
+    assert_eq!(
+        (k.as_str(), r.as_str(), c),
+        (kind, rule, key),
+        "{}",
+        result.text()
+    );
+}
+
 /// The structured content of a tool error: its kind, rule and key.
 fn error_of(result: &ToolResult) -> (String, String, Value) {
     assert!(result.is_error(), "an error: {}", result.text());
@@ -245,12 +270,19 @@ async fn compress(encoding: &str, data: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The notice of a body cut at a 1 MiB `max-bytes`.
-fn byte_cap_notice(text: &str) -> bool {
-    text.ends_with(
-        "because the server's byte cap of 1048576 bytes was reached; the rest of the page \
-         was not fetched; raise max-bytes to keep more]",
-    )
+/// Asserts that `site`'s `/bomb` is answered cut at a 1 MiB `max-bytes`, with the
+/// notice saying so.
+async fn assert_cut_at_max_bytes(site: &Site) {
+    let server = server(config(json!({"max-chars": 2 << 20})));
+    let text = answered(&fetch_beside_good(&server, site, "/bomb").await);
+    assert!(
+        text.ends_with(
+            "because the server's byte cap of 1048576 bytes was reached; the rest of the page \
+             was not fetched; raise max-bytes to keep more]",
+        ),
+        "{}",
+        tail(&text)
+    );
 }
 
 #[tokio::test]
@@ -271,15 +303,7 @@ async fn a_gzip_bomb_is_cut_at_max_bytes() {
         ]
     })
     .await;
-    let server = server(config(json!({"max-chars": 2 << 20})));
-    let answer = survives(
-        &server,
-        &site,
-        call(&server, "web_fetch", json!({"url": site.url("/bomb")})),
-    )
-    .await;
-    assert!(!answer.is_error(), "{}", answer.text());
-    assert!(byte_cap_notice(&answer.text()), "{}", tail(&answer.text()));
+    assert_cut_at_max_bytes(&site).await;
 }
 
 #[tokio::test]
@@ -293,15 +317,7 @@ async fn a_brotli_bomb_is_cut_at_max_bytes() {
         &body,
     );
     let site = Site::start(move |_| vec![Step::Write(page.clone())]).await;
-    let server = server(config(json!({"max-chars": 2 << 20})));
-    let answer = survives(
-        &server,
-        &site,
-        call(&server, "web_fetch", json!({"url": site.url("/bomb")})),
-    )
-    .await;
-    assert!(!answer.is_error(), "{}", answer.text());
-    assert!(byte_cap_notice(&answer.text()), "{}", tail(&answer.text()));
+    assert_cut_at_max_bytes(&site).await;
 }
 
 /// The last characters of `text`, for a failure message.
@@ -321,16 +337,12 @@ async fn a_slowloris_head_runs_out_the_headers_timeout() {
     })
     .await;
     let server = server(config(json!({})));
-    let answer = survives(
-        &server,
-        &site,
-        call(&server, "web_fetch", json!({"url": site.url("/slow")})),
-    )
-    .await;
-    let (kind, rule, key) = error_of(&answer);
-    assert_eq!(
-        (kind.as_str(), rule.as_str(), key),
-        ("deadline", "headers-timeout", json!("headers-timeout"))
+    let answer = fetch_beside_good(&server, &site, "/slow").await;
+    assert_refused(
+        &answer,
+        "deadline",
+        "headers-timeout",
+        json!("headers-timeout"),
     );
     assert!(
         answer.text().contains("while reading headers")
@@ -354,20 +366,14 @@ async fn a_slowloris_body_runs_out_the_timeout_and_keeps_what_arrived() {
     })
     .await;
     let server = server(config(json!({})));
-    let answer = survives(
-        &server,
-        &site,
-        call(&server, "web_fetch", json!({"url": site.url("/drip")})),
-    )
-    .await;
-    assert!(!answer.is_error(), "{}", answer.text());
+    let text = answered(&fetch_beside_good(&server, &site, "/drip").await);
     assert!(
-        answer.text().ends_with(
+        text.ends_with(
             "because the timeout of 1 s ran out while reading the body; the rest of the page \
              was not fetched; raise timeout to wait longer]"
         ),
         "{}",
-        tail(&answer.text())
+        tail(&text)
     );
 }
 
@@ -375,16 +381,12 @@ async fn a_slowloris_body_runs_out_the_timeout_and_keeps_what_arrived() {
 async fn a_head_that_never_comes_runs_out_the_headers_timeout() {
     let site = Site::start(|_| vec![Step::Hang]).await;
     let server = server(config(json!({})));
-    let answer = survives(
-        &server,
-        &site,
-        call(&server, "web_fetch", json!({"url": site.url("/hang")})),
-    )
-    .await;
-    let (kind, rule, key) = error_of(&answer);
-    assert_eq!(
-        (kind.as_str(), rule.as_str(), key),
-        ("deadline", "headers-timeout", json!("headers-timeout"))
+    let answer = fetch_beside_good(&server, &site, "/hang").await;
+    assert_refused(
+        &answer,
+        "deadline",
+        "headers-timeout",
+        json!("headers-timeout"),
     );
 }
 
@@ -404,17 +406,8 @@ async fn endless_redirects_stop_at_the_hop_limit() {
     })
     .await;
     let server = server(config(json!({})));
-    let answer = survives(
-        &server,
-        &site,
-        call(&server, "web_fetch", json!({"url": site.url("/hop/0")})),
-    )
-    .await;
-    let (kind, rule, key) = error_of(&answer);
-    assert_eq!(
-        (kind.as_str(), rule.as_str(), key),
-        ("too_many_redirects", "redirect-limit", Value::Null)
-    );
+    let answer = fetch_beside_good(&server, &site, "/hop/0").await;
+    assert_refused(&answer, "too_many_redirects", "redirect-limit", Value::Null);
     assert!(answer.text().len() < 8 << 10, "a bounded message");
 
     // A loop back to a URL already visited is named as one.
@@ -427,17 +420,8 @@ async fn endless_redirects_stop_at_the_hop_limit() {
         ))]
     })
     .await;
-    let answer = survives(
-        &server,
-        &site,
-        call(&server, "web_fetch", json!({"url": site.url("/a")})),
-    )
-    .await;
-    let (kind, rule, _) = error_of(&answer);
-    assert_eq!(
-        (kind.as_str(), rule.as_str()),
-        ("redirect_loop", "redirect-loop")
-    );
+    let answer = fetch_beside_good(&server, &site, "/a").await;
+    assert_refused(&answer, "redirect_loop", "redirect-loop", Value::Null);
 }
 
 #[tokio::test]
@@ -449,17 +433,8 @@ async fn a_hundred_thousand_nested_elements_are_read() {
     page.push_str("<p>After the descent.</p></body></html>");
     let site = Site::start(move |_| html(page.as_bytes())).await;
     let server = server(config(json!({"max-bytes": 4 << 20})));
-    let answer = survives(
-        &server,
-        &site,
-        call(&server, "web_fetch", json!({"url": site.url("/deep")})),
-    )
-    .await;
-    assert!(!answer.is_error(), "{}", answer.text());
-    assert_eq!(
-        answer.text(),
-        "# Deep\n\nAt the bottom.\n\nAfter the descent."
-    );
+    let text = answered(&fetch_beside_good(&server, &site, "/deep").await);
+    assert_eq!(text, "# Deep\n\nAt the bottom.\n\nAfter the descent.");
 }
 
 #[tokio::test]
@@ -472,14 +447,7 @@ async fn a_ten_megabyte_line_is_cut_to_max_chars() {
     // Extraction runs within the call's deadline: a debug build on a loaded machine
     // takes a while over twelve megabytes.
     let server = server(config(json!({"max-bytes": 12 << 20, "total-timeout": 600})));
-    let answer = survives(
-        &server,
-        &site,
-        call(&server, "web_fetch", json!({"url": site.url("/long")})),
-    )
-    .await;
-    assert!(!answer.is_error(), "{}", answer.text());
-    let text = answer.text();
+    let text = answered(&fetch_beside_good(&server, &site, "/long").await);
     assert!(text.starts_with("# Long\n\nword word"), "{}", &text[..100]);
     assert!(
         text.chars().count() < 41_000,
@@ -500,14 +468,7 @@ async fn invalid_utf8_in_a_page_is_replaced_not_fatal() {
     body.extend_from_slice(b" after</p></body></html>");
     let site = Site::start(move |_| html(&body)).await;
     let server = server(config(json!({})));
-    let answer = survives(
-        &server,
-        &site,
-        call(&server, "web_fetch", json!({"url": site.url("/bytes")})),
-    )
-    .await;
-    assert!(!answer.is_error(), "{}", answer.text());
-    let text = answer.text();
+    let text = answered(&fetch_beside_good(&server, &site, "/bytes").await);
     assert!(
         text.starts_with("# Bytes\n\nbefore ") && text.ends_with(" after"),
         "{text}"
@@ -526,12 +487,7 @@ async fn a_reset_mid_body_is_a_transport_error() {
     })
     .await;
     let server = server(config(json!({})));
-    let answer = survives(
-        &server,
-        &site,
-        call(&server, "web_fetch", json!({"url": site.url("/reset")})),
-    )
-    .await;
+    let answer = fetch_beside_good(&server, &site, "/reset").await;
     let (kind, rule, key) = error_of(&answer);
     assert_eq!(kind, "transport", "{}", answer.text());
     assert!(
@@ -572,12 +528,11 @@ async fn a_five_megabyte_robots_txt_is_read_to_its_limit() {
         ),
     )
     .await;
-    let (kind, rule, key) = error_of(&answer);
-    assert_eq!(
-        (kind.as_str(), rule.as_str(), key),
-        ("robots_refused", "robots-disallow", json!("respect-robots")),
-        "{}",
-        answer.text()
+    assert_refused(
+        &answer,
+        "robots_refused",
+        "robots-disallow",
+        json!("respect-robots"),
     );
     assert!(
         answer.text().contains("Disallow: /private"),
