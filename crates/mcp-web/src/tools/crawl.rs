@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::ops::{self, Context};
 
-use super::{Attempt, answer_arguments_error, answer_error, run_asking};
+use super::{Attempt, answer_arguments_error, answer_capped, run_asking};
 
 /// The tool's name.
 pub const NAME: &str = "web_crawl";
@@ -101,13 +101,12 @@ pub async fn call(context: &Context, request: Request) {
     let Some(crawled) = run_asking(context, &request, &args.url, &args, attempt).await else {
         return;
     };
-    match crawled {
-        Ok(crawled) => {
-            let answer = ops::cap(crawled.render(), context.max_chars(), "lower max-pages");
-            request.text(answer);
-        }
-        Err(error) => answer_error(request, &error, context.max_chars()),
-    }
+    answer_capped(
+        request,
+        context,
+        crawled.map(|crawled| crawled.render()),
+        "lower max-pages",
+    );
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::ops::grep::GrepOptions;
 use crate::ops::{self, Context};
 
-use super::{Attempt, answer_arguments_error, answer_error, run_asking};
+use super::{Attempt, answer_arguments_error, answer_capped, run_asking};
 
 /// The tool's name.
 pub const NAME: &str = "web_grep";
@@ -138,13 +138,12 @@ pub async fn call(context: &Context, request: Request) {
     let Some(outcome) = run_asking(context, &request, url, &arguments, attempt).await else {
         return;
     };
-    match outcome {
-        Ok(grepped) => {
-            let answer = ops::cap(grepped.render(), context.max_chars(), "lower max-results");
-            request.text(answer);
-        }
-        Err(error) => answer_error(request, &error, context.max_chars()),
-    }
+    answer_capped(
+        request,
+        context,
+        outcome.map(|grepped| grepped.render()),
+        "lower max-results",
+    );
 }
 
 #[cfg(test)]

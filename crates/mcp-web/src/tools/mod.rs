@@ -290,6 +290,20 @@ pub fn answer_error(request: Request, error: &Error, max_chars: usize) {
     request.error_with(cut_message(error.to_string(), max_chars), error_data(error));
 }
 
+/// Answers `request` with the text `rendered` cut to `max-chars` (its notice suggesting
+/// `narrow`, such as "lower max-pages"), or with the error.
+pub fn answer_capped(
+    request: Request,
+    context: &Context,
+    rendered: Result<String, Error>,
+    narrow: &str,
+) {
+    match rendered {
+        Ok(text) => request.text(crate::ops::cap(text, context.max_chars(), narrow)),
+        Err(error) => answer_error(request, &error, context.max_chars()),
+    }
+}
+
 /// `message` whole up to `max_chars` characters, else its first ones and `…` (one
 /// character more: a cap of 0 still says something was cut).
 fn cut_message(message: String, max_chars: usize) -> String {

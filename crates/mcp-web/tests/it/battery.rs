@@ -17,7 +17,7 @@ use async_compression::tokio::write::{BrotliEncoder, GzipEncoder};
 use mcp_kit::{FromConfig, Outcome, Server, ToolResult};
 use mcp_web::tools::Web;
 use serde_json::{Map, Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 
 /// How long a test waits for an answer before it calls it a hang. Only a guard: no
@@ -251,21 +251,18 @@ fn error_of(result: &ToolResult) -> (String, String, Value) {
 
 /// `data` compressed by `encoding` (`gzip` or `br`) at the fastest level.
 async fn compress(encoding: &str, data: &[u8]) -> Vec<u8> {
+    async fn through(mut encoder: impl AsyncWrite + Unpin, data: &[u8]) {
+        encoder
+            .write_all(data)
+            .await
+            .expect("in-memory compression");
+        encoder.shutdown().await.expect("in-memory compression");
+    }
     let mut out = Vec::new();
     if encoding == "gzip" {
-        let mut encoder = GzipEncoder::with_quality(&mut out, Level::Fastest);
-        encoder
-            .write_all(data)
-            .await
-            .expect("in-memory compression");
-        encoder.shutdown().await.expect("in-memory compression");
+        through(GzipEncoder::with_quality(&mut out, Level::Fastest), data).await;
     } else {
-        let mut encoder = BrotliEncoder::with_quality(&mut out, Level::Fastest);
-        encoder
-            .write_all(data)
-            .await
-            .expect("in-memory compression");
-        encoder.shutdown().await.expect("in-memory compression");
+        through(BrotliEncoder::with_quality(&mut out, Level::Fastest), data).await;
     }
     out
 }
