@@ -18,7 +18,8 @@
 //!     .expect("no ca-file to read");
 //! let url = CheckedUrl::parse("https://example.com/")?;
 //! let page = fetcher.fetch(&url, &CancellationToken::new()).await?;
-//! let answer = PageText::new(&page).render(40_000); // exactly what web_fetch answers
+//! // What web_fetch answers, its notice pointing at web_grep for a search of the page.
+//! let answer = PageText::new(&page).render(40_000, "web_grep");
 //! # Ok(()) }
 //! ```
 //!
