@@ -11,7 +11,7 @@ use super::clean::{Cleaned, clean_and_prune};
 use super::meta::{PageSurvey, put_declared};
 use super::parse::{DEPTH_LIMIT, Parsed, parse_page};
 use super::prune::{Memo, dateline, drop_comment_section, drop_tail_chrome};
-use super::select::{MainText, fits, main_text, visible_chars};
+use super::select::{MainText, fits, main_text, prose_chars, visible_chars};
 use super::title::{
     PageTitle, drop_repeated_alts, drop_repeated_headings, first_attached, headline,
     mark_title_headings, put_dateline, readable_title,
@@ -23,8 +23,33 @@ const SHELL_MAX_TEXT: usize = 200;
 /// …provided its markup is at least this large.
 const SHELL_MIN_BYTES: usize = 512;
 
-/// Extracts an HTML body.
+/// An answer with less prose than this (visible characters in lines of prose, see
+/// [`prose_chars`]) may have lost the page: its cards are looked for…
+const ANSWER_MIN_PROSE: usize = 300;
+/// …and the answer with them replaces it when it has at least this many times its visible
+/// characters.
+const CARDS_MIN_GROWTH: usize = 2;
+
+/// Extracts an HTML body. An answer that kept no prose may have lost a page made of cards
+/// (a grid of products, a feed of posts each wholly a link), which the boilerplate filter
+/// takes for link blocks: the page is extracted again with the cards of a repeated group
+/// that holds much of its text kept (see [`Memo::with_cards`]), and that answer is taken
+/// when it is much longer.
 pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
+    let first = extract_pass(body, base, Memo::new(base));
+    if first.flags.javascript_shell || prose_chars(&first.lines) >= ANSWER_MIN_PROSE {
+        return first;
+    }
+    let cards = extract_pass(body, base, Memo::new(base).with_cards());
+    if visible_chars(&cards.lines) >= visible_chars(&first.lines).max(1) * CARDS_MIN_GROWTH {
+        cards
+    } else {
+        first
+    }
+}
+
+/// One pass of the pipeline over an HTML body, its boilerplate filter as `memo` says.
+fn extract_pass(body: &str, base: &Url, mut memo: Memo<'_>) -> Extracted {
     let Parsed { doc, flattened } = parse_page(body, DEPTH_LIMIT);
     // The page's marks and its title, read before any step changes the document.
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
@@ -42,8 +67,7 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let lang = marks.lang(&doc);
     let links = marks.links(&doc, base);
     // Each link is resolved against the page once, and each class or id value read once,
-    // however many of the filters' walks ask.
-    let mut memo = Memo::new(base);
+    // however many of the filters' walks ask: `memo` does.
 
     // The chrome and boilerplate filters, the headings that say the title marked first (for
     // pruning, and to find the dateline by).

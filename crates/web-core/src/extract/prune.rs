@@ -9,13 +9,15 @@
 //! site's footer note or a widget: short legal, contact and share lines, and a heading over
 //! a list of short items only.
 
-use foldhash::{HashMap, HashMapExt};
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 use ::url::Url;
 use dom_query::{NodeId, NodeRef};
 
 use super::render::{collapse, render};
-use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
+use super::tree::{
+    Shape, Step, alike, attr, inner_shapes, shape_of, visible_len, walk, with_element, with_text,
+};
 use super::vocab::{COMMENT_OPENERS, FOOTER_OPENERS, FOOTER_PHRASES, MONTH_NAMES, Sense};
 
 /// Boilerplate holding more than this share of the text under the filtered root is kept.
@@ -48,6 +50,14 @@ const PROMO_MAX_LABEL: usize = 40;
 /// its content (the cards of a listing, the results of a search), not promotions for other
 /// pages: they are kept.
 const TEASERS_MIN_SHARE: f64 = 0.3;
+/// Link blocks and teasers within at least this many members of a repeated group of alike
+/// siblings are the group's cards (see [`in_groups`])…
+const GROUP_MIN_CARDS: usize = 3;
+/// …when the members hold together at least this share of the text under the filtered
+/// root…
+const GROUP_MIN_SHARE: f64 = 0.3;
+/// …a member's siblings of its shape being compared with it up to this many.
+const GROUP_MAX_COMPARED: usize = 8;
 
 /// An open element during the walk.
 struct Frame {
@@ -104,10 +114,10 @@ enum Kind {
 /// and what class names say.
 pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
     let mut frames: Vec<Frame> = Vec::new();
-    // Boilerplate found: the element, its visible characters, whether a heading just before
-    // it is its title (a block of links or teasers, not a date or a caption), and whether it
-    // is a teaser.
-    let mut remove: Vec<(NodeId, usize, bool, bool)> = Vec::new();
+    // Boilerplate found: the element, its visible characters, its kind (a heading just before
+    // a block of links or teasers is its title, not one before a date or a caption), and
+    // whether it is a teaser.
+    let mut remove: Vec<(NodeId, usize, Kind, bool)> = Vec::new();
     let mut total = 0usize;
     let mut in_link = 0usize;
     let mut in_away = 0usize;
@@ -163,7 +173,7 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
             if image && in_away > 0 {
                 // An image inside a link to another page is a teaser's picture: its
                 // alternative text names the other page, not this one.
-                remove.push((node.id, 0, false, false));
+                remove.push((node.id, 0, Kind::Other, false));
                 return false;
             }
             in_link += usize::from(link);
@@ -197,8 +207,7 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
                 if is_boilerplate(&frame)
                     && !(matches!(frame.kind, Kind::Meta | Kind::Author) && beside_title(&node))
                 {
-                    let titled = matches!(frame.kind, Kind::List | Kind::Block | Kind::Card);
-                    remove.push((frame.id, frame.chars, titled, is_teaser(&frame)));
+                    remove.push((frame.id, frame.chars, frame.kind, is_teaser(&frame)));
                 } else if let Some(parent) = frames.last_mut() {
                     parent.chars += frame.chars;
                     parent.link_chars += frame.link_chars;
@@ -229,14 +238,21 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
         .map(|&(_, chars, _, _)| chars)
         .sum();
     let cards = total > 0 && teasers as f64 >= total as f64 * TEASERS_MIN_SHARE;
-    for (id, _, titled, _) in remove
+    // So are link blocks within the members of a repeated group that holds much of the
+    // text, when the page's first answer kept no prose (see [`Memo::with_cards`]).
+    let grouped = if memo.cards {
+        in_groups(&remove, root, total)
+    } else {
+        HashSet::default()
+    };
+    for (id, _, kind, _) in remove
         .into_iter()
-        .filter(|&(_, _, _, teaser)| !(cards && teaser))
+        .filter(|&(id, _, _, teaser)| !(grouped.contains(&id) || cards && teaser))
     {
         let node = NodeRef::new(id, root.tree);
         // A heading just before a removed block of links or teasers was its title ("Related
         // stories"); the page's headline (`h1`) is never such a title.
-        if titled
+        if matches!(kind, Kind::List | Kind::Block | Kind::Card)
             && let Some(prev) = node.prev_element_sibling()
             && prev.id != root.id
             && with_element(&prev, |e| is_subheading(&e.name.local)).unwrap_or(false)
@@ -244,6 +260,101 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
             prev.remove_from_parent();
         }
         node.remove_from_parent();
+    }
+}
+
+/// The link blocks, link lists, teasers and promotions among the boilerplate found under
+/// `root` (`found`: element, visible characters, kind, whether a teaser) that lie within the
+/// members of a repeated group of alike siblings (a grid's cards, a listing's rows), when at
+/// least [`GROUP_MIN_CARDS`] of its members hold them and the members together hold at
+/// least [`GROUP_MIN_SHARE`] of the `total` visible characters under `root`: the page's
+/// cards, kept.
+fn in_groups(
+    found: &[(NodeId, usize, Kind, bool)],
+    root: NodeRef<'_>,
+    total: usize,
+) -> HashSet<NodeId> {
+    if total == 0 {
+        return HashSet::default();
+    }
+    let mut siblings = Siblings::default();
+    // By group (its parent): the blocks found within it, and the members that hold them.
+    let mut groups: HashMap<NodeId, (Vec<NodeId>, HashSet<NodeId>)> = HashMap::new();
+    for &(id, _, kind, _) in found {
+        if !matches!(
+            kind,
+            Kind::List | Kind::Block | Kind::Card | Kind::Paragraph
+        ) {
+            continue;
+        }
+        let node = NodeRef::new(id, root.tree);
+        let member = std::iter::once(node)
+            .chain(node.ancestors_it(None))
+            .take_while(|n| n.id != root.id && n.is_element())
+            .find(|n| siblings.in_group(n));
+        if let Some(member) = member
+            && let Some(parent) = member.parent()
+        {
+            let group = groups.entry(parent.id).or_default();
+            group.0.push(id);
+            group.1.insert(member.id);
+        }
+    }
+    groups
+        .into_values()
+        .filter(|(_, members)| {
+            let held: usize = members
+                .iter()
+                .map(|&id| visible_len(&NodeRef::new(id, root.tree).text()))
+                .sum();
+            members.len() >= GROUP_MIN_CARDS && held as f64 >= total as f64 * GROUP_MIN_SHARE
+        })
+        .flat_map(|(ids, _)| ids)
+        .collect()
+}
+
+/// Sibling elements by shape, under each parent asked about: which elements are members of a
+/// repeated group ([`GROUP_MIN_CARDS`] or more siblings of one shape whose children are
+/// alike).
+#[derive(Default)]
+struct Siblings {
+    /// By parent, its children by shape.
+    by_parent: HashMap<NodeId, HashMap<Shape, Vec<NodeId>>>,
+    /// Whether an element is a member, once asked.
+    member: HashMap<NodeId, bool>,
+}
+
+impl Siblings {
+    /// Whether `node` is a member of a repeated group of alike siblings: at least
+    /// [`GROUP_MIN_CARDS`] - 1 of the first [`GROUP_MAX_COMPARED`] siblings of its shape have
+    /// children alike to its own.
+    fn in_group(&mut self, node: &NodeRef<'_>) -> bool {
+        if let Some(&known) = self.member.get(&node.id) {
+            return known;
+        }
+        let Some(parent) = node.parent() else {
+            return false;
+        };
+        let shapes = self.by_parent.entry(parent.id).or_insert_with(|| {
+            let mut shapes: HashMap<Shape, Vec<NodeId>> = HashMap::new();
+            for child in parent.element_children() {
+                shapes.entry(shape_of(&child)).or_default().push(child.id);
+            }
+            shapes
+        });
+        let same = shapes.get(&shape_of(node)).map_or(&[][..], Vec::as_slice);
+        let member = same.len() >= GROUP_MIN_CARDS && {
+            let inner = inner_shapes(node);
+            same.iter()
+                .filter(|&&id| id != node.id)
+                .take(GROUP_MAX_COMPARED)
+                .filter(|&&id| alike(&inner_shapes(&NodeRef::new(id, node.tree)), &inner))
+                .count()
+                + 1
+                >= GROUP_MIN_CARDS
+        };
+        self.member.insert(node.id, member);
+        member
     }
 }
 
@@ -413,6 +524,8 @@ pub(crate) struct Memo<'p> {
     leaves: HashMap<Box<str>, bool>,
     /// What each class or id value read so far says.
     senses: HashMap<Box<str>, Sense>,
+    /// Whether link blocks within a repeated group's members are the page's cards.
+    cards: bool,
 }
 
 impl<'p> Memo<'p> {
@@ -422,7 +535,17 @@ impl<'p> Memo<'p> {
             page,
             leaves: HashMap::new(),
             senses: HashMap::new(),
+            cards: false,
         }
+    }
+
+    /// The same, with link blocks, link lists and promotions that lie within the members of
+    /// a repeated group of alike siblings holding much of the text kept as the page's cards
+    /// (a grid of products, a feed of posts each wholly a link). Asked for when a page's
+    /// first answer kept no prose: on an article's page, such a group is its related stories.
+    pub(crate) fn with_cards(mut self) -> Self {
+        self.cards = true;
+        self
     }
 
     /// The page's address.

@@ -15,7 +15,9 @@ use html5ever::ns;
 use super::prune::{Memo, drop_orphan_headings, is_list_line, prune};
 use super::render::{collapse, render};
 use super::title::{HEADLINE_MAX_CHARS, heading_words, text_within};
-use super::tree::{Step, visible_len, walk, with_element, with_text};
+use super::tree::{
+    Step, alike, inner_shapes, shape_of, visible_len, walk, with_element, with_text,
+};
 
 /// Trees deeper than this skip content selection (its cost grows with depth × size).
 const SELECT_MAX_DEPTH: usize = 180;
@@ -59,10 +61,8 @@ const POST_MAX_CHARS: usize = 3000;
 /// many times the post's visible characters.
 const POST_MAX_GROWTH: f64 = 2.0;
 /// Sibling elements of one shape are a repeated group (posts, cards, rows) when at least
-/// this many of them hold text…
+/// this many of them hold text, their children alike (see [`alike`])…
 const GROUP_MIN_MEMBERS: usize = 3;
-/// …whose children are alike: they share at least one in this many of their shapes…
-const GROUP_MIN_ALIKE: usize = 2;
 /// …and the selection, lying within one of them, is widened to them all when they hold at
 /// least this many times the text of the one it lies in (and add prose, see
 /// [`FALLBACK_MIN_PROSE`]), provided it kept less than [`SELECTION_SHORT_SHARE`] of the body.
@@ -280,33 +280,6 @@ fn repeated_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> 
         }
     }
     None
-}
-
-/// The shapes of an element's children.
-fn inner_shapes(node: &NodeRef<'_>) -> HashSet<Option<(String, String)>> {
-    node.element_children().iter().map(shape_of).collect()
-}
-
-/// Whether two elements' children are alike: at least half the shapes of either are shared.
-fn alike(a: &HashSet<Option<(String, String)>>, b: &HashSet<Option<(String, String)>>) -> bool {
-    let shared = a.intersection(b).count();
-    shared * GROUP_MIN_ALIKE >= a.len().max(b.len())
-}
-
-/// An element's shape, as its siblings are compared by: its name and its first class name,
-/// digits aside (`post-17` is `post-`).
-fn shape_of(node: &NodeRef<'_>) -> Option<(String, String)> {
-    with_element(node, |e| {
-        let class: String = super::tree::attr(e, "class")
-            .unwrap_or_default()
-            .split_whitespace()
-            .next()
-            .unwrap_or_default()
-            .chars()
-            .filter(|c| !c.is_ascii_digit())
-            .collect();
-        (e.name.local.to_string(), class)
-    })
 }
 
 /// The one element matching `selector`, if exactly one does.
@@ -632,6 +605,16 @@ fn prune_render(node: NodeRef<'_>, memo: &mut Memo<'_>) -> Vec<String> {
     let mut lines = render(node);
     drop_orphan_headings(&mut lines);
     lines
+}
+
+/// Visible characters of the prose lines (lines of at least [`PROSE_MIN_CHARS`] visible
+/// characters).
+pub(crate) fn prose_chars(lines: &[String]) -> usize {
+    lines
+        .iter()
+        .map(|l| visible_len(l))
+        .filter(|&n| n >= PROSE_MIN_CHARS)
+        .sum()
 }
 
 /// Characters other than whitespace in the lines.

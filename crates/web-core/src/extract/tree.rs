@@ -1,6 +1,8 @@
 //! Iterative walks over a parsed document (no recursion, so any depth is safe), and element
 //! and text helpers.
 
+use std::collections::HashSet;
+
 use dom_query::{Element, NodeData, NodeRef};
 
 /// A step of a depth-first walk.
@@ -114,6 +116,37 @@ pub(crate) fn attr<'e>(e: &'e Element, name: &str) -> Option<&'e str> {
 }
 
 /// The greatest element depth under `root` and the number of elements, without recursion.
+/// An element's shape (see [`shape_of`]): its name and first class name, digits aside.
+pub(crate) type Shape = Option<(String, String)>;
+
+/// The shapes of an element's children.
+pub(crate) fn inner_shapes(node: &NodeRef<'_>) -> HashSet<Shape> {
+    node.element_children().iter().map(shape_of).collect()
+}
+
+/// Whether two elements' children are alike (a repeated group's members: posts, cards, rows,
+/// not layout columns): at least half the shapes of either are shared.
+pub(crate) fn alike(a: &HashSet<Shape>, b: &HashSet<Shape>) -> bool {
+    let shared = a.intersection(b).count();
+    shared * 2 >= a.len().max(b.len())
+}
+
+/// An element's shape, as its siblings are compared by: its name and its first class name,
+/// digits aside (`post-17` is `post-`).
+pub(crate) fn shape_of(node: &NodeRef<'_>) -> Shape {
+    with_element(node, |e| {
+        let class: String = attr(e, "class")
+            .unwrap_or_default()
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| !c.is_ascii_digit())
+            .collect();
+        (e.name.local.to_string(), class)
+    })
+}
+
 #[cfg(test)]
 pub(crate) fn depth_and_count(root: NodeRef<'_>) -> (usize, usize) {
     let (mut depth, mut max, mut count) = (0usize, 0usize, 0usize);

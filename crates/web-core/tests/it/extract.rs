@@ -383,6 +383,44 @@ fn a_listing_of_cards_keeps_every_card() {
 }
 
 #[test]
+fn a_grid_of_cards_each_wholly_a_link_is_the_page_s_content() {
+    // A category page: its products as cards, each one link around a picture, a name and a
+    // price (no heading), which alone read as link blocks; an article's related stories are
+    // such cards too, and stay out.
+    let cards: String = (0..8)
+        .map(|i| {
+            format!(
+                "<div class='card card-{i}'><a href='/p/{i}'><img src='/i/{i}.jpg' alt=''>\
+                 <span class=name>Stainless steel hand trowel, model {i}, with a warm ash \
+                 handle, a rust-proof blade and a leather loop</span><span class=price>${i}2.00</span></a></div>"
+            )
+        })
+        .collect();
+    let page = format!(
+        "<title>Hand tools | Garden Shop</title><body><nav><a href='/'>Home</a>\
+         <a href='/sale'>Sale</a></nav><h1>Hand tools</h1><div class=grid>{cards}</div>\
+         <footer>© Garden Shop</footer></body>"
+    );
+    let text = extract(&page, "text/html", &base()).text();
+    for i in 0..8 {
+        assert!(
+            text.contains(&format!("hand trowel, model {i}, with")),
+            "{text}"
+        );
+    }
+    assert!(!text.contains("Sale"), "{text}");
+    let para = "The trowel is the tool a gardener reaches for most, and its handle decides how \
+        long a morning of planting feels; ash stays warm and light in the hand. ";
+    let page = format!(
+        "<title>Choosing a trowel</title><body><article><h1>Choosing a trowel</h1>\
+         <p>{para}</p><p>{para}</p><p>{para}</p></article><div class=grid>{cards}</div></body>"
+    );
+    let text = extract(&page, "text/html", &base()).text();
+    assert!(text.contains("ash stays warm"), "{text}");
+    assert!(!text.contains("model 3"), "{text}");
+}
+
+#[test]
 fn boilerplate_that_holds_most_of_the_page_is_its_content() {
     // An author's own page is one long author box.
     let page = "<title>Mara Quinn</title><body><h1>Mara Quinn</h1><div class='author-bio'>\
