@@ -1,12 +1,12 @@
 //! `web_crawl`: an index of a site, one line per page, through the same-origin crawl,
 //! rendered exactly as `mcp-web crawl` prints it.
 
-use mcp_kit::{Annotations, ArgumentError, Param, Params, Request, ToolSpec};
+use mcp_kit::{ArgumentError, Param, Params, Request, ToolSpec};
 use serde_json::{Map, Value};
 
 use crate::ops::{self, Context};
 
-use super::{Attempt, answer_arguments_error, answer_capped, run_asking};
+use super::{Attempt, READS_THE_WEB, answer_arguments_error, answer_capped, run_asking};
 
 /// The tool's name.
 pub const NAME: &str = "web_crawl";
@@ -47,17 +47,7 @@ pub static PARAMS: Params = Params::new(&[
 
 /// The tool as `tools/list` shows it.
 pub fn spec() -> ToolSpec {
-    ToolSpec::new(
-        NAME,
-        DESCRIPTION,
-        &PARAMS,
-        Annotations {
-            read_only: Some(true),
-            idempotent: Some(true),
-            open_world: Some(true),
-            destructive: None,
-        },
-    )
+    ToolSpec::new(NAME, DESCRIPTION, &PARAMS, READS_THE_WEB)
 }
 
 /// The arguments of one call.

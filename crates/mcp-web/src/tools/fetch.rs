@@ -1,12 +1,12 @@
 //! `web_fetch`: one page as text, through the guarded fetch, rendered exactly as
 //! `mcp-web fetch` prints it.
 
-use mcp_kit::{Annotations, ArgumentError, Param, Params, Request, ToolSpec};
+use mcp_kit::{ArgumentError, Param, Params, Request, ToolSpec};
 use serde_json::{Map, Value};
 
 use crate::ops::{self, Context};
 
-use super::{Attempt, answer_arguments_error, answer_error, run_asking};
+use super::{Attempt, READS_THE_WEB, answer_arguments_error, answer_error, run_asking};
 
 /// The tool's name.
 pub const NAME: &str = "web_fetch";
@@ -32,17 +32,7 @@ pub static PARAMS: Params = Params::new(&[Param::required_string(
 
 /// The tool as `tools/list` shows it: exactly one parameter, `url`.
 pub fn spec() -> ToolSpec {
-    ToolSpec::new(
-        NAME,
-        DESCRIPTION,
-        &PARAMS,
-        Annotations {
-            read_only: Some(true),
-            idempotent: Some(true),
-            open_world: Some(true),
-            destructive: None,
-        },
-    )
+    ToolSpec::new(NAME, DESCRIPTION, &PARAMS, READS_THE_WEB)
 }
 
 /// The `url` argument of one call, checked against [`PARAMS`].

@@ -1,14 +1,14 @@
 //! `web_grep`: the lines of one page, or of a site at a depth, that match a pattern, as
 //! `url:line:text`, through the same [`ops::grep`] as `mcp-web grep`.
 
-use mcp_kit::{Annotations, ArgumentError, Param, Params, Request, ToolSpec};
+use mcp_kit::{ArgumentError, Param, Params, Request, ToolSpec};
 use mcp_web_core::grep::{MAX_CONTEXT, Pattern};
 use serde_json::{Map, Value};
 
 use crate::ops::grep::GrepOptions;
 use crate::ops::{self, Context};
 
-use super::{Attempt, answer_arguments_error, answer_capped, run_asking};
+use super::{Attempt, READS_THE_WEB, answer_arguments_error, answer_capped, run_asking};
 
 /// The tool's name.
 pub const NAME: &str = "web_grep";
@@ -75,17 +75,7 @@ pub static PARAMS: Params = Params::new(&[
 
 /// The tool as `tools/list` shows it.
 pub fn spec() -> ToolSpec {
-    ToolSpec::new(
-        NAME,
-        DESCRIPTION,
-        &PARAMS,
-        Annotations {
-            read_only: Some(true),
-            idempotent: Some(true),
-            open_world: Some(true),
-            destructive: None,
-        },
-    )
+    ToolSpec::new(NAME, DESCRIPTION, &PARAMS, READS_THE_WEB)
 }
 
 /// One call's arguments: the URL, the compiled pattern and how far to go.

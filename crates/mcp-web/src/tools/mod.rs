@@ -9,7 +9,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
-use mcp_kit::{ArgumentError, CallFuture, FromConfig, Permission, Request, ToolSpec, Toolkit};
+use mcp_kit::{
+    Annotations, ArgumentError, CallFuture, FromConfig, Permission, Request, ToolSpec, Toolkit,
+};
 use mcp_web_core::config::{Settings, parse_web_config};
 use mcp_web_core::error::{Blocked, ConfigError, Error};
 use mcp_web_core::fetch::{Allowance, Fetcher};
@@ -69,6 +71,15 @@ impl Web {
         self.context.settings()
     }
 }
+
+/// What every tool of the pack is to a client: it only reads, asking again gives the
+/// same kind of answer, and it reaches the open web.
+const READS_THE_WEB: Annotations = Annotations {
+    read_only: Some(true),
+    idempotent: Some(true),
+    open_world: Some(true),
+    destructive: None,
+};
 
 impl Toolkit for Web {
     fn name(&self) -> &str {

@@ -1,13 +1,13 @@
 //! `web_search`: the search provider's results as JSON, so the model can pick a URL
 //! out of them, exactly as `mcp-web search` prints them.
 
-use mcp_kit::{Annotations, ArgumentError, Param, Params, Request, ToolSpec};
+use mcp_kit::{ArgumentError, Param, Params, Request, ToolSpec};
 use mcp_web_core::search::{Filters, Freshness, MAX_PAGE, site_host};
 use serde_json::{Map, Value};
 
 use crate::ops::{self, Context};
 
-use super::{answer_arguments_error, answer_error};
+use super::{READS_THE_WEB, answer_arguments_error, answer_error};
 
 /// The tool's name.
 pub const NAME: &str = "web_search";
@@ -57,17 +57,7 @@ pub static PARAMS: Params = Params::new(&[
 
 /// The tool as `tools/list` shows it.
 pub fn spec() -> ToolSpec {
-    ToolSpec::new(
-        NAME,
-        DESCRIPTION,
-        &PARAMS,
-        Annotations {
-            read_only: Some(true),
-            idempotent: Some(true),
-            open_world: Some(true),
-            destructive: None,
-        },
-    )
+    ToolSpec::new(NAME, DESCRIPTION, &PARAMS, READS_THE_WEB)
 }
 
 /// The arguments of one call.
