@@ -338,12 +338,12 @@ async fn a_validation_error_is_not_a_key_error() {
 
 #[tokio::test]
 async fn a_rate_limit_says_when_to_retry() {
-    let server = Server::start(
-        REFUSED,
-        json(429, BRAVE_RATE_LIMITED, &[("retry-after", "2")]),
-    )
-    .await;
-    let error = brave(&server, "k").search("raku", 3).await.unwrap_err();
+    /// What Brave answering 429 with `headers` fails with.
+    async fn rate_limited(headers: &[(&str, &str)]) -> Error {
+        let server = Server::start(REFUSED, json(429, BRAVE_RATE_LIMITED, headers)).await;
+        brave(&server, "k").search("raku", 3).await.unwrap_err()
+    }
+    let error = rate_limited(&[("retry-after", "2")]).await;
     assert_eq!(
         error.to_string(),
         "search (brave): the search provider is rate-limiting these requests (HTTP 429 Too Many Requests); retry in 2 seconds. No configuration key changes this."
@@ -354,47 +354,35 @@ async fn a_rate_limit_says_when_to_retry() {
     );
 
     // Without Retry-After, Brave's own reset header: the window with nothing left.
-    let server = Server::start(
-        REFUSED,
-        json(
-            429,
-            BRAVE_RATE_LIMITED,
+    type Headers<'a> = &'a [(&'a str, &'a str)];
+    let brave_headers: [(Headers, &str, u64); 2] = [
+        (
             &[
                 ("x-ratelimit-limit", "1, 2000"),
                 ("x-ratelimit-remaining", "0, 1990"),
                 ("x-ratelimit-reset", "1, 1419704"),
             ],
+            "in 1 second",
+            1,
         ),
-    )
-    .await;
-    let error = brave(&server, "k").search("raku", 3).await.unwrap_err();
-    assert_eq!(
-        failure(&error),
-        &SearchFailure::RateLimited {
-            retry: Some("in 1 second".into()),
-            wait: Some(Duration::from_secs(1)),
-        }
-    );
-    let server = Server::start(
-        REFUSED,
-        json(
-            429,
-            BRAVE_RATE_LIMITED,
+        (
             &[
                 ("x-ratelimit-remaining", "1, 0"),
                 ("x-ratelimit-reset", "1, 86400"),
             ],
+            "in 86400 seconds",
+            86400,
         ),
-    )
-    .await;
-    let error = brave(&server, "k").search("raku", 3).await.unwrap_err();
-    assert_eq!(
-        failure(&error),
-        &SearchFailure::RateLimited {
-            retry: Some("in 86400 seconds".into()),
-            wait: Some(Duration::from_secs(86400)),
-        }
-    );
+    ];
+    for (headers, retry, wait) in brave_headers {
+        assert_eq!(
+            failure(&rate_limited(headers).await),
+            &SearchFailure::RateLimited {
+                retry: Some(retry.into()),
+                wait: Some(Duration::from_secs(wait)),
+            }
+        );
+    }
 }
 
 #[tokio::test]
