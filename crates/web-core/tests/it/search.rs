@@ -589,44 +589,37 @@ async fn searxng_results_are_normalised_and_the_request_is_searxng_s() {
 
 #[tokio::test]
 async fn searxng_zero_results_malformed_and_errors() {
+    /// What SearXNG answering with `handler` gives a search for "zzz".
+    async fn answered(handler: Handler) -> Result<Vec<SearchResult>, Error> {
+        let server = Server::start(REFUSED, handler).await;
+        searxng(&server).search("zzz", 10).await
+    }
     let nothing = r#"{"query": "zzz", "number_of_results": 0, "results": [], "answers": [],
         "corrections": [], "infoboxes": [], "suggestions": [], "unresponsive_engines": []}"#;
-    let server = Server::start(REFUSED, json(200, nothing, &[])).await;
-    let provider = searxng(&server);
-    assert_eq!(
-        provider.search("zzz", 10).await.expect("no error"),
-        Vec::new()
-    );
+    let results = answered(json(200, nothing, &[])).await;
+    assert_eq!(results.expect("no error"), Vec::new());
 
-    let server = Server::start(REFUSED, html("<html><body>SearXNG</body></html>")).await;
-    let provider = searxng(&server);
-    let error = provider.search("zzz", 10).await.unwrap_err();
+    let error = answered(html("<html><body>SearXNG</body></html>"))
+        .await
+        .unwrap_err();
     assert_eq!(error.rule(), "provider-response", "{error}");
 
-    let server = Server::start(
-        REFUSED,
-        always(response(
-            403,
-            &[("content-type", "text/html")],
-            b"<html><body>Forbidden</body></html>",
-        )),
-    )
-    .await;
-    let provider = searxng(&server);
-    let error = provider.search("zzz", 10).await.unwrap_err();
+    let error = answered(always(response(
+        403,
+        &[("content-type", "text/html")],
+        b"<html><body>Forbidden</body></html>",
+    )))
+    .await
+    .unwrap_err();
     assert!(error.to_string().contains("search.formats"), "{error}");
 
-    let server = Server::start(
-        REFUSED,
-        always(response(
-            429,
-            &[("retry-after", "30")],
-            b"Too Many Requests",
-        )),
-    )
-    .await;
-    let provider = searxng(&server);
-    let error = provider.search("zzz", 10).await.unwrap_err();
+    let error = answered(always(response(
+        429,
+        &[("retry-after", "30")],
+        b"Too Many Requests",
+    )))
+    .await
+    .unwrap_err();
     assert_eq!(
         failure(&error),
         &SearchFailure::RateLimited {
@@ -634,9 +627,9 @@ async fn searxng_zero_results_malformed_and_errors() {
             wait: Some(Duration::from_secs(30)),
         }
     );
-    let server = Server::start(REFUSED, always(response(502, &[], b"Bad Gateway"))).await;
-    let provider = searxng(&server);
-    let error = provider.search("zzz", 10).await.unwrap_err();
+    let error = answered(always(response(502, &[], b"Bad Gateway")))
+        .await
+        .unwrap_err();
     assert!(
         error.to_string().starts_with("search (searxng): the search provider failed with HTTP 502 Bad Gateway, an error on its side"),
         "{error}"
