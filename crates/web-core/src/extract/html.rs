@@ -11,7 +11,7 @@ use super::clean::{Cleaned, clean_and_prune};
 use super::meta::{PageSurvey, put_declared};
 use super::parse::{DEPTH_LIMIT, Parsed, parse_page};
 use super::prune::{Memo, dateline, drop_comment_section, drop_tail_chrome};
-use super::select::{MainText, fits, main_text, prose_chars, visible_chars};
+use super::select::{MainText, fits, main_text, prose_chars, prose_region_text, visible_chars};
 use super::title::{
     PageTitle, drop_repeated_alts, drop_repeated_headings, first_attached, headline,
     mark_title_headings, put_dateline, readable_title,
@@ -27,25 +27,45 @@ const SHELL_MIN_BYTES: usize = 512;
 /// [`prose_chars`]) may have lost the page: its cards are looked for…
 const ANSWER_MIN_PROSE: usize = 300;
 /// …and the answer with them replaces it when it has at least this many times its visible
-/// characters.
+/// characters…
 const CARDS_MIN_GROWTH: usize = 2;
+/// …and, should the answer still have less prose, the page's prose region replaces it when
+/// it has prose and at least this many times its visible characters.
+const REGION_MIN_GROWTH: usize = 5;
 
-/// Extracts an HTML body. An answer that kept no prose may have lost a page made of cards
-/// (a grid of products, a feed of posts each wholly a link), which the boilerplate filter
-/// takes for link blocks: the page is extracted again with the cards of a repeated group
-/// that holds much of its text kept (see [`Memo::with_cards`]), and that answer is taken
-/// when it is much longer.
+/// Extracts an HTML body, never answering a fragment of the page: an answer that kept no
+/// prose may have lost a page made of cards (a grid of products, a feed of posts each
+/// wholly a link), which the boilerplate filter takes for link blocks: the page is extracted
+/// again with the cards of a repeated group that holds much of its text kept (see
+/// [`Memo::with_cards`]), and that answer is taken when it is much longer. An answer that
+/// still kept no prose gives way to the page's prose region when that holds much more (see
+/// [`region_replaces`]).
 pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     let first = extract_pass(body, base, Memo::new(base));
     if first.flags.javascript_shell || prose_chars(&first.lines) >= ANSWER_MIN_PROSE {
         return first;
     }
     let cards = extract_pass(body, base, Memo::new(base).with_cards());
-    if visible_chars(&cards.lines) >= visible_chars(&first.lines).max(1) * CARDS_MIN_GROWTH {
-        cards
-    } else {
-        first
+    let mut answer =
+        if visible_chars(&cards.lines) >= visible_chars(&first.lines).max(1) * CARDS_MIN_GROWTH {
+            cards
+        } else {
+            first
+        };
+    if prose_chars(&answer.lines) < ANSWER_MIN_PROSE {
+        // Selection and the fallback kept a fragment (a page of many short sections): the
+        // prose region of the page, cleaned again, when it holds much more.
+        let mut memo = Memo::new(base);
+        let doc = cleaned_again(body, answer.title.as_deref(), &mut memo);
+        let mut region = prose_region_text(&doc, &mut memo);
+        drop_comment_section(&mut region);
+        drop_tail_chrome(&mut region);
+        if region_replaces(&answer.lines, &region) {
+            answer.lines = region;
+            answer.flags.whole_body = true;
+        }
     }
+    answer
 }
 
 /// One pass of the pipeline over an HTML body, its boilerplate filter as `memo` says.
@@ -136,6 +156,15 @@ fn extract_pass(body: &str, base: &Url, mut memo: Memo<'_>) -> Extracted {
     }
 }
 
+/// Whether the page's prose `region` replaces an `answer` that kept little prose: the answer
+/// has less than [`ANSWER_MIN_PROSE`] visible characters of prose lines, the region has at
+/// least as many, and [`REGION_MIN_GROWTH`] times the answer's visible characters.
+fn region_replaces(answer: &[String], region: &[String]) -> bool {
+    prose_chars(answer) < ANSWER_MIN_PROSE
+        && prose_chars(region) >= ANSWER_MIN_PROSE
+        && visible_chars(region) >= visible_chars(answer).max(1) * REGION_MIN_GROWTH
+}
+
 /// The page parsed, its title headings marked, and cleaned again: for the rare page whose
 /// prose region the fallback needs after selection consumed the one document.
 fn cleaned_again(body: &str, title: Option<&str>, memo: &mut Memo<'_>) -> Document {
@@ -159,6 +188,26 @@ fn looks_like_shell(body: &str, cleaned: &Cleaned, lines: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_without_prose_gives_way_to_a_region_that_holds_much_more() {
+        let line = |i: usize| {
+            format!(
+                "Everything you want to watch in plan {i}, live and on demand, on every \
+                 screen in your home and beyond, at no extra cost."
+            )
+        };
+        let answer = vec!["## Plans".to_owned(), line(0)];
+        let region: Vec<String> = (0..8).map(line).collect();
+        assert!(region_replaces(&answer, &region));
+        // A region of labels and short items is no better, nor one not much larger; an
+        // answer with prose stands.
+        let labels: Vec<String> = (0..60).map(|i| format!("Plan {i}")).collect();
+        assert!(!region_replaces(&answer, &labels));
+        assert!(!region_replaces(&answer, &region[..4]));
+        let prose: Vec<String> = (0..4).map(line).collect();
+        assert!(!region_replaces(&prose, &region));
+    }
 
     #[test]
     fn the_headline_s_dateline_is_put_back_under_it() {

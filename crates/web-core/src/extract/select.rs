@@ -448,6 +448,13 @@ fn prose_region(doc: &Document) -> Option<NodeRef<'_>> {
     }
 }
 
+/// The text of a cleaned page's prose region ([`prose_region`]), pruned and rendered.
+pub(crate) fn prose_region_text(doc: &Document, memo: &mut Memo<'_>) -> Vec<String> {
+    prose_region(doc)
+        .map(|n| prune_render(n, memo))
+        .unwrap_or_default()
+}
+
 /// Elements whose text, when long enough, counts as prose.
 fn is_prose_block(name: &str) -> bool {
     matches!(
