@@ -13,7 +13,11 @@
 //! What a walk holds is bounded: it reads at most [`LINKS_READ_PER_PAGE`] links of a page
 //! (or [`QUEUED_PER_PAGE`] × `max-pages`, when larger) and queues at most
 //! [`QUEUED_PER_PAGE`] × `max-pages` links in all; a walk that left links unqueued and
-//! ran out of pages ends as [`Stopped::MaxPages`].
+//! ran out of pages ends as [`Stopped::MaxPages`]. Of each page it keeps the text and the
+//! links it reads, not the body (dropped once extracted) nor the page's other links, and
+//! it extracts one large page ([`work::LARGE`] bytes or more) at a time, its document
+//! tree being tens of times its size: what one crawl holds at once is a few pages' bodies
+//! (the fetches in flight) and one document tree, however many links or pages.
 //!
 //! One request per URL per crawl: every URL requested, each redirect hop included, is
 //! claimed before its request (a [`HopCheck`] inside the fetch loop checks each hop), so
@@ -53,14 +57,16 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::stream::FuturesOrdered;
+use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::time::Instant;
 
 use crate::error::{Deadline, Error, Phase};
 use crate::fetch::{Allowance, Checked, Fetcher, HopCheck, Page};
 use crate::key::ConfigKey;
-use crate::page::PageText;
+use crate::page::{PageText, extracting_too_late};
 use crate::robots::cache::RobotsCache;
 use crate::url::{CheckedUrl, Origin};
+use crate::work;
 
 /// The most links a walk queues, per page it may fetch (`max-pages`).
 pub const QUEUED_PER_PAGE: usize = 4;
@@ -110,10 +116,13 @@ pub struct Visit {
 pub enum Outcome {
     /// Fetched (2xx): the page and its text, extracted once.
     Fetched {
-        /// The fetched page (boxed: it is most of the enum's size).
+        /// The fetched page without its body, dropped once extracted (`page.text()` is
+        /// empty; `page.bytes` says how much was read) (boxed: it is most of the enum's
+        /// size).
         page: Box<Page>,
-        /// Its text, links and title (shared, so a caller may work on it off the async
-        /// threads).
+        /// Its text, title and the links the walk reads (at most one more than
+        /// [`LINKS_READ_PER_PAGE`] or [`QUEUED_PER_PAGE`] × `max-pages`) (shared, so a
+        /// caller may work on it off the async threads).
         text: Arc<PageText>,
     },
     /// Not fetched: robots.txt refused it (the [`Error::RobotsRefused`] naming the rule).
@@ -226,6 +235,13 @@ pub async fn crawl_with<V: Visitor + ?Sized>(
         call,
     };
     let max_queued = options.max_pages.max(1).saturating_mul(QUEUED_PER_PAGE);
+    let read_per_page = max_queued.max(LINKS_READ_PER_PAGE);
+    let keep = Keep {
+        // One more than is read, so that a page with more links than the walk reads
+        // still says so.
+        links: read_per_page.saturating_add(1),
+        large: Semaphore::new(1),
+    };
     let mut walk = Walk {
         origin: &origin,
         claims: &claims,
@@ -233,7 +249,7 @@ pub async fn crawl_with<V: Visitor + ?Sized>(
         queue: VecDeque::from([(start, 0)]),
         queued: 1,
         max_queued,
-        read_per_page: max_queued.max(LINKS_READ_PER_PAGE),
+        read_per_page,
         left_out: false,
         started: 0,
         fetched: 0,
@@ -305,7 +321,7 @@ pub async fn crawl_with<V: Visitor + ?Sized>(
                 pace.mark();
             }
             walk.started += 1;
-            in_flight.push_back(Box::pin(visit(fetcher, call, &hops, url, depth)));
+            in_flight.push_back(Box::pin(visit(fetcher, call, &hops, &keep, url, depth)));
         }
         let next = tokio::select! {
             biased;
@@ -349,11 +365,13 @@ pub async fn crawl_with<V: Visitor + ?Sized>(
     }
 }
 
-/// Fetches one page, every redirect hop checked by `hops`, and extracts it once.
+/// Fetches one page, every redirect hop checked by `hops`, and extracts it once, keeping
+/// of it what `keep` says.
 async fn visit(
     fetcher: &Fetcher,
     call: &Allowance,
     hops: &Hops<'_>,
+    keep: &Keep,
     url: CheckedUrl,
     depth: usize,
 ) -> Visit {
@@ -361,7 +379,7 @@ async fn visit(
         .fetch_checked(&url, call, &VisitCheck(hops, &url))
         .await
     {
-        Ok(Checked::Page(page)) => match PageText::extract_in(page, call).await {
+        Ok(Checked::Page(page)) => match keep.extract(page, call).await {
             Ok((page, text)) => Outcome::Fetched {
                 page: Box::new(page),
                 text: Arc::new(text),
@@ -388,6 +406,52 @@ async fn visit(
         url,
         depth,
         outcome,
+    }
+}
+
+/// What a walk keeps of each page it fetched, and how many large pages it extracts at
+/// once: what one crawl holds stays a few pages' worth, however many links or pages.
+struct Keep {
+    /// The links kept of a page: those the walk reads, and one more.
+    links: usize,
+    /// The walk's one turn to extract a large page ([`work::LARGE`] bytes or more): a
+    /// page's document tree is tens of times its size, so one crawl builds one at a time
+    /// (small pages do not wait).
+    large: Semaphore,
+}
+
+impl Keep {
+    /// Extracts `page` within `call` (a large one in the walk's turn), keeping its text
+    /// and the first [`Keep::links`] of its links (the extractor collects no more); the
+    /// body is dropped once extracted.
+    async fn extract(&self, page: Page, call: &Allowance) -> Result<(Page, PageText), Error> {
+        let _turn = if page.bytes >= work::LARGE {
+            Some(self.large_turn(&page, call).await?)
+        } else {
+            None
+        };
+        PageText::extract_in_then(page, call, self.links, |mut page, text| {
+            page.drop_text();
+            (page, text)
+        })
+        .await
+    }
+
+    /// Waits for the walk's turn to extract a large page, within `call`.
+    async fn large_turn(
+        &self,
+        page: &Page,
+        call: &Allowance,
+    ) -> Result<SemaphorePermit<'_>, Error> {
+        tokio::select! {
+            biased;
+            () = call.cancellation().cancelled() => Err(Error::Cancelled),
+            () = tokio::time::sleep_until(call.deadline()) => {
+                Err(extracting_too_late(page.final_url.to_string(), call))
+            }
+            // The semaphore is never closed.
+            turn = self.large.acquire() => turn.map_err(|_| Error::Cancelled),
+        }
     }
 }
 

@@ -58,26 +58,43 @@ impl PageText {
         PageText::from_extracted(page, page.extract())
     }
 
+    /// Extracts `page` once, keeping its first `max_links` links.
+    pub(crate) fn keeping(page: &Page, max_links: usize) -> PageText {
+        PageText::from_extracted(page, page.extract_keeping(max_links))
+    }
+
     /// Extracts `page` off the async threads ([`crate::work`]: a large page at a lower
     /// priority), within `call`:
     /// the call's cancellation answers [`Error::Cancelled`] and its deadline an
     /// [`Error::Deadline`] at once. Extraction is bounded by the body's size
     /// (`max-bytes`), so a thread left behind finishes soon and its result is dropped.
     pub async fn extract_in(page: Page, call: &Allowance) -> Result<(Page, PageText), Error> {
+        PageText::extract_in_then(page, call, usize::MAX, |page, text| (page, text)).await
+    }
+
+    /// Extracts `page` as [`PageText::extract_in`] does, keeping its first `max_links`
+    /// links, then hands the page and its text to `then` in the same job, off the async
+    /// threads: what the caller does not keep is dropped there, before the answer reaches
+    /// it.
+    pub(crate) async fn extract_in_then<T, F>(
+        page: Page,
+        call: &Allowance,
+        max_links: usize,
+        then: F,
+    ) -> Result<T, Error>
+    where
+        T: Send + 'static,
+        F: FnOnce(Page, PageText) -> T + Send + 'static,
+    {
         let url = page.final_url.to_string();
         let task = crate::work::run(page.bytes, move || {
-            let text = PageText::new(&page);
-            (page, text)
+            let text = PageText::keeping(&page, max_links);
+            then(page, text)
         });
         tokio::select! {
             biased;
             () = call.cancellation().cancelled() => Err(Error::Cancelled),
-            () = tokio::time::sleep_until(call.deadline()) => Err(Error::Deadline(Deadline {
-                url,
-                phase: Phase::Extracting,
-                key: ConfigKey::TotalTimeout,
-                limit: call.budget(),
-            })),
+            () = tokio::time::sleep_until(call.deadline()) => Err(extracting_too_late(url, call)),
             done = task => done.ok_or(Error::Cancelled),
         }
     }
@@ -233,6 +250,17 @@ fn fetch_notice(cut: Truncation, kept: usize) -> String {
             seconds(limit)
         ),
     }
+}
+
+/// The error of a page whose extraction (or its wait for a turn) met the end of `call`'s
+/// `total-timeout`; `url` is the page's final URL.
+pub(crate) fn extracting_too_late(url: String, call: &Allowance) -> Error {
+    Error::Deadline(Deadline {
+        url,
+        phase: Phase::Extracting,
+        key: ConfigKey::TotalTimeout,
+        limit: call.budget(),
+    })
 }
 
 /// The longest prefix of `text` of at most `max` characters that ends on a line

@@ -39,13 +39,13 @@ const REGION_MIN_GROWTH: usize = 5;
 /// again with the cards of a repeated group that holds much of its text kept (see
 /// [`Memo::with_cards`]), and that answer is taken when it is much longer. An answer that
 /// still kept no prose gives way to the page's prose region when that holds much more (see
-/// [`region_replaces`]).
-pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
-    let first = extract_pass(body, base, Memo::new(base));
+/// [`region_replaces`]). The page's first `max_links` links are kept.
+pub(crate) fn extract_html(body: &str, base: &Url, max_links: usize) -> Extracted {
+    let first = extract_pass(body, base, max_links, Memo::new(base));
     if first.flags.javascript_shell || prose_chars(&first.lines) >= ANSWER_MIN_PROSE {
         return first;
     }
-    let cards = extract_pass(body, base, Memo::new(base).with_cards());
+    let cards = extract_pass(body, base, max_links, Memo::new(base).with_cards());
     let mut answer =
         if visible_chars(&cards.lines) >= visible_chars(&first.lines).max(1) * CARDS_MIN_GROWTH {
             cards
@@ -68,8 +68,9 @@ pub(crate) fn extract_html(body: &str, base: &Url) -> Extracted {
     answer
 }
 
-/// One pass of the pipeline over an HTML body, its boilerplate filter as `memo` says.
-fn extract_pass(body: &str, base: &Url, mut memo: Memo<'_>) -> Extracted {
+/// One pass of the pipeline over an HTML body, its boilerplate filter as `memo` says,
+/// keeping the page's first `max_links` links.
+fn extract_pass(body: &str, base: &Url, max_links: usize, mut memo: Memo<'_>) -> Extracted {
     let Parsed { doc, flattened } = parse_page(body, DEPTH_LIMIT);
     // The page's marks and its title, read before any step changes the document.
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
@@ -85,7 +86,7 @@ fn extract_pass(body: &str, base: &Url, mut memo: Memo<'_>) -> Extracted {
     );
     let title = page_title.matched.as_deref();
     let lang = marks.lang(&doc);
-    let links = marks.links(&doc, base);
+    let links = marks.links(&doc, base, max_links);
     // Each link is resolved against the page once, and each class or id value read once,
     // however many of the filters' walks ask: `memo` does.
 
@@ -221,7 +222,7 @@ mod tests {
              <p>{p}</p><p>{p}</p></div></div></body></html>",
             p = para.repeat(3)
         );
-        let out = extract_html(&page, &base);
+        let out = extract_html(&page, &base, usize::MAX);
         let at = out
             .lines
             .iter()
@@ -243,7 +244,7 @@ mod tests {
         );
         // Without a date, a byline is not put back.
         let page = page.replace("November 12th, 2012 by ", "");
-        let out = extract_html(&page, &base);
+        let out = extract_html(&page, &base, usize::MAX);
         assert!(
             !out.lines.iter().any(|l| l.contains("Linda Bustos")),
             "{:?}",

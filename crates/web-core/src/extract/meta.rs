@@ -358,8 +358,8 @@ impl PageSurvey {
     }
 
     /// Absolute http(s) links in document order (`<a href>`, `<area href>`,
-    /// `<link rel=next>`), fragments removed, duplicates dropped.
-    pub(crate) fn links(&self, doc: &Document, base: &Url) -> Vec<Url> {
+    /// `<link rel=next>`), fragments removed, duplicates dropped: the first `max` of them.
+    pub(crate) fn links(&self, doc: &Document, base: &Url, max: usize) -> Vec<Url> {
         let base = self
             .base
             .and_then(|id| NodeRef::new(id, &doc.tree).attr("href"))
@@ -368,6 +368,9 @@ impl PageSurvey {
         let mut seen = HashSet::new();
         let mut out = Vec::new();
         for id in &self.links {
+            if out.len() >= max {
+                break;
+            }
             let Some(href) = NodeRef::new(*id, &doc.tree).attr("href") else {
                 continue;
             };
@@ -485,7 +488,7 @@ mod tests {
             let walked = (
                 marks.title(&doc),
                 marks.lang(&doc),
-                marks.links(&doc, &base),
+                marks.links(&doc, &base, usize::MAX),
             );
             assert_eq!(walked, by_selectors(&doc, &base), "{page}");
             assert_eq!(
@@ -501,7 +504,11 @@ mod tests {
             let marks = PageSurvey::of(&doc);
             assert_eq!(marks.title(&doc).as_deref(), Some(title));
             assert_eq!(marks.lang(&doc).as_deref(), Some(lang));
-            let got: Vec<String> = marks.links(&doc, &base).iter().map(show).collect();
+            let got: Vec<String> = marks
+                .links(&doc, &base, usize::MAX)
+                .iter()
+                .map(show)
+                .collect();
             assert_eq!(got, links);
         };
         answers(

@@ -131,12 +131,23 @@ pub fn extract(body: &str, content_type: &str, base: &Url) -> Extracted {
 /// media classifier gave it, so it is not classified twice).
 #[must_use]
 pub fn extract_as(body: &str, kind: BodyKind, base: &Url) -> Extracted {
+    extract_keeping(body, kind, base, usize::MAX)
+}
+
+/// Extracts as [`extract_as`] does, keeping the first `max_links` links of the page (a
+/// walk reads no more of them, and a page may name hundreds of thousands).
+pub(crate) fn extract_keeping(
+    body: &str,
+    kind: BodyKind,
+    base: &Url,
+    max_links: usize,
+) -> Extracted {
     let body = body.strip_prefix('\u{feff}').unwrap_or(body);
     match kind {
-        BodyKind::Html => html::extract_html(body, base),
+        BodyKind::Html => html::extract_html(body, base, max_links),
         BodyKind::Text => text::extract_text(body),
         BodyKind::Json => text::extract_json(body),
-        BodyKind::Xml => xml::extract_xml(body, base),
+        BodyKind::Xml => xml::extract_xml(body, base, max_links),
         BodyKind::Pdf => pdf::extract_read(body),
     }
 }

@@ -16,10 +16,11 @@ const FEED: &[&str] = &["channel", "feed"];
 /// How many open elements an end tag may search back through to find its start tag.
 const END_TAG_SEARCH: usize = 64;
 
-/// Extracts an XML body.
-pub(crate) fn extract_xml(body: &str, base: &Url) -> Extracted {
+/// Extracts an XML body, keeping its first `max_links` links.
+pub(crate) fn extract_xml(body: &str, base: &Url, max_links: usize) -> Extracted {
     let mut x = Xml {
         base,
+        max_links,
         stack: Vec::new(),
         text: String::new(),
         lines: Vec::new(),
@@ -40,6 +41,7 @@ pub(crate) fn extract_xml(body: &str, base: &Url) -> Extracted {
 
 struct Xml<'b> {
     base: &'b Url,
+    max_links: usize,
     stack: Vec<String>,
     text: String,
     lines: Vec<String>,
@@ -153,6 +155,9 @@ impl Xml<'_> {
     }
 
     fn add_link(&mut self, href: &str) {
+        if self.links.len() >= self.max_links {
+            return;
+        }
         let Ok(mut url) = self.base.join(href.trim()) else {
             return;
         };

@@ -29,6 +29,63 @@ pub fn decode(
     json: bool,
     truncated: bool,
 ) -> (String, &'static Encoding, Source) {
+    let (encoding, source, skip) = choose(bytes, header_charset, html, json, truncated);
+    let body = bytes.get(skip..).unwrap_or_default();
+    let mut decoder = encoding.new_decoder_without_bom_handling();
+    let mut text = String::with_capacity(
+        decoder
+            .max_utf8_buffer_length(body.len())
+            .unwrap_or(body.len()),
+    );
+    let (_, _, _) = decoder.decode_to_string(body, &mut text, !truncated);
+    // The room asked for is the worst case (up to three times the bytes): a page keeps
+    // only what its text needs.
+    text.shrink_to_fit();
+    (text, encoding, source)
+}
+
+/// Decodes `bytes` as [`decode`] does, taking them: bytes that are UTF-8 already (the
+/// usual case) become the text without a copy, so a body is held once, not twice, while
+/// it is decoded. The text's room is its length.
+pub fn decode_owned(
+    bytes: Vec<u8>,
+    header_charset: Option<&str>,
+    html: bool,
+    json: bool,
+    truncated: bool,
+) -> (String, &'static Encoding, Source) {
+    let (encoding, source, skip) = choose(&bytes, header_charset, html, json, truncated);
+    if encoding == UTF_8 && skip == 0 {
+        match String::from_utf8(bytes) {
+            Ok(mut text) => {
+                text.shrink_to_fit();
+                return (text, encoding, source);
+            }
+            Err(e) if truncated && e.utf8_error().error_len().is_none() => {
+                // A character cut in two by the cap at the end: dropped, as decoding
+                // a truncated prefix does.
+                let valid = e.utf8_error().valid_up_to();
+                let mut bytes = e.into_bytes();
+                bytes.truncate(valid);
+                let mut text = String::from_utf8(bytes).unwrap_or_default();
+                text.shrink_to_fit();
+                return (text, encoding, source);
+            }
+            Err(e) => return decode(&e.into_bytes(), header_charset, html, json, truncated),
+        }
+    }
+    decode(&bytes, header_charset, html, json, truncated)
+}
+
+/// The encoding of `bytes` as [`decode`] decides it, where that came from, and the length
+/// of the byte-order mark to skip.
+fn choose(
+    bytes: &[u8],
+    header_charset: Option<&str>,
+    html: bool,
+    json: bool,
+    truncated: bool,
+) -> (&'static Encoding, Source, usize) {
     let (encoding, source, skip) = if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
         (enc, Source::Bom, bom_len)
     } else if let Some(enc) = header_charset.and_then(|c| Encoding::for_label(c.trim().as_bytes()))
@@ -57,15 +114,7 @@ pub fn decode(
     } else {
         encoding
     };
-    let body = bytes.get(skip..).unwrap_or_default();
-    let mut decoder = encoding.new_decoder_without_bom_handling();
-    let mut text = String::with_capacity(
-        decoder
-            .max_utf8_buffer_length(body.len())
-            .unwrap_or(body.len()),
-    );
-    let (_, _, _) = decoder.decode_to_string(body, &mut text, !truncated);
-    (text, encoding, source)
+    (encoding, source, skip)
 }
 
 /// Whether `bytes` are UTF-8 throughout, but for a character cut in two at the end when
@@ -231,6 +280,33 @@ mod tests {
         let (text, enc, src) = decode(&bytes, Some("iso-8859-1"), true, false, false);
         assert_eq!((enc, src), (UTF_8, Source::Bom));
         assert!(text.ends_with('é') && !text.starts_with('\u{feff}'));
+    }
+
+    #[test]
+    fn decoding_owned_bytes_gives_what_decoding_a_copy_gives_in_room_for_the_text_alone() {
+        let mut bom = vec![0xEF, 0xBB, 0xBF];
+        bom.extend_from_slice("é".as_bytes());
+        let cut = "ab日".as_bytes()[..4].to_vec();
+        let cases: &[(Vec<u8>, Option<&str>, bool)] = &[
+            ("<p>déjà vu</p>".as_bytes().to_vec(), None, false),
+            ("<p>déjà vu</p>".as_bytes().to_vec(), Some("utf-8"), false),
+            // A character the cap cut in two: dropped when truncated, U+FFFD when not.
+            (cut.clone(), Some("utf-8"), true),
+            (cut, Some("utf-8"), false),
+            // Not UTF-8 although the header says so: U+FFFD.
+            (b"caf\xe9 au lait".to_vec(), Some("utf-8"), false),
+            (b"caf\xe9 au lait".to_vec(), None, false),
+            (bom, None, false),
+        ];
+        for (bytes, charset, truncated) in cases {
+            let mut roomy = Vec::with_capacity(bytes.len() * 4);
+            roomy.extend_from_slice(bytes);
+            let owned = decode_owned(roomy, *charset, true, false, *truncated);
+            assert_eq!(owned, decode(bytes, *charset, true, false, *truncated));
+            assert_eq!(owned.0.capacity(), owned.0.len(), "{bytes:?}");
+        }
+        let (text, _, _) = decode(b"caf\xe9", Some("windows-1252"), false, false, false);
+        assert_eq!((text.as_str(), text.capacity()), ("café", 5));
     }
 
     #[test]

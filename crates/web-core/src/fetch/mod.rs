@@ -247,6 +247,14 @@ impl Page {
         self.body.text()
     }
 
+    /// Drops the body's text, keeping what is known about the page (a document's own
+    /// title included): for a holder that keeps the page's extraction, not its body.
+    pub(crate) fn drop_text(&mut self) {
+        match &mut self.body {
+            Body::Decoded(text) | Body::Read { text, .. } => *text = String::new(),
+        }
+    }
+
     /// True when a redirect moved the page away from the URL asked for.
     pub fn redirected(&self) -> bool {
         !redirect::same_resource(&self.final_url, &self.url)
@@ -263,15 +271,27 @@ impl Page {
     /// is kept with the page, within the page's text size, so a page the cache answers
     /// again is not extracted again.
     pub fn extract(&self) -> Extracted {
+        self.extract_keeping(usize::MAX)
+    }
+
+    /// The page run through the extractor as [`Page::extract`] does, keeping its first
+    /// `max_links` links. An extraction that left links out is not the page's whole: it
+    /// is not kept with the page.
+    pub(crate) fn extract_keeping(&self, max_links: usize) -> Extracted {
         if let Some(made) = self.extraction.0.get() {
-            return made.clone();
+            let mut made = made.clone();
+            made.links.truncate(max_links);
+            return made;
         }
         let text = self.body.text();
-        let mut extracted = extract::extract_as(text, self.kind, self.final_url.url());
+        let mut extracted =
+            extract::extract_keeping(text, self.kind, self.final_url.url(), max_links);
         if let Some(title) = self.body.title() {
             extracted.title = Some(title.to_owned());
         }
-        if extraction_bytes(&extracted) <= text.len() + EXTRACTION_SLACK {
+        if extracted.links.len() < max_links
+            && extraction_bytes(&extracted) <= text.len() + EXTRACTION_SLACK
+        {
             // Another clone may have made it meanwhile: the same lines either way.
             let _ = self.extraction.0.set(extracted.clone());
         }
@@ -703,8 +723,8 @@ impl Fetcher {
             let read = read_pdf(&url, &head, bytes, truncated, pdf_cap, budget).await?;
             (read, "UTF-8", None)
         } else {
-            let (decoded, encoding_used, _) = charset::decode(
-                &bytes,
+            let (decoded, encoding_used, _) = charset::decode_owned(
+                bytes,
                 head.charset.as_deref(),
                 kind == Kind::Html,
                 kind == Kind::Json,
