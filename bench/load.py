@@ -253,6 +253,23 @@ def run_era(era, port, site, calls, hostile=0, hostile_site=None):
     return statistics.median(latencies), p99, errors, hostile_slowest
 
 
+def start_server(binary):
+    """Starts `binary serve --http` on a free loopback port; returns it and the port once it listens."""
+    port = free_port()
+    server = subprocess.Popen(
+        [binary, "serve", "--http", f"127.0.0.1:{port}", "--allow-loopback", "--crawl-delay", "0"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    for _ in range(600):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    return server, port
+
+
 def main():
     binary = sys.argv[1]
     calls = int(sys.argv[2]) if len(sys.argv) > 2 else 200
@@ -265,19 +282,8 @@ def main():
     hostile_host = multiprocessing.Process(target=serve_hostile, args=(hostile_port,), daemon=True)
     hostile_host.start()
     hostile_site = f"http://127.0.0.1:{hostile_port.get()}"
-    port = free_port()
-    server = subprocess.Popen(
-        [binary, "serve", "--http", f"127.0.0.1:{port}", "--allow-loopback", "--crawl-delay", "0"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server, port = start_server(binary)
     try:
-        for _ in range(600):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
         rows = []
         ratios = []
         for era in ["legacy", "2026-07-28"]:

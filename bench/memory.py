@@ -16,8 +16,6 @@ apply to it).
 
 import multiprocessing
 import os
-import socket
-import subprocess
 import sys
 import threading
 import time
@@ -34,19 +32,8 @@ def kib(pid, field):
 
 
 def measure(binary, kind, at_once, hostile_site):
-    port = load.free_port()
-    server = subprocess.Popen(
-        [binary, "serve", "--http", f"127.0.0.1:{port}", "--allow-loopback", "--crawl-delay", "0"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server, port = load.start_server(binary)
     try:
-        for _ in range(600):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
         time.sleep(0.2)
         idle = kib(server.pid, "VmRSS")
         headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call"}
