@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use dom_query::{Document, NodeId, NodeRef};
+use dom_query::{Document, Element, NodeId, NodeRef};
 
 use super::prune::{Memo, prune};
 use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
@@ -36,6 +36,8 @@ enum Verdict {
     Remove,
     /// Chrome, removed unless it holds the main content or much of the page's text.
     Chrome,
+    /// A modal dialog: removed however long its text, unless it holds the main content.
+    Modal,
     /// Chrome by class name or id: removed like chrome, but only when no paragraph inside is
     /// as long as an article's (a name like `Section--Ads` can mark a block of the article).
     NamedChrome,
@@ -87,6 +89,11 @@ fn verdict(node: &NodeRef<'_>, in_main: bool, memo: &mut Memo<'_>) -> Verdict {
         // An aside named as the post is the post, laid out beside the site's menus.
         if name == "aside" && class.entry {
             return Verdict::Other;
+        }
+        // A modal dialog (a policy, a sign-up, a cart drawer) lies over the page: it is
+        // never its content, however long.
+        if is_modal(e) {
+            return Verdict::Modal;
         }
         if matches!(name, "nav" | "aside")
             || (matches!(name, "header" | "footer") && !in_main)
@@ -210,7 +217,9 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
                     frame.longest_paragraph
                 };
                 let chrome = match frame.verdict {
-                    Verdict::Chrome | Verdict::Noscript | Verdict::Comments => true,
+                    Verdict::Chrome | Verdict::Noscript | Verdict::Comments | Verdict::Modal => {
+                        true
+                    }
                     Verdict::NamedChrome => longest < NAMED_CHROME_MAX_PARAGRAPH,
                     Verdict::Layout => {
                         frame.link_chars * 4 >= frame.chars || frame.chars <= LAYOUT_SHORT
@@ -221,7 +230,8 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
                     let comments = matches!(frame.verdict, Verdict::Comments);
                     let forced = (matches!(frame.verdict, Verdict::Noscript)
                         && frame.chars <= LAYOUT_SHORT)
-                        || comments;
+                        || comments
+                        || matches!(frame.verdict, Verdict::Modal);
                     candidates.push((frame.id, frame.chars, forced, comments));
                 }
                 if let Some(parent) = frames.last_mut() {
@@ -287,6 +297,12 @@ pub(crate) fn clean_and_prune(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
     cleaned
 }
 
+/// Whether an element says it is a modal dialog (`aria-modal="true"`), which only a dialog
+/// lying over the page may say.
+fn is_modal(e: &Element) -> bool {
+    attr(e, "aria-modal").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -344,6 +360,28 @@ mod tests {
             assert!(!out.contains("the bearing"), "{out}");
             assert!(out.contains("Bearing wears out"), "{out}");
         }
+    }
+
+    #[test]
+    fn a_modal_dialog_is_removed_however_long_its_text() {
+        // A policy in a modal dialog holds most of the page's text; the product's
+        // description is the content.
+        let policy = "<p>We process personal information for our legitimate purposes of \
+                      running our business, complying with the law, and serving you.</p>"
+            .repeat(40);
+        let page = |modal: &str| {
+            format!(
+                "<html><body><main><h1>Wool Runner</h1><p>The original wool sneaker, soft \
+                 and light, made of merino wool.</p></main><div id=modal-privacy-policy \
+                 {modal} class='fixed inset-0'>{policy}</div></body></html>"
+            )
+        };
+        let out = text(&page("aria-modal=true"));
+        assert!(out.contains("The original wool sneaker"), "{out}");
+        assert!(!out.contains("personal information"), "{out}");
+        // Without the attribute, a block of that much text is kept.
+        let out = text(&page(""));
+        assert!(out.contains("personal information"), "{out}");
     }
 
     #[test]
