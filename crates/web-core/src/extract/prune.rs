@@ -245,9 +245,23 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
     } else {
         HashSet::default()
     };
+    let kept = |id: NodeId, teaser: bool| grouped.contains(&id) || cards && teaser;
+    // A block found boilerplate for what was left of it once the cards inside were taken
+    // out (a grid's wrapper, left with its "View more" link) holds the cards kept: it
+    // stays, and so do they.
+    let mut holds_kept: HashSet<NodeId> = HashSet::default();
+    for &(id, _, _, teaser) in &remove {
+        if kept(id, teaser) {
+            for a in NodeRef::new(id, root.tree).ancestors_it(None) {
+                if a.id == root.id || !holds_kept.insert(a.id) {
+                    break;
+                }
+            }
+        }
+    }
     for (id, _, kind, _) in remove
         .into_iter()
-        .filter(|&(id, _, _, teaser)| !(grouped.contains(&id) || cards && teaser))
+        .filter(|&(id, _, _, teaser)| !kept(id, teaser) && !holds_kept.contains(&id))
     {
         let node = NodeRef::new(id, root.tree);
         // A heading just before a removed block of links or teasers was its title ("Related
@@ -995,6 +1009,45 @@ mod tests {
         assert!(!text.contains("June 4, 2013"), "{text}");
         let heading = doc.select_single("h1").nodes()[0];
         assert_eq!(dateline(heading).as_deref(), Some("May 3, 2012 by Jane"));
+    }
+
+    #[test]
+    fn a_grid_s_wrapper_left_with_its_more_link_keeps_the_cards_kept() {
+        let base = Url::parse("https://example.com/projects").unwrap();
+        let cards: String = (0..4)
+            .map(|i| {
+                format!(
+                    "<div class=col><div class=card><h4><a href=/article/{i}>Project {i}</a>\
+                     </h4><p>How to build project {i} on a breadboard, for little money and \
+                     in an afternoon.</p></div></div>"
+                )
+            })
+            .collect();
+        let doc = Document::from(format!(
+            "<html><body><h1>Gadgets</h1><div class=row>{cards}<a href=/more>View more \
+             articles</a></div></body></html>"
+        ));
+        let body = doc.body().unwrap();
+        prune(body, &mut Memo::new(&base));
+        let text = render(body).join("\n");
+        for i in 0..4 {
+            assert!(
+                text.contains(&format!("How to build project {i}")),
+                "{text}"
+            );
+        }
+        // Teasers that hold a small part of the text are still promotions, and go with
+        // their wrapper.
+        let story = format!("<p>{PROSE}</p>").repeat(12);
+        let doc = Document::from(format!(
+            "<html><body><h1>Story</h1>{story}<div class=row>{cards}<a href=/more>More</a>\
+             </div></body></html>"
+        ));
+        let body = doc.body().unwrap();
+        prune(body, &mut Memo::new(&base));
+        let text = render(body).join("\n");
+        assert!(!text.contains("How to build project"), "{text}");
+        assert!(text.contains("The committee met"), "{text}");
     }
 
     #[test]
