@@ -11,7 +11,9 @@ use super::clean::{Cleaned, clean_and_prune};
 use super::meta::{PageSurvey, put_declared};
 use super::parse::{DEPTH_LIMIT, Parsed, parse_page};
 use super::prune::{Memo, dateline, drop_comment_section, drop_tail_chrome};
-use super::select::{MainText, fits, main_text, prose_chars, prose_region_text, visible_chars};
+use super::select::{
+    MainText, fits, group_region_text, main_text, prose_chars, prose_region_text, visible_chars,
+};
 use super::title::{
     PageTitle, drop_repeated_alts, drop_repeated_headings, first_attached, headline,
     mark_title_headings, put_dateline, readable_title,
@@ -32,13 +34,19 @@ const CARDS_MIN_GROWTH: usize = 2;
 /// …and, should the answer still have less prose, the page's prose region replaces it when
 /// it has prose and at least this many times its visible characters.
 const REGION_MIN_GROWTH: usize = 5;
+/// An answer that kept no prose gives way to the page's largest repeated group when that
+/// has at least this many times its visible characters.
+const GROUP_MIN_GROWTH: usize = 3;
 
 /// Extracts an HTML body, never answering a fragment of the page: an answer that kept no
 /// prose may have lost a page made of cards (a grid of products, a feed of posts each
 /// wholly a link), which the boilerplate filter takes for link blocks: the page is extracted
 /// again with the cards of a repeated group that holds much of its text kept (see
 /// [`Memo::with_cards`]), and that answer is taken when it is much longer. An answer that
-/// still kept no prose gives way to the page's prose region when that holds much more (see
+/// still kept no prose, beside a repeated group that holds most of the page's text (a grid
+/// of products named under headings, rows of results), gives way to the group, what it kept
+/// beside the group first (see [`group_region_text`]). An answer that still kept no prose
+/// gives way to the page's prose region when that holds much more (see
 /// [`region_replaces`]). The page's first `max_links` links are kept.
 pub(crate) fn extract_html(body: &str, base: &Url, max_links: usize) -> Extracted {
     let first = extract_pass(body, base, max_links, Memo::new(base));
@@ -52,6 +60,19 @@ pub(crate) fn extract_html(body: &str, base: &Url, max_links: usize) -> Extracte
         } else {
             first
         };
+    if prose_chars(&answer.lines) < ANSWER_MIN_PROSE {
+        // A page made of a repeated group (a grid of products, rows of results) whose
+        // selection kept a label beside it: the group, when it holds much more.
+        let mut memo = Memo::new(base).with_cards();
+        let doc = cleaned_again(body, answer.title.as_deref(), &mut memo);
+        if let Some(mut group) = group_region_text(&doc, &mut memo) {
+            drop_tail_chrome(&mut group);
+            if visible_chars(&group) >= visible_chars(&answer.lines).max(1) * GROUP_MIN_GROWTH {
+                answer.lines = beside_group(std::mem::take(&mut answer.lines), group);
+                answer.flags.whole_body = true;
+            }
+        }
+    }
     if prose_chars(&answer.lines) < ANSWER_MIN_PROSE {
         // Selection and the fallback kept a fragment (a page of many short sections): the
         // prose region of the page, cleaned again, when it holds much more.
@@ -166,6 +187,27 @@ fn region_replaces(answer: &[String], region: &[String]) -> bool {
         && visible_chars(region) >= visible_chars(answer).max(1) * REGION_MIN_GROWTH
 }
 
+/// A page's largest repeated group with what the answer had beside it (a label, a lead, a
+/// short post the group's sidebar list outweighs): the answer's lines the group lacks, then
+/// the group's.
+fn beside_group(answer: Vec<String>, group: Vec<String>) -> Vec<String> {
+    let within: std::collections::HashSet<&str> = group.iter().map(String::as_str).collect();
+    let mut lines: Vec<String> = answer
+        .into_iter()
+        .filter(|l| l.is_empty() || !within.contains(l.as_str()))
+        .collect();
+    while lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    if !lines.iter().all(String::is_empty) {
+        lines.push(String::new());
+    } else {
+        lines.clear();
+    }
+    lines.extend(group);
+    lines
+}
+
 /// The page parsed, its title headings marked, and cleaned again: for the rare page whose
 /// prose region the fallback needs after selection consumed the one document.
 fn cleaned_again(body: &str, title: Option<&str>, memo: &mut Memo<'_>) -> Document {
@@ -208,6 +250,50 @@ mod tests {
         assert!(!region_replaces(&answer, &region[..4]));
         let prose: Vec<String> = (0..4).map(line).collect();
         assert!(!region_replaces(&prose, &region));
+    }
+
+    #[test]
+    fn a_grid_of_products_without_prose_is_the_answer_and_a_sidebar_s_list_is_not() {
+        let base = Url::parse("https://example.com/collections/candles").unwrap();
+        // Each tile a link around its picture and its name; prices shown on the first few.
+        let tiles: String = (0..22)
+            .map(|i| {
+                let price = if i < 4 {
+                    format!("<p class=price><span>${i}.00</span></p>")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "<div class=grid-tile><div class=product-tile><a href=/shop/candle-{i}>\
+                     <div class=media><img src=/i/{i}.jpg alt='Candle {i}'></div><h2>\
+                     Hand-poured candle number {i} in a glass jar</h2></a>{price}</div></div>"
+                )
+            })
+            .collect();
+        let page = format!(
+            "<html><head><title>Candles</title></head><body><h1>Candles</h1><div \
+             class=toolbar><span>22 products</span></div><div class=grid><div class=inner>\
+             {tiles}</div></div></body></html>"
+        );
+        let out = extract_html(&page, &base, usize::MAX);
+        let text = out.lines.join("\n");
+        for i in [0, 7, 21] {
+            assert!(text.contains(&format!("candle number {i} in")), "{text}");
+        }
+        assert!(text.contains("$3.00"), "{text}");
+        // A short post beside a long archive list in a sidebar: the post is the answer.
+        let months: String = (0..60)
+            .map(|i| format!("<li><a href=/archive/{i}>Month {i} of the archive</a></li>"))
+            .collect();
+        let page = format!(
+            "<html><head><title>Sunday</title></head><body><div id=content><h1>Sunday</h1>\
+             <p>I hope to approach Monday with the attitude of this little guy.</p></div>\
+             <div id=sidebar><ul>{months}</ul></div></body></html>"
+        );
+        let out = extract_html(&page, &base, usize::MAX);
+        let text = out.lines.join("\n");
+        assert!(text.contains("I hope to approach Monday"), "{text}");
+        assert!(!text.contains("Month 7 of the archive"), "{text}");
     }
 
     #[test]

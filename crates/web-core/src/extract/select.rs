@@ -4,7 +4,8 @@
 //! page's own main container when it kept only part of it; a short selection away from the
 //! headline's post gives way to the post; and when selection kept too little of the page's
 //! prose, the fallback answers with the page's main container or the region of the body
-//! that holds its prose.
+//! that holds its prose; a page whose answer kept no prose may answer with its largest
+//! repeated group.
 
 use std::collections::{HashMap, HashSet};
 
@@ -16,7 +17,7 @@ use super::prune::{Memo, drop_orphan_headings, is_list_line, prune};
 use super::render::{collapse, render};
 use super::title::{HEADLINE_MAX_CHARS, heading_words, text_within};
 use super::tree::{
-    Step, alike, inner_shapes, shape_of, visible_len, walk, with_element, with_text,
+    Shape, Step, alike, attr, inner_shapes, shape_of, visible_len, walk, with_element, with_text,
 };
 
 /// Trees deeper than this skip content selection (its cost grows with depth × size).
@@ -67,6 +68,13 @@ const GROUP_MIN_MEMBERS: usize = 3;
 /// least this many times the text of the one it lies in (and add prose, see
 /// [`FALLBACK_MIN_PROSE`]), provided it kept less than [`SELECTION_SHORT_SHARE`] of the body.
 const GROUP_MIN_GROWTH: f64 = 1.5;
+/// A page's largest repeated group stands for a page whose answer kept no prose when its
+/// members hold at least this share of the cleaned body's visible characters…
+const GROUP_REGION_MIN_SHARE: f64 = 0.6;
+/// …its members found alike to one of its first this many siblings of their shape…
+const GROUP_PIVOTS: usize = 3;
+/// …and none of them holding more than this share of their text (layout columns).
+const GROUP_MAX_MEMBER_SHARE: f64 = 0.5;
 
 /// Whether a tree of this depth and this many elements goes through content selection
 /// (its cost grows with depth × size); a larger one falls back to its prose region.
@@ -448,6 +456,145 @@ fn prose_region(doc: &Document) -> Option<NodeRef<'_>> {
     }
 }
 
+/// The page's largest repeated group: the parent of at least [`GROUP_MIN_MEMBERS`] alike
+/// siblings holding text (cards of a grid, rows of a listing, results of a search) whose
+/// members hold together the most visible characters, with that count and the body's. A
+/// group of table rows stands for its table. A group within an element `chrome` says is
+/// chrome (a sidebar's archive list, a menu, kept by the chrome filter for its share of a
+/// short page's text) is none.
+pub(crate) fn largest_group(
+    doc: &Document,
+    mut chrome: impl FnMut(&NodeRef<'_>) -> bool,
+) -> Option<(NodeRef<'_>, usize, usize)> {
+    let body = doc.body()?;
+    // Visible characters under each element, by a post-order walk.
+    let mut chars: HashMap<NodeId, usize> = HashMap::new();
+    let mut open: Vec<(NodeId, usize)> = Vec::new();
+    walk(body, |step| match step {
+        Step::Enter(node) => {
+            if let Some(n) = with_text(&node, visible_len) {
+                if let Some(top) = open.last_mut() {
+                    top.1 += n;
+                }
+                return false;
+            }
+            if node.is_element() {
+                open.push((node.id, 0));
+                return true;
+            }
+            false
+        }
+        Step::Leave(node, entered) => {
+            if entered
+                && node.is_element()
+                && let Some((id, n)) = open.pop()
+            {
+                chars.insert(id, n);
+                if let Some(top) = open.last_mut() {
+                    top.1 += n;
+                }
+            }
+            true
+        }
+    });
+    let total = chars.get(&body.id).copied().unwrap_or(0);
+    let mut best: Option<(NodeId, usize)> = None;
+    for (&id, &n) in &chars {
+        // A parent holding less than the best group cannot hold a better one.
+        if n == 0 || best.is_some_and(|(_, b)| n <= b) {
+            continue;
+        }
+        let Some(parent) = doc.tree.get(&id) else {
+            continue;
+        };
+        let children = parent.element_children();
+        if children.len() < GROUP_MIN_MEMBERS {
+            continue;
+        }
+        let mut by_shape: HashMap<Shape, Vec<NodeRef<'_>>> = HashMap::new();
+        for child in children {
+            if chars.get(&child.id).copied().unwrap_or(0) > 0 {
+                by_shape.entry(shape_of(&child)).or_default().push(child);
+            }
+        }
+        for same in by_shape.values().filter(|v| v.len() >= GROUP_MIN_MEMBERS) {
+            let inner: Vec<HashSet<Shape>> = same.iter().map(inner_shapes).collect();
+            // The members alike to the one most alike to the others.
+            let held = (0..inner.len().min(GROUP_PIVOTS))
+                .map(|p| {
+                    let sizes: Vec<usize> = (0..inner.len())
+                        .filter(|&i| alike(&inner[i], &inner[p]))
+                        .map(|i| chars.get(&same[i].id).copied().unwrap_or(0))
+                        .collect();
+                    let held: usize = sizes.iter().sum();
+                    let largest = sizes.iter().copied().max().unwrap_or(0);
+                    (sizes.len(), held, largest)
+                })
+                // Layout columns are no group: one of them holds most of their text.
+                .filter(|&(members, held, largest)| {
+                    members >= GROUP_MIN_MEMBERS
+                        && largest as f64 <= held as f64 * GROUP_MAX_MEMBER_SHARE
+                })
+                .map(|(_, held, _)| held)
+                .max()
+                .unwrap_or(0);
+            if held > 0
+                && best.is_none_or(|(_, b)| held > b)
+                && !std::iter::once(parent)
+                    .chain(parent.ancestors_it(None))
+                    .any(|n| chrome(&n))
+            {
+                best = Some((id, held));
+            }
+        }
+    }
+    let (id, held) = best?;
+    let mut node = doc.tree.get(&id)?;
+    while with_element(&node, |e| {
+        matches!(&*e.name.local, "tbody" | "thead" | "tfoot")
+    })
+    .unwrap_or(false)
+        && let Some(table) = node.parent()
+    {
+        node = table;
+    }
+    Some((node, held, total))
+}
+
+/// The text of a cleaned page's largest repeated group ([`largest_group`]), pruned and
+/// rendered, when its members hold at least [`GROUP_REGION_MIN_SHARE`] of the body's visible
+/// characters.
+pub(crate) fn group_region_text(doc: &Document, memo: &mut Memo<'_>) -> Option<Vec<String>> {
+    let (node, held, total) = largest_group(doc, |n| named_chrome(n, memo))?;
+    // The members' names may be headings over nothing (a grid of products named and
+    // pictured): they are the group's items, not orphans.
+    (held as f64 >= total as f64 * GROUP_REGION_MIN_SHARE).then(|| {
+        prune(node, memo);
+        render(node)
+    })
+}
+
+/// Whether an element is chrome by its name or its class or id: a navigation, an aside, a
+/// site header or footer, or a name that says a menu, a sidebar, a widget or a promotion.
+fn named_chrome(node: &NodeRef<'_>, memo: &mut Memo<'_>) -> bool {
+    with_element(node, |e| {
+        let name = &*e.name.local;
+        let names = attr(e, "class")
+            .map(|v| memo.sense(v).names)
+            .unwrap_or_default()
+            .and(
+                attr(e, "id")
+                    .map(|v| memo.sense(v).names)
+                    .unwrap_or_default(),
+            );
+        matches!(name, "nav" | "aside" | "header" | "footer")
+            || names.layout
+            || names.strong
+            || names.always
+    })
+    .unwrap_or(false)
+}
+
 /// The text of a cleaned page's prose region ([`prose_region`]), pruned and rendered.
 pub(crate) fn prose_region_text(doc: &Document, memo: &mut Memo<'_>) -> Vec<String> {
     prose_region(doc)
@@ -691,6 +838,41 @@ mod tests {
         let doc = parse(&format!("<html><body><div>{two}</div></body></html>"));
         let body = doc.select_single("#b1").nodes()[0].id;
         assert!(repeated_group(&doc, &[body]).is_none());
+    }
+
+    #[test]
+    fn the_largest_group_is_a_grid_s_cards_or_a_table_s_rows_not_layout_columns() {
+        let no_chrome = |_: &NodeRef<'_>| false;
+        let card = |i: usize| format!("<div class=card><a href=/{i}>Item {i}</a><b>${i}</b></div>");
+        let cards: String = (0..6).map(card).collect();
+        let doc = parse(&format!(
+            "<html><body><p>6 items</p><div id=grid>{cards}</div><ul><li>A</li><li>B</li>\
+             <li>C</li></ul></body></html>"
+        ));
+        let (node, held, total) = largest_group(&doc, no_chrome).unwrap();
+        assert_eq!(node.id, doc.select_single("#grid").nodes()[0].id);
+        assert!(held > total / 2, "{held} {total}");
+        // Rows stand for their table.
+        let rows: String = (0..4)
+            .map(|i| format!("<tr><td>Trail {i}</td><td>{i} miles</td></tr>"))
+            .collect();
+        let doc = parse(&format!(
+            "<html><body><table id=t><tbody>{rows}</tbody></table></body></html>"
+        ));
+        let (node, _, _) = largest_group(&doc, no_chrome).unwrap();
+        assert_eq!(node.id, doc.select_single("#t").nodes()[0].id);
+        // Layout columns, one of them holding most of the text, are no group; nor is a group
+        // the caller calls chrome.
+        let long = "The post's own text, long. ".repeat(20);
+        let doc = parse(&format!(
+            "<html><body><div class=col><p>{long}</p></div><div class=col><p>Links</p></div>\
+             <div class=col><p>About</p></div></body></html>"
+        ));
+        assert!(largest_group(&doc, no_chrome).is_none());
+        let doc = parse(&format!(
+            "<html><body><div id=grid>{cards}</div></body></html>"
+        ));
+        assert!(largest_group(&doc, |n: &NodeRef<'_>| n.has_name("div")).is_none());
     }
 
     #[test]
