@@ -49,6 +49,10 @@ enum Verdict {
     /// Reader comments by class name or id: removed however much of the page's text they
     /// hold, unless they hold the main content.
     Comments,
+    /// A product's reviews by class name or id, on a product's page: removed however much of
+    /// the page's text they hold, unless they hold its `h1` (a wrapper of the whole product
+    /// named after what it also holds).
+    Reviews,
     /// Marks main content (`article`, `main`, `role=main`, `itemprop=articleBody`).
     Main,
     /// Anything else.
@@ -63,6 +67,7 @@ fn verdict(node: &NodeRef<'_>, in_main: bool, memo: &mut Memo<'_>) -> Verdict {
     if is_hidden(node) {
         return Verdict::Remove;
     }
+    let product = memo.product();
     with_element(node, |e| {
         let name = &*e.name.local;
         if name == "noscript" {
@@ -73,6 +78,10 @@ fn verdict(node: &NodeRef<'_>, in_main: bool, memo: &mut Memo<'_>) -> Verdict {
         // A reader's comment is often an `article` of its own; it is still a comment.
         if names.comments && !names.content && !matches!(name, "html" | "body" | "main") {
             return Verdict::Comments;
+        }
+        // A product's reviews are its customers' words, not its description.
+        if product && names.reviews && !matches!(name, "html" | "body" | "main") {
+            return Verdict::Reviews;
         }
         let role = attr(e, "role").map(str::to_ascii_lowercase);
         if matches!(name, "article" | "main")
@@ -126,6 +135,8 @@ struct Frame {
     longest_paragraph: usize,
     paragraph: bool,
     has_main: bool,
+    /// Whether an `h1` is inside (or is the element).
+    has_h1: bool,
     verdict: Verdict,
     main: bool,
     link: bool,
@@ -196,6 +207,7 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
                 longest_paragraph: 0,
                 paragraph: name.as_ref().is_some_and(|n| &**n == "p"),
                 has_main: main,
+                has_h1: name.as_ref().is_some_and(|n| &**n == "h1"),
                 verdict: v,
                 main,
                 link,
@@ -224,13 +236,16 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
                     Verdict::Layout => {
                         frame.link_chars * 4 >= frame.chars || frame.chars <= LAYOUT_SHORT
                     }
+                    Verdict::Reviews => !frame.has_h1,
                     _ => false,
                 };
-                if chrome && !frame.has_main {
+                let reviews = matches!(frame.verdict, Verdict::Reviews);
+                if chrome && (reviews || !frame.has_main) {
                     let comments = matches!(frame.verdict, Verdict::Comments);
                     let forced = (matches!(frame.verdict, Verdict::Noscript)
                         && frame.chars <= LAYOUT_SHORT)
                         || comments
+                        || reviews
                         || matches!(frame.verdict, Verdict::Modal);
                     candidates.push((frame.id, frame.chars, forced, comments));
                 }
@@ -239,6 +254,7 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
                     parent.link_chars += frame.link_chars;
                     parent.longest_paragraph = parent.longest_paragraph.max(longest);
                     parent.has_main |= frame.has_main;
+                    parent.has_h1 |= frame.has_h1;
                 }
             }
             true
@@ -306,15 +322,19 @@ fn is_modal(e: &Element) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::extract::meta::PageSurvey;
     use crate::extract::parse::parse;
     use crate::extract::render::render;
     use ::url::Url;
 
-    /// The body's text once the chrome filter has run.
+    /// The body's text once the chrome filter has run, told whether the page is one
+    /// product's as extraction tells it.
     fn text(html: &str) -> String {
         let doc = parse(html);
         let base = Url::parse("https://example.com/").unwrap();
-        clean(&doc, &mut Memo::new(&base));
+        let mut memo = Memo::new(&base);
+        memo.set_product(PageSurvey::of(&doc).sells_a_product(&doc));
+        clean(&doc, &mut memo);
         render(doc.body().unwrap()).join("\n")
     }
 
@@ -442,5 +462,32 @@ mod tests {
         assert!(out.contains("The post about social media."), "{out}");
         assert!(out.contains("The article's own text."), "{out}");
         assert!(!out.contains("Share this post."), "{out}");
+    }
+
+    #[test]
+    fn a_product_s_reviews_are_removed_on_its_page_however_long() {
+        let review = "<div class=review-item><p>Bought two of these for the office, and the \
+                      water stays cold from morning until the evening shift ends.</p></div>"
+            .repeat(30);
+        let page = |head: &str, wrapper: &str| {
+            format!(
+                "<html><head>{head}</head><body><div class='{wrapper}'><h1>Insulated \
+                 Bottle</h1><p>A vacuum insulated bottle that keeps drinks cold for a day and \
+                 hot for twelve hours.</p></div><section id=product-reviews>{review}\
+                 </section></body></html>"
+            )
+        };
+        let sells = "<script type='application/ld+json'>{\"@type\":\"Product\",\"name\":\
+                     \"Bottle\",\"offers\":{\"price\":\"20\"}}</script>";
+        let out = text(&page(sells, "product"));
+        assert!(out.contains("A vacuum insulated bottle"), "{out}");
+        assert!(!out.contains("Bought two"), "{out}");
+        // On a page that is not one product's, the same block stays (a listing of reviews,
+        // a service's testimonials); nor is a block named after reviews that holds the
+        // product's `h1` removed.
+        let out = text(&page("", "product"));
+        assert!(out.contains("Bought two"), "{out}");
+        let out = text(&page(sells, "product-with-reviews"));
+        assert!(out.contains("A vacuum insulated bottle"), "{out}");
     }
 }

@@ -108,6 +108,7 @@ fn extract_pass(body: &str, base: &Url, max_links: usize, mut memo: Memo<'_>) ->
     let title = page_title.matched.as_deref();
     let lang = marks.lang(&doc);
     let links = marks.links(&doc, base, max_links);
+    memo.set_product(marks.sells_a_product(&doc));
     // Each link is resolved against the page once, and each class or id value read once,
     // however many of the filters' walks ask: `memo` does.
 

@@ -30,6 +30,19 @@ const PRODUCT_TYPES: [&str; 4] = [
     "ProductModel",
 ];
 
+/// The schema.org types of an offer.
+const OFFER_TYPES: [&str; 2] = ["Offer", "AggregateOffer"];
+
+/// The schema.org types of an article: a page that declares one is not a product's, whatever
+/// products it names.
+const ARTICLE_TYPES: [&str; 5] = [
+    "Article",
+    "NewsArticle",
+    "BlogPosting",
+    "Review",
+    "TechArticle",
+];
+
 /// Whether a JSON-LD object's `@type` (one type or a list; a full schema.org URL or the
 /// bare name) is one that `is` accepts.
 fn has_type(object: &Map<String, Value>, is: impl Fn(&str) -> bool) -> bool {
@@ -118,6 +131,15 @@ pub(crate) struct PageSurvey {
     pub(crate) headlines: Vec<(NodeId, bool)>,
     /// The JSON-LD islands (`script[type=application/ld+json]`), in document order.
     islands: Vec<NodeId>,
+    /// Whether an `og:type` meta or a microdata `itemtype` says the page is one product's
+    /// (see [`PageSurvey::sells_a_product`]).
+    product_marked: bool,
+    /// Whether an element's microdata `itemtype` says the page is an article: an item of
+    /// its own, not nested in another.
+    article_marked: bool,
+    /// Whether an element's microdata `itemtype` is an offer's, or a meta gives a product's
+    /// price.
+    offer_marked: bool,
     /// The greatest element depth.
     pub(crate) depth: usize,
     /// The number of elements.
@@ -152,6 +174,14 @@ impl PageSurvey {
                         let first = |slot: &mut Option<NodeId>| {
                             slot.get_or_insert(node.id);
                         };
+                        if let Some(itemtype) = attr(e, "itemtype") {
+                            let nested = attr(e, "itemprop").is_some();
+                            marks.product_marked |= names_type(itemtype, &PRODUCT_TYPES);
+                            marks.offer_marked |= names_type(itemtype, &OFFER_TYPES);
+                            // An item nested in another (a product's reviews) does not say
+                            // what the page is.
+                            marks.article_marked |= !nested && names_type(itemtype, &ARTICLE_TYPES);
+                        }
                         if *local == local_name!("head") {
                             in_head += 1;
                         } else if *local == local_name!("script") {
@@ -175,6 +205,19 @@ impl PageSurvey {
                                 })
                             {
                                 marks.og_title = Some(node.id);
+                            }
+                            let property = attr(e, "property").or_else(|| attr(e, "name"));
+                            marks.offer_marked |= property.is_some_and(|p| {
+                                p.eq_ignore_ascii_case("product:price:amount")
+                                    || p.eq_ignore_ascii_case("og:price:amount")
+                            });
+                            if !marks.product_marked
+                                && attr(e, "property")
+                                    .or_else(|| attr(e, "name"))
+                                    .is_some_and(|p| p.eq_ignore_ascii_case("og:type"))
+                                && attr(e, "content").is_some_and(is_product_og_type)
+                            {
+                                marks.product_marked = true;
                             }
                             if marks.content_language.is_none()
                                 && has(local_name!("http-equiv"))
@@ -301,6 +344,67 @@ impl PageSurvey {
         .unwrap_or_default()
     }
 
+    /// Whether the page is one product's: its `og:type` is a product's (not a group of
+    /// products), an element's microdata `itemtype` is a product type, or its JSON-LD
+    /// declares at its top (an island, an item of one, an item of its `@graph`) one product
+    /// on offer (products of one name, one with `offers`); the first two with an offer
+    /// (microdata, a price meta, or JSON-LD `offers`); and neither its microdata
+    /// (an item of its own) nor its JSON-LD's top declares an article. Not a product nested in another object (the item
+    /// a review reviews, the items of a list), nor the products an article reviews.
+    pub(crate) fn sells_a_product(&self, doc: &Document) -> bool {
+        if self.article_marked {
+            return false;
+        }
+        let texts: Vec<String> = self
+            .islands
+            .iter()
+            .map(|id| NodeRef::new(*id, &doc.tree).text().to_string())
+            .filter(|t| t.len() <= ISLAND_MAX_BYTES)
+            .collect();
+        if !self.product_marked && !texts.iter().any(|t| t.contains("Product")) {
+            return false;
+        }
+        let mut tops: Vec<Value> = Vec::new();
+        for text in &texts {
+            if !ARTICLE_TYPES
+                .iter()
+                .chain(&PRODUCT_TYPES)
+                .any(|t| text.contains(t))
+            {
+                continue;
+            }
+            let Ok(value) = serde_json::from_str::<Value>(text) else {
+                continue;
+            };
+            let items = match value {
+                Value::Array(items) => items,
+                value => vec![value],
+            };
+            for item in items {
+                if let Some(Value::Array(graph)) = item.get("@graph") {
+                    tops.extend(graph.iter().cloned());
+                }
+                tops.push(item);
+            }
+        }
+        let typed = |v: &&Value, types: &[&str]| {
+            v.as_object()
+                .is_some_and(|o| has_type(o, |t| types.contains(&t)))
+        };
+        if tops.iter().any(|v| typed(&v, &ARTICLE_TYPES)) {
+            return false;
+        }
+        if self.product_marked {
+            // What says a product's page by its markup also offers it for sale.
+            return self.offer_marked || texts.iter().any(|t| t.contains("\"offers\""));
+        }
+        let products: Vec<&Value> = tops.iter().filter(|v| typed(v, &PRODUCT_TYPES)).collect();
+        let one_name = products
+            .iter()
+            .all(|p| p.get("name") == products.first().and_then(|f| f.get("name")));
+        !products.is_empty() && one_name && products.iter().any(|p| p.get("offers").is_some())
+    }
+
     /// The first answer `f` gives for an object of the page's JSON-LD islands, in document
     /// order, each island's objects depth first (at most [`ISLAND_MAX_DEPTH`] deep). Only
     /// islands whose text holds `word` and has at most [`ISLAND_MAX_BYTES`] are parsed.
@@ -387,6 +491,21 @@ impl PageSurvey {
         }
         out
     }
+}
+
+/// Whether a microdata `itemtype` value (one or more type URLs) names one of `types`.
+fn names_type(itemtype: &str, types: &[&str]) -> bool {
+    itemtype
+        .split_ascii_whitespace()
+        .any(|t| types.contains(&t.trim_end_matches('/').rsplit('/').next().unwrap_or(t)))
+}
+
+/// Whether an `og:type` value is a product's (`product`, `og:product`, `product.item`), not
+/// a group of products (`product.group`).
+fn is_product_og_type(value: &str) -> bool {
+    let value = value.trim().to_ascii_lowercase();
+    let value = value.strip_prefix("og:").unwrap_or(&value);
+    value.starts_with("product") && !value.starts_with("product.group")
 }
 
 /// Whitespace as the selector engine splits an attribute's words (`[rel~=next]`).
@@ -525,5 +644,56 @@ mod tests {
             &["https://example.com/root/rel", "https://example.com/a/page"],
             |u| u.as_str().to_owned(),
         );
+    }
+
+    #[test]
+    fn a_page_is_one_product_s_when_its_marks_offer_one_product_and_no_article() {
+        let sells = |head: &str, body: &str| {
+            let doc = parse(&format!(
+                "<html><head>{head}</head><body>{body}</body></html>"
+            ));
+            PageSurvey::of(&doc).sells_a_product(&doc)
+        };
+        let island = |json: &str| format!("<script type='application/ld+json'>{json}</script>");
+        let offer = r#""offers":{"@type":"Offer","price":"20.00"}"#;
+        // A product on offer at the top of an island, in a list or in a `@graph`.
+        let product = format!(r#"{{"@type":"Product","name":"Staple Tee",{offer}}}"#);
+        assert!(sells(&island(&product), ""));
+        assert!(sells(&island(&format!("[{product}]")), ""));
+        assert!(sells(&island(&format!(r#"{{"@graph":[{product}]}}"#)), ""));
+        // Not one that is not on offer, the product an article reviews, the products of a
+        // list, nor a page that also says it is an article.
+        assert!(!sells(
+            &island(r#"{"@type":"Product","name":"Staple Tee"}"#),
+            ""
+        ));
+        let reviewed = format!(r#"{{"@type":"Review","itemReviewed":{product}}}"#);
+        assert!(!sells(&island(&reviewed), ""));
+        let other = format!(r#"{{"@type":"Product","name":"Other Tee",{offer}}}"#);
+        assert!(!sells(&island(&format!("[{product},{other}]")), ""));
+        let article = island(r#"{"@type":"NewsArticle","headline":"Best tees"}"#);
+        assert!(!sells(&format!("{article}{}", island(&product)), ""));
+        // A product's `og:type` or microdata, with an offer; a product's reviews nested in
+        // it do not make it an article, a review of its own does.
+        let og = "<meta property='og:type' content='product'>";
+        let price = "<meta property='product:price:amount' content='20.00'>";
+        assert!(sells(&format!("{og}{price}"), ""));
+        assert!(!sells(og, ""), "a product's page offers it");
+        let group = "<meta property='og:type' content='product.group'>";
+        assert!(!sells(&format!("{group}{price}"), ""));
+        let micro = |inner: &str| {
+            format!(
+                "<div itemscope itemtype='https://schema.org/Product'><h1 itemprop=name>Tee</h1>\
+                 <div itemprop=offers itemscope itemtype='https://schema.org/Offer'>$20</div>\
+                 {inner}</div>"
+            )
+        };
+        assert!(sells("", &micro("")));
+        let nested =
+            "<div itemprop=review itemscope itemtype='https://schema.org/Review'>Good</div>";
+        assert!(sells("", &micro(nested)));
+        let own = "<div itemscope itemtype='https://schema.org/Review'>Our verdict</div>";
+        assert!(!sells("", &format!("{}{own}", micro(""))));
+        assert!(!sells("", "<p>No marks at all.</p>"));
     }
 }

@@ -540,6 +540,9 @@ pub(crate) struct Memo<'p> {
     senses: HashMap<Box<str>, Sense>,
     /// Whether link blocks within a repeated group's members are the page's cards.
     cards: bool,
+    /// Whether the page is one product's (see
+    /// [`sells_a_product`](super::meta::PageSurvey::sells_a_product)).
+    product: bool,
 }
 
 impl<'p> Memo<'p> {
@@ -550,7 +553,18 @@ impl<'p> Memo<'p> {
             leaves: HashMap::new(),
             senses: HashMap::new(),
             cards: false,
+            product: false,
         }
+    }
+
+    /// Says whether the page is one product's: its customers' reviews are then chrome.
+    pub(crate) fn set_product(&mut self, product: bool) {
+        self.product = product;
+    }
+
+    /// Whether the page is one product's.
+    pub(crate) fn product(&self) -> bool {
+        self.product
     }
 
     /// The same, with link blocks, link lists and promotions that lie within the members of

@@ -275,6 +275,11 @@ const LAYOUT_WORDS: &[&str] = &[
     "widget",
 ];
 
+/// Words in class names and ids that mark a product's reviews: its customers' reviews and
+/// ratings, chrome on a product's page however much of it they fill (see
+/// [`Names::reviews`]).
+const REVIEW_WORDS: &[&str] = &["review", "reviews"];
+
 /// Words in class names and ids that mark content.
 const CONTENT_WORDS: &[&str] = &[
     "content", "article", "main", "body", "text", "story", "entry",
@@ -307,6 +312,8 @@ pub(crate) struct Names {
     pub(crate) content: bool,
     /// Reader comments (a thread, a comment, the comment form): removed however long.
     pub(crate) comments: bool,
+    /// A product's reviews: removed however long on a product's page.
+    pub(crate) reviews: bool,
 }
 
 impl Names {
@@ -318,6 +325,7 @@ impl Names {
             layout: self.layout || other.layout,
             content: self.content || other.content,
             comments: self.comments || other.comments,
+            reviews: self.reviews || other.reviews,
         }
     }
 }
@@ -365,6 +373,7 @@ impl Sense {
             let comments = lists & IN_COMMENT != 0 || phrases & IN_COMMENT_PHRASES != 0;
             // `comments-open` says what the post allows, not what the element is.
             names.comments |= comments && lists & IN_STATE == 0;
+            names.reviews |= lists & IN_REVIEW != 0;
             // A phrase names chrome unless the same name also says content
             // (`entry-content-read-more` is the content, folded).
             let strong = lists & IN_CHROME != 0 || (!content && phrases & IN_CHROME_PHRASES != 0);
@@ -407,9 +416,11 @@ const IN_CHROME_PHRASES: Lists = 1 << 11;
 const IN_META_PHRASES: Lists = 1 << 12;
 /// [`CONSENT_PHRASES`].
 const IN_CONSENT_PHRASES: Lists = 1 << 13;
+/// [`REVIEW_WORDS`].
+const IN_REVIEW: Lists = 1 << 14;
 
 /// The word lists, each with its bit.
-const WORD_LISTS: [(&[&str], Lists); 10] = [
+const WORD_LISTS: [(&[&str], Lists); 11] = [
     (CHROME_WORDS, IN_CHROME),
     (CONSENT_WORDS, IN_CONSENT),
     (LAYOUT_WORDS, IN_LAYOUT),
@@ -420,6 +431,7 @@ const WORD_LISTS: [(&[&str], Lists); 10] = [
     (META_WORDS, IN_META),
     (TAXONOMY_WORDS, IN_TAXONOMY),
     (ENTRY_WORDS, IN_ENTRY),
+    (REVIEW_WORDS, IN_REVIEW),
 ];
 
 /// The phrase lists, each with its bit.
@@ -1002,6 +1014,7 @@ mod tests {
                     content |= listed(CONTENT_WORDS, part);
                     comments |= listed(COMMENT_WORDS, part);
                     state |= listed(COMMENT_STATES, part);
+                    names.reviews |= listed(REVIEW_WORDS, part);
                 }
                 let (comment_phrase, chrome_phrase, consent_phrase) =
                     with_joined(token, |joined| {
