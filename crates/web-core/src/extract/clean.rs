@@ -490,4 +490,19 @@ mod tests {
         let out = text(&page(sells, "product-with-reviews"));
         assert!(out.contains("A vacuum insulated bottle"), "{out}");
     }
+
+    #[test]
+    fn a_streamed_segment_is_shown_and_other_hidden_elements_are_not() {
+        // A server-rendered page streams its late parts hidden, for its script to move them
+        // into place.
+        let out = text(
+            "<html><body><main><h1>K2 Keyboard</h1><template id=B:0></template></main>\
+             <div hidden id=S:0><h2>What you need to know</h2><p>The switches are quiet and \
+             the battery lasts a month.</p></div><div hidden id=S:x><p>Not a segment.</p>\
+             </div><div hidden><p>Hidden text.</p></div></body></html>",
+        );
+        assert!(out.contains("The switches are quiet"), "{out}");
+        assert!(!out.contains("Not a segment"), "{out}");
+        assert!(!out.contains("Hidden text"), "{out}");
+    }
 }

@@ -18,7 +18,9 @@ use super::tree::{attr, with_element};
 /// `display: none` / `visibility: hidden`.
 pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
     with_element(node, |e| {
-        if attr(e, "hidden").is_some() {
+        // A server-rendered page streams its late parts in hidden segments that its script
+        // moves into place (`<div hidden id="S:0">`): they are shown.
+        if attr(e, "hidden").is_some() && !attr(e, "id").is_some_and(is_streamed_segment) {
             return true;
         }
         if attr(e, "aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
@@ -34,6 +36,13 @@ pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
         })
     })
     .unwrap_or(false)
+}
+
+/// Whether an id is a streamed segment's (`S:` and a number), which a server-rendered page
+/// holds hidden until its script moves it into place.
+fn is_streamed_segment(id: &str) -> bool {
+    id.strip_prefix("S:")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Elements removed with everything in them.
