@@ -75,6 +75,9 @@ struct Frame {
     linked_heading: bool,
     /// Whether an `h1` lies inside (metadata never holds the headline).
     headline: bool,
+    /// Whether a heading below `h1` with text lies inside (a card's name: metadata never
+    /// holds one).
+    heading: bool,
     /// Whether the last visible text inside is in a link to another page.
     ends_in_link: bool,
     /// Whether the element is `pre` or `code`.
@@ -190,6 +193,7 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
                 away,
                 linked_heading: false,
                 headline: false,
+                heading: false,
                 ends_in_link: false,
                 code,
                 own_title,
@@ -217,6 +221,8 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
                         parent.ends_in_link = frame.ends_in_link;
                     }
                     parent.headline |= frame.headline || frame.own_title || node_is_h1(&node);
+                    parent.heading |=
+                        frame.heading || (frame.kind == Kind::Heading && frame.chars > 0);
                     parent.linked_heading |= frame.linked_heading
                         || (frame.kind == Kind::Heading
                             && !frame.own_title
@@ -896,7 +902,7 @@ fn is_boilerplate(f: &Frame) -> bool {
                 || is_teaser(f)
         }
         Kind::Card => is_teaser(f),
-        Kind::Meta => f.chars <= META_MAX_CHARS && !f.headline,
+        Kind::Meta => f.chars <= META_MAX_CHARS && !f.headline && !f.heading,
         Kind::Author => f.chars <= AUTHOR_MAX_CHARS && !f.headline,
         Kind::Paragraph => {
             let label = f.chars - f.link_chars;
@@ -1062,6 +1068,28 @@ mod tests {
         let text = render(body).join("\n");
         assert!(!text.contains("How to build project"), "{text}");
         assert!(text.contains("The committee met"), "{text}");
+    }
+
+    #[test]
+    fn a_caption_holding_a_heading_is_a_card_s_text_not_metadata() {
+        let base = Url::parse("https://example.com/shop").unwrap();
+        let cards: String = (0..4)
+            .map(|i| {
+                format!(
+                    "<li class=product><div class=product-caption><h3>Gear bag {i}</h3><p>A \
+                     bag for the gear of trip {i}.</p></div><div class=entry-meta>May {i}, \
+                     2024</div></li>"
+                )
+            })
+            .collect();
+        let doc = Document::from(format!(
+            "<html><body><ul class=products>{cards}</ul></body></html>"
+        ));
+        let body = doc.body().unwrap();
+        prune(body, &mut Memo::new(&base));
+        let text = render(body).join("\n");
+        assert!(text.contains("A bag for the gear of trip 3."), "{text}");
+        assert!(!text.contains("May 3, 2024"), "{text}");
     }
 
     #[test]
