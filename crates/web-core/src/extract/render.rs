@@ -107,7 +107,7 @@ fn image_text(alt: &str) -> Option<String> {
 }
 
 /// Elements that start and end a paragraph-like block.
-fn is_block(name: &str) -> bool {
+pub(crate) fn is_block(name: &str) -> bool {
     matches!(
         name,
         "p" | "div"

@@ -9,7 +9,7 @@ use dom_query::{Document, Element, NodeId, NodeRef};
 use dom_smoothie::{Config, Readability};
 
 use super::prune::TITLE_MARK;
-use super::render::collapse;
+use super::render::{collapse, is_block};
 use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
 use super::vocab::names_headline;
 
@@ -388,15 +388,30 @@ pub(crate) fn text_within(node: NodeRef<'_>, max: usize) -> Option<String> {
         if visible > max {
             return false;
         }
-        if let Step::Enter(n) = step {
-            with_text(&n, |t| {
-                visible += visible_len(t);
-                text.push_str(t);
-            });
+        match step {
+            Step::Enter(n) => {
+                if n.id != node.id {
+                    space_at_block(&n, &mut text);
+                }
+                with_text(&n, |t| {
+                    visible += visible_len(t);
+                    text.push_str(t);
+                });
+            }
+            Step::Leave(n, _) if n.id != node.id => space_at_block(&n, &mut text),
+            Step::Leave(..) => {}
         }
         true
     });
     (visible <= max).then_some(text)
+}
+
+/// A space where a block element (a `div` in a heading) starts or ends: its words are not
+/// run into the words beside it.
+fn space_at_block(node: &NodeRef<'_>, text: &mut String) {
+    if with_element(node, |e| is_block(&e.name.local)).unwrap_or(false) {
+        text.push(' ');
+    }
 }
 
 /// The most characters of a permalink's mark (`¶`, `#`, or `¶` read in the wrong encoding).
@@ -409,16 +424,20 @@ fn is_mark(text: &str) -> bool {
     text.chars().count() <= MARK_MAX_CHARS && !text.chars().any(|c| c.is_ascii_alphanumeric())
 }
 
-/// The text of a heading as it is shown, collapsed: a line break (`br`) between words is a
-/// space, and a permalink (a link within the page whose text is a mark, [`is_mark`]) is no
+/// The text of a heading as it is shown, collapsed: a line break (`br`) between words, and
+/// a block's start and end, are a space, and a permalink (a link within the page whose text is a mark, [`is_mark`]) is no
 /// part of it.
 fn shown_text(node: NodeRef<'_>) -> Option<String> {
     let mut text = String::new();
     walk(node, |step| {
+        if let Step::Leave(n, _) = &step {
+            space_at_block(n, &mut text);
+        }
         if let Step::Enter(n) = step {
             if n.has_name("br") {
                 text.push(' ');
             }
+            space_at_block(&n, &mut text);
             let permalink = with_element(&n, |e| {
                 &*e.name.local == "a" && attr(e, "href").is_some_and(|h| h.starts_with('#'))
             })
@@ -690,6 +709,20 @@ mod tests {
         let node = doc.select("#a").nodes()[0];
         assert_eq!(text_within(node, 6).as_deref(), Some("abc def"));
         assert_eq!(text_within(node, 5), None);
+        // A block inside a heading is not run into the words beside it.
+        let doc = parse(
+            "<html><body><h1 id=a><div><a href=/brand>Bershka</a></div><span>Faux leather \
+             jacket</span></h1></body></html>",
+        );
+        let node = doc.select("#a").nodes()[0];
+        assert_eq!(
+            heading_words(&text_within(node, 100).unwrap()),
+            ["bershka", "faux", "leather", "jacket"]
+        );
+        assert_eq!(
+            shown_text(node).as_deref(),
+            Some("Bershka Faux leather jacket")
+        );
     }
 
     #[test]
