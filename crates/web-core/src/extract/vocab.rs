@@ -10,20 +10,26 @@
 use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
-use dom_query::NodeRef;
+use dom_query::{Element, NodeRef};
 
 use super::tree::{attr, with_element};
 
-/// Whether an element is hidden by `hidden`, `aria-hidden="true"` or an inline
-/// `display: none` / `visibility: hidden`.
+/// Whether an element is hidden by `aria-hidden="true"`, or by `hidden` or an inline
+/// `display: none` / `visibility: hidden` unless it is a folded panel ([`is_folded_panel`])
+/// or a streamed segment ([`is_streamed_segment`]).
 pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
     with_element(node, |e| {
         // A server-rendered page streams its late parts in hidden segments that its script
         // moves into place (`<div hidden id="S:0">`): they are shown.
-        if attr(e, "hidden").is_some() && !attr(e, "id").is_some_and(is_streamed_segment) {
+        if attr(e, "aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
             return true;
         }
-        if attr(e, "aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
+        // A folded panel (a tab, an accordion's section) is hidden until the reader opens
+        // it: its text is the page's.
+        if is_folded_panel(e) {
+            return false;
+        }
+        if attr(e, "hidden").is_some() && !attr(e, "id").is_some_and(is_streamed_segment) {
             return true;
         }
         attr(e, "style").is_some_and(|s| {
@@ -36,6 +42,20 @@ pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
         })
     })
     .unwrap_or(false)
+}
+
+/// Whether an element is a panel a reader unfolds: a tab panel, an accordion's or a
+/// collapsible section (by role, or by a word of its class).
+fn is_folded_panel(e: &Element) -> bool {
+    attr(e, "role")
+        .is_some_and(|r| r.eq_ignore_ascii_case("tabpanel") || r.eq_ignore_ascii_case("region"))
+        || attr(e, "class").is_some_and(|c| {
+            c.split_ascii_whitespace().flat_map(words).any(|w| {
+                ["collapse", "collapsible", "accordion", "tabpanel"]
+                    .iter()
+                    .any(|p| w.eq_ignore_ascii_case(p))
+            })
+        })
 }
 
 /// Whether an id is a streamed segment's (`S:` and a number), which a server-rendered page
