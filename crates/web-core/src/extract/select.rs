@@ -360,7 +360,10 @@ fn widen(narrow: Vec<String>, containers: &Containers) -> Vec<String> {
 /// The fallback decision: the selection (its lines and visible characters, `None` when the
 /// page skipped or failed selection) unless it kept under a third of the body's
 /// `body_chars` and lost prose; then the page's main container when it holds enough of the
-/// body, else its prose `region`, when what they add is worth the noise. Returns the lines
+/// body, else its prose `region`, when what they add is worth the noise: any prose, from the
+/// container the page itself marks as its main content (a recipe's steps, a guide's entries
+/// each under its name, a question's answers); the article's own paragraphs rather than
+/// teasers, from a region found by its prose (see [`adds_article_text`]). Returns the lines
 /// and whether they are the fallback's.
 fn settle(
     selected: Option<(Vec<String>, usize)>,
@@ -381,15 +384,18 @@ fn settle(
         let chars = visible_chars(lines);
         chars > kept && chars >= (body_chars as f64 * CONTAINER_MIN_SHARE) as usize
     });
+    let own_container = whole.is_some();
     let whole = whole.or_else(region).unwrap_or_default();
     match selected {
         // The body's extra text is labels, menus and teasers, not prose: the selection lost
         // nothing worth the noise.
         Some((lines, _)) if lost_prose(&lines, &whole) < FALLBACK_MIN_PROSE => (lines, false),
-        // A selection of a tenth to less than a third of the body stays unless the body adds
-        // the article's text, not teasers and sidebar blocks.
+        // A selection of a tenth to less than a third of the body stays unless the page's own
+        // main container adds prose, or the prose region adds the article's text, not
+        // teasers and sidebar blocks.
         Some((lines, chars))
             if chars >= (body_chars as f64 * SELECTION_MIN_SHARE) as usize
+                && !own_container
                 && !adds_article_text(&lines, &whole) =>
         {
             (lines, false)
@@ -898,6 +904,52 @@ mod tests {
         ));
         // No heading says the title: no post.
         assert!(headline_post(&doc, Some("Winter"), &mut Memo::new(&base)).is_none());
+    }
+
+    #[test]
+    fn the_page_s_own_container_replaces_a_short_selection_when_it_adds_prose() {
+        let entry = |name: &str| {
+            format!(
+                "{name}\n\nThe {name} grows in deep shade and asks for little water, which is \
+                 why it suits the darker corners of a flat in winter."
+            )
+        };
+        let names = [
+            "Snake plant",
+            "ZZ plant",
+            "Spider plant",
+            "Cast-iron plant",
+            "Radiator plant",
+            "Parlour palm",
+        ];
+        let intro = "As the year begins our rooms can seem dark, but several plants thrive \
+                     there all the same, with leaves that brighten a drab corner.";
+        let guide = lines(&format!("{intro}\n\n{}", names.map(entry).join("\n\n")));
+        let selected = lines(intro);
+        let chars = visible_chars(&selected);
+        let body_chars = visible_chars(&guide) + 40;
+        // Each entry's paragraph lies under its short name, as a teaser's under its title:
+        // from the page's own container they are its content all the same…
+        let marked = Containers {
+            renders: [None, None, None, Some(guide.clone())],
+        };
+        let (out, whole) = settle(Some((selected.clone(), chars)), body_chars, &marked, || {
+            None
+        });
+        assert!(whole);
+        assert_eq!(out, guide);
+        // …while from a region found by its prose they may be teasers: the selection stays.
+        let unmarked = Containers {
+            renders: Default::default(),
+        };
+        let (out, whole) = settle(
+            Some((selected.clone(), chars)),
+            body_chars,
+            &unmarked,
+            || Some(guide.clone()),
+        );
+        assert!(!whole);
+        assert_eq!(out, selected);
     }
 
     #[test]
