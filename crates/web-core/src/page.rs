@@ -202,9 +202,10 @@ impl PageText {
     }
 
     /// The `web_fetch` answer: the header, the body cut head-only to at most
-    /// `max_chars` characters (the `max-chars` key) on a line boundary, and — when the
-    /// text stops early — a blank line and a `[truncated: …]` notice naming the cap and
-    /// the key that raises it. `search` is how the reader names the search of a whole
+    /// `max_chars` characters (the `max-chars` key) on a line boundary, then — when the
+    /// text is a small part of the page's — a blank line and the [`PARTIAL_NOTICE`], and
+    /// — when the text stops early — a blank line and a `[truncated: …]` notice naming the
+    /// cap and the key that raises it. `search` is how the reader names the search of a whole
     /// page with a pattern (a tool's name, or a command), which the notice points to.
     pub fn render(&self, max_chars: usize, search: &str) -> String {
         let body = self.body().join("\n");
@@ -231,6 +232,10 @@ impl PageText {
         let mut out = self.header().join("\n");
         out.push('\n');
         out.push_str(kept.trim_end());
+        if self.flags.partial {
+            out.push_str("\n\n");
+            out.push_str(PARTIAL_NOTICE);
+        }
         if let Some(notice) = notice {
             out.push_str("\n\n");
             out.push_str(&notice);
@@ -238,6 +243,12 @@ impl PageText {
         out
     }
 }
+
+/// The notice of an answer that holds a small part of the text its page shows
+/// ([`Flags::partial`]).
+pub const PARTIAL_NOTICE: &str = "[partial: this text is under a tenth of the text the page \
+shows; the rest was taken for menus, sidebars, comments or links and left out, and may hold \
+more of what you want]";
 
 /// The notice of a body the fetch cut, `kept` characters long.
 fn fetch_notice(cut: Truncation, kept: usize) -> String {

@@ -2,7 +2,8 @@
 //! ([`meta`](super::meta), [`title`](super::title)), the chrome and boilerplate filters
 //! ([`clean`](super::clean)), content selection with its widening and fallback
 //! ([`select`](super::select)), the headline and its dateline put back, the tail's chrome
-//! dropped, and the JavaScript-shell notice.
+//! dropped, the JavaScript-shell notice, and the flag of an answer that holds a small part
+//! of the page.
 
 use ::url::Url;
 use dom_query::Document;
@@ -37,6 +38,11 @@ const REGION_MIN_GROWTH: usize = 5;
 /// An answer that kept no prose gives way to the page's largest repeated group when that
 /// has at least this many times its visible characters.
 const GROUP_MIN_GROWTH: usize = 3;
+/// An answer is partial when the page shows at least this many times its visible
+/// characters…
+const PARTIAL_MIN_RATIO: usize = 10;
+/// …and at least this many visible characters.
+const PARTIAL_MIN_PAGE: usize = 1000;
 
 /// Extracts an HTML body, never answering a fragment of the page: an answer that kept no
 /// prose may have lost a page made of cards (a grid of products, a feed of posts each
@@ -47,13 +53,23 @@ const GROUP_MIN_GROWTH: usize = 3;
 /// of products named under headings, rows of results), gives way to the group, what it kept
 /// beside the group first (see [`group_region_text`]). An answer that still kept no prose
 /// gives way to the page's prose region when that holds much more (see
-/// [`region_replaces`]). The page's first `max_links` links are kept.
+/// [`region_replaces`]). An answer that still holds a small part of the text the page shows
+/// is flagged [`Flags::partial`] (see [`is_partial`]), never silently short. The page's
+/// first `max_links` links are kept.
 pub(crate) fn extract_html(body: &str, base: &Url, max_links: usize) -> Extracted {
-    let first = extract_pass(body, base, max_links, Memo::new(base));
+    let (first, shown) = extract_pass(body, base, max_links, Memo::new(base));
+    let mut answer = answer_of(body, base, max_links, first);
+    answer.flags.partial = !answer.flags.javascript_shell && is_partial(&answer.lines, shown);
+    answer
+}
+
+/// The answer of a page whose first pass answered `first`: that, unless it kept no prose
+/// (see [`extract_html`]).
+fn answer_of(body: &str, base: &Url, max_links: usize, first: Extracted) -> Extracted {
     if first.flags.javascript_shell || prose_chars(&first.lines) >= ANSWER_MIN_PROSE {
         return first;
     }
-    let cards = extract_pass(body, base, max_links, Memo::new(base).with_cards());
+    let (cards, _) = extract_pass(body, base, max_links, Memo::new(base).with_cards());
     let mut answer =
         if visible_chars(&cards.lines) >= visible_chars(&first.lines).max(1) * CARDS_MIN_GROWTH {
             cards
@@ -90,8 +106,14 @@ pub(crate) fn extract_html(body: &str, base: &Url, max_links: usize) -> Extracte
 }
 
 /// One pass of the pipeline over an HTML body, its boilerplate filter as `memo` says,
-/// keeping the page's first `max_links` links.
-fn extract_pass(body: &str, base: &Url, max_links: usize, mut memo: Memo<'_>) -> Extracted {
+/// keeping the page's first `max_links` links; with the visible characters the page shows
+/// (hidden and never-content elements aside).
+fn extract_pass(
+    body: &str,
+    base: &Url,
+    max_links: usize,
+    mut memo: Memo<'_>,
+) -> (Extracted, usize) {
     let Parsed { doc, flattened } = parse_page(body, DEPTH_LIMIT);
     // The page's marks and its title, read before any step changes the document.
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
@@ -164,7 +186,7 @@ fn extract_pass(body: &str, base: &Url, max_links: usize, mut memo: Memo<'_>) ->
         lines.push(JAVASCRIPT_SHELL_NOTICE.to_owned());
     }
 
-    Extracted {
+    let extracted = Extracted {
         title: page_title.title,
         lines,
         links,
@@ -176,7 +198,15 @@ fn extract_pass(body: &str, base: &Url, max_links: usize, mut memo: Memo<'_>) ->
             javascript_shell,
             ..Flags::default()
         },
-    }
+    };
+    (extracted, cleaned.all_chars)
+}
+
+/// Whether an answer of these `lines` holds a small part of a page that shows `shown`
+/// visible characters: under [`PARTIAL_MIN_RATIO`]th of them, of at least
+/// [`PARTIAL_MIN_PAGE`].
+fn is_partial(lines: &[String], shown: usize) -> bool {
+    shown >= PARTIAL_MIN_PAGE && visible_chars(lines) * PARTIAL_MIN_RATIO < shown
 }
 
 /// Whether the page's prose `region` replaces an `answer` that kept little prose: the answer
@@ -295,6 +325,15 @@ mod tests {
         let text = out.lines.join("\n");
         assert!(text.contains("I hope to approach Monday"), "{text}");
         assert!(!text.contains("Month 7 of the archive"), "{text}");
+    }
+
+    #[test]
+    fn an_answer_under_a_tenth_of_a_page_of_some_size_is_partial() {
+        let answer = vec!["x".repeat(99)];
+        assert!(is_partial(&answer, 1000));
+        assert!(!is_partial(&answer, 990));
+        // A small page whose answer is short is not.
+        assert!(!is_partial(&["x".repeat(50)], 900));
     }
 
     #[test]

@@ -95,6 +95,10 @@ pub struct Flags {
     pub flattened: bool,
     /// JSON that arrived minified and was pretty-printed.
     pub reformatted: bool,
+    /// The text holds a small part of the text the page shows (under a tenth of its visible
+    /// characters, hidden elements aside): the rest was taken for chrome (menus, sidebars,
+    /// reader comments, related links) and left out, and may hold what the reader wants.
+    pub partial: bool,
 }
 
 /// The line appended to the text of a page that looks like a JavaScript application shell.

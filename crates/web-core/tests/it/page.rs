@@ -7,7 +7,7 @@ use mcp_web_core::ErrorKind;
 use mcp_web_core::error::Error;
 use mcp_web_core::fetch::{FetchOptions, Page};
 use mcp_web_core::media::Kind;
-use mcp_web_core::page::PageText;
+use mcp_web_core::page::{PARTIAL_NOTICE, PageText};
 use mcp_web_core::transport::StaticResolver;
 use mcp_web_core::url::CheckedUrl;
 use tokio_util::sync::CancellationToken;
@@ -32,11 +32,23 @@ async fn site() -> Server {
                     "text/html",
                     b"<title>Numbered</title><article><h1>Numbered</h1><p>First paragraph of prose.</p><p>Second paragraph of prose.</p><p>Third paragraph of prose.</p></article>",
                 ),
+                "/partial" => body_of("text/html", partial_page().as_bytes()),
                 _ => vec![Step::Write(response(404, &[], b""))],
             }
         }),
     )
     .await
+}
+
+/// A short article beside a long menu: the answer is a small part of the page's text.
+fn partial_page() -> String {
+    let menu =
+        "<li><a href=/s>A menu entry with a long label for one of the site's sections</a></li>"
+            .repeat(40);
+    format!(
+        "<title>Short</title><body><nav><ul>{menu}</ul></nav><article><h1>Short</h1><p>The \
+         article's one paragraph, which says little.</p></article></body>"
+    )
 }
 
 async fn get(server: &Server, path: &str, options: FetchOptions) -> Result<Page, Error> {
@@ -153,4 +165,24 @@ async fn a_body_cut_by_the_byte_cap_loses_its_unfinished_line_only() {
     let rendered = text.render(usize::MAX, "web_grep");
     assert!(rendered.ends_with("byte cap of 4096 bytes was reached; the rest of the page was not fetched; raise max-bytes to keep more]"), "{rendered}");
     assert_numbers_agree(&text, &rendered);
+}
+
+#[tokio::test]
+async fn an_answer_that_is_a_small_part_of_its_page_says_so() {
+    let server = site().await;
+    let page = get(&server, "/partial", quick_options()).await.unwrap();
+    let text = PageText::new(&page);
+    assert!(text.flags().partial);
+    let answer = text.render(usize::MAX, "web_grep");
+    assert!(
+        answer.ends_with(&format!("says little.\n\n{PARTIAL_NOTICE}")),
+        "{answer}"
+    );
+    // The notice is no line of the text: web_grep's numbers are web_fetch's.
+    assert!(!text.lines().iter().any(|l| l == PARTIAL_NOTICE));
+    // A page whose text is its article has no notice.
+    let page = get(&server, "/article", quick_options()).await.unwrap();
+    let text = PageText::new(&page);
+    assert!(!text.flags().partial);
+    assert!(!text.render(usize::MAX, "web_grep").contains("[partial"));
 }
