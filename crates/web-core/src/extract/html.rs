@@ -37,7 +37,7 @@ const CARDS_MIN_GROWTH: usize = 2;
 const REGION_MIN_GROWTH: usize = 5;
 /// An answer that kept no prose gives way to the page's largest repeated group when that
 /// has at least this many times its visible characters.
-const GROUP_MIN_GROWTH: usize = 3;
+const GROUP_MIN_GROWTH: usize = 2;
 /// An answer is partial when the page shows at least this many times its visible
 /// characters…
 const PARTIAL_MIN_RATIO: usize = 10;
@@ -334,6 +334,35 @@ mod tests {
         assert!(!is_partial(&answer, 990));
         // A small page whose answer is short is not.
         assert!(!is_partial(&["x".repeat(50)], 900));
+    }
+
+    #[test]
+    fn a_grid_shown_in_part_gives_way_to_the_whole_grid() {
+        let base = Url::parse("https://example.com/collections/candles").unwrap();
+        // Prices shown on the first nine tiles of twenty-two: the answer kept those.
+        let tiles: String = (0..22)
+            .map(|i| {
+                let price = if i < 9 {
+                    format!("<p class=price><span>${i}.00</span></p>")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "<div class=grid-tile><div class=product-tile><a href=/shop/candle-{i}>\
+                     <div class=media><img src=/i/{i}.jpg alt='Candle {i}'></div><h2>\
+                     Hand-poured candle number {i} in a glass jar</h2></a>{price}</div></div>"
+                )
+            })
+            .collect();
+        let page = format!(
+            "<html><head><title>Candles</title></head><body><h1>Candles</h1><div \
+             class=grid><div class=inner>{tiles}</div></div></body></html>"
+        );
+        let out = extract_html(&page, &base, usize::MAX);
+        let text = out.lines.join("\n");
+        for i in [0, 8, 15, 21] {
+            assert!(text.contains(&format!("candle number {i} in")), "{text}");
+        }
     }
 
     #[test]
