@@ -4,7 +4,7 @@
 //! [`PageText::new`] runs the extractor once over a fetched [`Page`] and lays out the lines
 //! of the answer: the header (`# Title`, then `Retrieved from <final url>` when a redirect
 //! moved the page, then a blank line) and the body (the extracted text, without the
-//! unfinished last line of a body the byte cap or a deadline cut). Line `n` (1-based) of
+//! unfinished last line of a body the byte cap, the element cap or a deadline cut). Line `n` (1-based) of
 //! [`PageText::lines`] is line `n` of what `web_fetch` shows, so anything that numbers
 //! lines from here (`web_grep`) agrees with `web_fetch` by construction, also for the
 //! lines past the `max-chars` cut that `web_fetch` does not show. A tool call extracts
@@ -26,7 +26,7 @@
 use ::url::Url;
 
 use crate::error::{Deadline, Error, Phase, seconds};
-use crate::extract::{BodyKind, Extracted, Flags};
+use crate::extract::{BYTES_PER_ELEMENT, BodyKind, Extracted, Flags};
 use crate::fetch::{Allowance, Page, Truncation};
 use crate::key::ConfigKey;
 use crate::url::CheckedUrl;
@@ -126,7 +126,15 @@ impl PageText {
         } else {
             body
         };
-        if page.truncated.is_some() && body.len() > 1 {
+        // The element cap cuts the page before the byte cap would.
+        let cut = if flags.elements_cut {
+            Some(Truncation::Elements {
+                limit: page.max_elements,
+            })
+        } else {
+            page.truncated
+        };
+        if cut.is_some() && body.len() > 1 {
             // The last line of a cut body is unfinished (a body of one line keeps it).
             body.pop();
         }
@@ -144,7 +152,7 @@ impl PageText {
             final_url: page.final_url.clone(),
             lines,
             header_len,
-            cut: page.truncated,
+            cut,
             links,
             kind,
             flags,
@@ -222,6 +230,9 @@ impl PageText {
                     "; the {key} of {} had already cut the page, so raise {key} too",
                     seconds(limit)
                 ),
+                Some(Truncation::Elements { limit }) => format!(
+                    "; the cap of {limit} elements had already cut the page, so raise max-bytes too"
+                ),
                 None => String::new(),
             };
             notice = Some(format!(
@@ -259,6 +270,9 @@ fn fetch_notice(cut: Truncation, kept: usize) -> String {
         Truncation::Deadline { key, limit } => format!(
             "[truncated: kept the first {kept} characters because the {key} of {} ran out while reading the body; the rest of the page was not fetched; raise {key} to wait longer]",
             seconds(limit)
+        ),
+        Truncation::Elements { limit } => format!(
+            "[truncated: kept the first {kept} characters because the page has more than {limit} elements, the most the server builds for its byte cap (one per {BYTES_PER_ELEMENT} bytes of max-bytes); the rest of the page was not read; raise max-bytes to keep more]"
         ),
     }
 }

@@ -55,21 +55,39 @@ const PARTIAL_MIN_PAGE: usize = 1000;
 /// gives way to the page's prose region when that holds much more (see
 /// [`region_replaces`]). An answer that still holds a small part of the text the page shows
 /// is flagged [`Flags::partial`] (see [`is_partial`]), never silently short. The page's
-/// first `max_links` links are kept.
-pub(crate) fn extract_html(body: &str, base: &Url, max_links: usize) -> Extracted {
-    let (first, shown) = extract_pass(body, base, max_links, Memo::new(base));
-    let mut answer = answer_of(body, base, max_links, first);
+/// first `max_links` links are kept, and its markup read up to its first `max_elements`
+/// elements.
+pub(crate) fn extract_html(
+    body: &str,
+    base: &Url,
+    max_links: usize,
+    max_elements: usize,
+) -> Extracted {
+    let (first, shown) = extract_pass(body, base, max_links, max_elements, Memo::new(base));
+    let mut answer = answer_of(body, base, max_links, max_elements, first);
     answer.flags.partial = !answer.flags.javascript_shell && is_partial(&answer.lines, shown);
     answer
 }
 
 /// The answer of a page whose first pass answered `first`: that, unless it kept no prose
 /// (see [`extract_html`]).
-fn answer_of(body: &str, base: &Url, max_links: usize, first: Extracted) -> Extracted {
+fn answer_of(
+    body: &str,
+    base: &Url,
+    max_links: usize,
+    max_elements: usize,
+    first: Extracted,
+) -> Extracted {
     if first.flags.javascript_shell || prose_chars(&first.lines) >= ANSWER_MIN_PROSE {
         return first;
     }
-    let (cards, _) = extract_pass(body, base, max_links, Memo::new(base).with_cards());
+    let (cards, _) = extract_pass(
+        body,
+        base,
+        max_links,
+        max_elements,
+        Memo::new(base).with_cards(),
+    );
     let mut answer =
         if visible_chars(&cards.lines) >= visible_chars(&first.lines).max(1) * CARDS_MIN_GROWTH {
             cards
@@ -80,7 +98,7 @@ fn answer_of(body: &str, base: &Url, max_links: usize, first: Extracted) -> Extr
         // A page made of a repeated group (a grid of products, rows of results) whose
         // selection kept a label beside it: the group, when it holds much more.
         let mut memo = Memo::new(base).with_cards();
-        let doc = cleaned_again(body, answer.title.as_deref(), &mut memo);
+        let doc = cleaned_again(body, max_elements, answer.title.as_deref(), &mut memo);
         if let Some(mut group) = group_region_text(&doc, &mut memo) {
             drop_tail_chrome(&mut group);
             if visible_chars(&group) >= visible_chars(&answer.lines).max(1) * GROUP_MIN_GROWTH {
@@ -93,7 +111,7 @@ fn answer_of(body: &str, base: &Url, max_links: usize, first: Extracted) -> Extr
         // Selection and the fallback kept a fragment (a page of many short sections): the
         // prose region of the page, cleaned again, when it holds much more.
         let mut memo = Memo::new(base);
-        let doc = cleaned_again(body, answer.title.as_deref(), &mut memo);
+        let doc = cleaned_again(body, max_elements, answer.title.as_deref(), &mut memo);
         let mut region = prose_region_text(&doc, &mut memo);
         drop_comment_section(&mut region);
         drop_tail_chrome(&mut region);
@@ -106,15 +124,21 @@ fn answer_of(body: &str, base: &Url, max_links: usize, first: Extracted) -> Extr
 }
 
 /// One pass of the pipeline over an HTML body, its boilerplate filter as `memo` says,
-/// keeping the page's first `max_links` links; with the visible characters the page shows
-/// (hidden and never-content elements aside).
+/// keeping the page's first `max_links` links and reading its first `max_elements`
+/// elements; with the visible characters the page shows (hidden and never-content elements
+/// aside).
 fn extract_pass(
     body: &str,
     base: &Url,
     max_links: usize,
+    max_elements: usize,
     mut memo: Memo<'_>,
 ) -> (Extracted, usize) {
-    let Parsed { doc, flattened } = parse_page(body, DEPTH_LIMIT);
+    let Parsed {
+        doc,
+        flattened,
+        cut,
+    } = parse_page(body, DEPTH_LIMIT, max_elements);
     // The page's marks and its title, read before any step changes the document.
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
     let (doc, readable) = readable_title(doc, url);
@@ -145,8 +169,9 @@ fn extract_pass(
     // document.
     let product = marks.product(&doc);
 
-    // Selection, widening and the fallback.
-    let selectable = fits(marks.depth, marks.elements);
+    // Selection, widening and the fallback. A page cut at its count of elements is too
+    // large for selection, which copies the tree: it falls back as a deep or large one does.
+    let selectable = !cut && fits(marks.depth, marks.elements);
     let MainText {
         mut lines,
         whole_body,
@@ -157,7 +182,7 @@ fn extract_pass(
         cleaned.text_chars,
         title,
         &mut memo,
-        |memo| cleaned_again(body, title, memo),
+        |memo| cleaned_again(body, max_elements, title, memo),
     );
 
     // The headline and its dateline, when selection dropped them.
@@ -196,6 +221,7 @@ fn extract_pass(
             flattened,
             whole_body,
             javascript_shell,
+            elements_cut: cut,
             ..Flags::default()
         },
     };
@@ -241,8 +267,13 @@ fn beside_group(answer: Vec<String>, group: Vec<String>) -> Vec<String> {
 
 /// The page parsed, its title headings marked, and cleaned again: for the rare page whose
 /// prose region the fallback needs after selection consumed the one document.
-fn cleaned_again(body: &str, title: Option<&str>, memo: &mut Memo<'_>) -> Document {
-    let doc = parse_page(body, DEPTH_LIMIT).doc;
+fn cleaned_again(
+    body: &str,
+    max_elements: usize,
+    title: Option<&str>,
+    memo: &mut Memo<'_>,
+) -> Document {
+    let doc = parse_page(body, DEPTH_LIMIT, max_elements).doc;
     if let Some(title) = title {
         mark_title_headings(&doc, title);
     }
@@ -306,7 +337,7 @@ mod tests {
              class=toolbar><span>22 products</span></div><div class=grid><div class=inner>\
              {tiles}</div></div></body></html>"
         );
-        let out = extract_html(&page, &base, usize::MAX);
+        let out = extract_html(&page, &base, usize::MAX, usize::MAX);
         let text = out.lines.join("\n");
         for i in [0, 7, 21] {
             assert!(text.contains(&format!("candle number {i} in")), "{text}");
@@ -321,7 +352,7 @@ mod tests {
              <p>I hope to approach Monday with the attitude of this little guy.</p></div>\
              <div id=sidebar><ul>{months}</ul></div></body></html>"
         );
-        let out = extract_html(&page, &base, usize::MAX);
+        let out = extract_html(&page, &base, usize::MAX, usize::MAX);
         let text = out.lines.join("\n");
         assert!(text.contains("I hope to approach Monday"), "{text}");
         assert!(!text.contains("Month 7 of the archive"), "{text}");
@@ -358,7 +389,7 @@ mod tests {
             "<html><head><title>Candles</title></head><body><h1>Candles</h1><div \
              class=grid><div class=inner>{tiles}</div></div></body></html>"
         );
-        let out = extract_html(&page, &base, usize::MAX);
+        let out = extract_html(&page, &base, usize::MAX, usize::MAX);
         let text = out.lines.join("\n");
         for i in [0, 8, 15, 21] {
             assert!(text.contains(&format!("candle number {i} in")), "{text}");
@@ -377,7 +408,7 @@ mod tests {
              <p>{p}</p><p>{p}</p></div></div></body></html>",
             p = para.repeat(3)
         );
-        let out = extract_html(&page, &base, usize::MAX);
+        let out = extract_html(&page, &base, usize::MAX, usize::MAX);
         let at = out
             .lines
             .iter()
@@ -399,7 +430,7 @@ mod tests {
         );
         // Without a date, a byline is not put back.
         let page = page.replace("November 12th, 2012 by ", "");
-        let out = extract_html(&page, &base, usize::MAX);
+        let out = extract_html(&page, &base, usize::MAX, usize::MAX);
         assert!(
             !out.lines.iter().any(|l| l.contains("Linda Bustos")),
             "{:?}",

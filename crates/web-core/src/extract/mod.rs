@@ -48,6 +48,12 @@ use ::url::Url;
 
 use crate::media;
 
+pub use parse::{BYTES_PER_ELEMENT, MIN_ELEMENTS, max_elements};
+
+/// The elements a page may build when no byte cap is given ([`extract`], [`extract_as`]):
+/// those of `max-bytes`' default, 2 MiB.
+pub const DEFAULT_MAX_ELEMENTS: usize = 2 * 1024 * 1024 / BYTES_PER_ELEMENT;
+
 /// What [`extract`] found in a body.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Extracted {
@@ -99,6 +105,9 @@ pub struct Flags {
     /// characters, hidden elements aside): the rest was taken for chrome (menus, sidebars,
     /// reader comments, related links) and left out, and may hold what the reader wants.
     pub partial: bool,
+    /// The page has more elements than its byte cap lets the extractor build (see
+    /// [`max_elements`]): its markup was read up to the last one, and the text stops there.
+    pub elements_cut: bool,
 }
 
 /// The line appended to the text of a page that looks like a JavaScript application shell.
@@ -132,23 +141,26 @@ pub fn extract(body: &str, content_type: &str, base: &Url) -> Extracted {
 }
 
 /// Extracts a body whose kind is already known (a fetched page carries the kind the
-/// media classifier gave it, so it is not classified twice).
+/// media classifier gave it, so it is not classified twice). An HTML page builds at most
+/// [`DEFAULT_MAX_ELEMENTS`] elements.
 #[must_use]
 pub fn extract_as(body: &str, kind: BodyKind, base: &Url) -> Extracted {
-    extract_keeping(body, kind, base, usize::MAX)
+    extract_keeping(body, kind, base, usize::MAX, DEFAULT_MAX_ELEMENTS)
 }
 
 /// Extracts as [`extract_as`] does, keeping the first `max_links` links of the page (a
-/// walk reads no more of them, and a page may name hundreds of thousands).
+/// walk reads no more of them, and a page may name hundreds of thousands) and building at
+/// most `max_elements` elements of an HTML page (see [`max_elements`]).
 pub(crate) fn extract_keeping(
     body: &str,
     kind: BodyKind,
     base: &Url,
     max_links: usize,
+    max_elements: usize,
 ) -> Extracted {
     let body = body.strip_prefix('\u{feff}').unwrap_or(body);
     match kind {
-        BodyKind::Html => html::extract_html(body, base, max_links),
+        BodyKind::Html => html::extract_html(body, base, max_links, max_elements),
         BodyKind::Text => text::extract_text(body),
         BodyKind::Json => text::extract_json(body),
         BodyKind::Xml => xml::extract_xml(body, base, max_links),

@@ -2,7 +2,9 @@
 //! parser's error reports.
 //!
 //! The tokens ([`tokens`]) leave out comments, the code of scripts and style sheets and the
-//! attributes nothing reads, and the start tags nested too deep to build in bounded time.
+//! attributes nothing reads, the start tags nested too deep to build in bounded time, and
+//! the markup past the count of elements the page may build (its tree is a few hundred
+//! bytes an element: [`max_elements`]).
 //!
 //! The tree builder reports every parse error to the tree it builds, and the document type
 //! keeps each report in a list, one formatted string per error. A hostile page is
@@ -23,32 +25,58 @@ use super::tokens::{self, Leave};
 /// Start tags nested deeper than this (by the estimate of [`Leave::depth`]) are left out.
 pub(crate) const DEPTH_LIMIT: usize = 256;
 
+/// Bytes of `max-bytes` per element a page may build: a page's tree holds one element at
+/// most per this many bytes of the cap, so its memory is a small multiple of the cap however
+/// dense the markup (tens of thousands of links in two megabytes). The densest page of the
+/// development sets has one element per 128 bytes of its own size.
+pub const BYTES_PER_ELEMENT: usize = 128;
+
+/// Elements a page may build whatever the cap: a small cap still reads a page's head and
+/// first screens.
+pub const MIN_ELEMENTS: usize = 4096;
+
+/// The elements (start tags) a page read within a byte cap of `max_bytes` may build.
+#[must_use]
+pub fn max_elements(max_bytes: usize) -> usize {
+    (max_bytes / BYTES_PER_ELEMENT).max(MIN_ELEMENTS)
+}
+
 /// A page parsed.
 pub(crate) struct Parsed {
     /// The document, without what nothing reads.
     pub(crate) doc: Document,
     /// Whether start tags nested deeper than the limit were left out.
     pub(crate) flattened: bool,
+    /// Whether the markup had more elements than allowed: the document stops at the last.
+    pub(crate) cut: bool,
 }
 
 /// Parses `html` as `Document::from` does (scripting disabled), without the comments, the
 /// code of scripts (but JSON data islands) and style sheets, the attributes nothing reads
 /// and the parser's error reports; the start tags nested deeper than `depth` are left out,
-/// their text kept.
-pub(crate) fn parse_page(html: &str, depth: usize) -> Parsed {
+/// their text kept, and the markup ends before the start tag past the first `elements`.
+pub(crate) fn parse_page(html: &str, depth: usize, elements: usize) -> Parsed {
     let opts = TreeBuilderOpts {
         scripting_enabled: false,
         ..TreeBuilderOpts::default()
     };
-    let leave = Leave { inert: true, depth };
-    let (Quiet(doc), flattened) = tokens::build(html, Quiet(Document::default()), opts, leave);
-    Parsed { doc, flattened }
+    let leave = Leave {
+        inert: true,
+        depth,
+        elements,
+    };
+    let (Quiet(doc), left) = tokens::build(html, Quiet(Document::default()), opts, leave);
+    Parsed {
+        doc,
+        flattened: left.flattened,
+        cut: left.cut,
+    }
 }
 
-/// Parses `html` as [`parse_page`] does, nesting left as it is: for tests.
+/// Parses `html` as [`parse_page`] does, nesting and elements left as they are: for tests.
 #[cfg(test)]
 pub(crate) fn parse(html: &str) -> Document {
-    parse_page(html, usize::MAX).doc
+    parse_page(html, usize::MAX, usize::MAX).doc
 }
 
 /// The document as a tree sink, its error reports dropped; every other call is the

@@ -14,7 +14,9 @@
 //! large part of a page's markup and never its text: [`Leave::inert`] leaves them out of the
 //! tokens, so the document never holds them and no copy of it copies them. And since tree
 //! construction costs time proportional to the depth for every tag, [`Leave::depth`] bounds
-//! it: start tags nested deeper are left out, their text kept.
+//! it: start tags nested deeper are left out, their text kept. A document's tree costs a few
+//! hundred bytes an element, whatever the markup's size: [`Leave::elements`] bounds it, the
+//! tokens ending at the start tag past the bound (the document read up to there).
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -42,23 +44,36 @@ pub(crate) struct Leave {
     /// the last [`END_TAG_SEARCH`], void elements, self-closed tags and raw text open none,
     /// and a `p`, `li`, `td`… closes an open sibling of its name.
     pub(crate) depth: usize,
+    /// Start tags given to the tree builder at most: the tokens end before the next one,
+    /// as if the markup ended there.
+    pub(crate) elements: usize,
+}
+
+/// What [`build`] left out of a document.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Left {
+    /// Start tags nested deeper than [`Leave::depth`] were left out, their text kept.
+    pub(crate) flattened: bool,
+    /// The markup had more start tags than [`Leave::elements`]: what follows the last one
+    /// given was left out.
+    pub(crate) cut: bool,
 }
 
 /// How many open elements an end tag may search back through to find its start tag.
 const END_TAG_SEARCH: usize = 64;
 
 /// Builds the document `sink` makes of `html` with the tree builder's `opts`, the tokens
-/// leaving out what `leave` says (a leading byte order mark is not text); with whether
-/// start tags nested too deep were left out.
+/// leaving out what `leave` says (a leading byte order mark is not text); with what was
+/// left out for the depth and the count of elements.
 pub(crate) fn build<S: TreeSink>(
     html: &str,
     sink: S,
     opts: TreeBuilderOpts,
     leave: Leave,
-) -> (S::Output, bool) {
+) -> (S::Output, Left) {
     let html = html.strip_prefix('\u{FEFF}').unwrap_or(html);
     let builder = TreeBuilder::new(sink, opts);
-    let flattened = Cell::new(false);
+    let left = Cell::new(Left::default());
     let feed = Feed {
         builder: &builder,
         leave,
@@ -68,11 +83,12 @@ pub(crate) fn build<S: TreeSink>(
         next: None,
         code: false,
         open: Vec::new(),
-        flattened: &flattened,
+        given: 0,
+        left: &left,
     };
     // Reading a string cannot fail.
     let Ok(()) = Tokenizer::new_with_emitter(html, Steer(CallbackEmitter::new(feed))).finish();
-    (builder.sink.finish(), flattened.get())
+    (builder.sink.finish(), left.get())
 }
 
 /// The tokens, as html5ever's tokenizer makes them, given to the tree builder but for what
@@ -95,8 +111,10 @@ struct Feed<'a, S: TreeSink> {
     code: bool,
     /// The open elements by the estimate of the nesting ([`Leave::depth`]).
     open: Vec<LocalName>,
-    /// Whether a start tag was left out for its depth.
-    flattened: &'a Cell<bool>,
+    /// Start tags given so far.
+    given: usize,
+    /// What was left out so far: once `cut`, no token but the end of file is given.
+    left: &'a Cell<Left>,
 }
 
 impl<S: TreeSink> Feed<'_, S> {
@@ -138,11 +156,23 @@ impl<S: TreeSink> Feed<'_, S> {
 
     /// A start tag read whole: given, unless too deep.
     fn start_tag(&mut self, tag: Tag) {
-        if !self.within_depth(&tag.name, tag.self_closing) {
-            self.flattened.set(true);
+        if self.given >= self.leave.elements {
+            self.left.set(Left {
+                cut: true,
+                ..self.left.get()
+            });
             self.next = None;
             return;
         }
+        if !self.within_depth(&tag.name, tag.self_closing) {
+            self.left.set(Left {
+                flattened: true,
+                ..self.left.get()
+            });
+            self.next = None;
+            return;
+        }
+        self.given += 1;
         let code = self.leave.inert
             && match tag.name {
                 local_name!("style") => true,
@@ -253,6 +283,9 @@ fn tag(kind: TagKind, name: &[u8]) -> Tag {
 
 impl<S: TreeSink> Callback<Infallible, ()> for Feed<'_, S> {
     fn handle_event(&mut self, event: CallbackEvent<'_>, _: Span<()>) -> Option<Infallible> {
+        if self.left.get().cut {
+            return None;
+        }
         match event {
             CallbackEvent::OpenStartTag { name } => {
                 let tag = tag(TagKind::StartTag, name);
@@ -456,6 +489,7 @@ mod tests {
         let leave = Leave {
             inert: false,
             depth: usize::MAX,
+            elements: usize::MAX,
         };
         dump(&build(html, Document::default(), opts(), leave).0)
     }
@@ -465,6 +499,7 @@ mod tests {
         let leave = Leave {
             inert: true,
             depth: usize::MAX,
+            elements: usize::MAX,
         };
         dump(&build(html, Document::default(), opts(), leave).0)
     }
@@ -614,9 +649,13 @@ mod tests {
     /// The document built without what nothing reads and start tags deeper than `depth`,
     /// dumped; with whether any was left out.
     fn within(html: &str, depth: usize) -> (String, bool) {
-        let leave = Leave { inert: true, depth };
-        let (doc, flattened) = build(html, Document::default(), opts(), leave);
-        (dump(&doc), flattened)
+        let leave = Leave {
+            inert: true,
+            depth,
+            elements: usize::MAX,
+        };
+        let (doc, left) = build(html, Document::default(), opts(), leave);
+        (dump(&doc), left.flattened)
     }
 
     #[test]
@@ -769,6 +808,47 @@ mod tests {
             within(&deep, 2),
             (dump(&reference("<div class=c><div class=c>t")), true)
         );
+    }
+
+    /// The document built without what nothing reads and with at most `elements` start
+    /// tags given, dumped; with what was left out.
+    fn counted(html: &str, elements: usize) -> (String, Left) {
+        let leave = Leave {
+            inert: true,
+            depth: usize::MAX,
+            elements,
+        };
+        let (doc, left) = build(html, Document::default(), opts(), leave);
+        (dump(&doc), left)
+    }
+
+    #[test]
+    fn the_markup_ends_at_the_start_tag_past_the_count_of_elements() {
+        let page = "<p>a<b>b</b></p><p>c<!-- x --><br>d</p><p>e";
+        // Five start tags: all given when six may be.
+        assert_eq!(counted(page, 6), (left(page), Left::default()));
+        // Three: the document ends before the fourth (`br`), its text and what follows
+        // left out with it; the elements the tree builder makes itself do not count.
+        assert_eq!(
+            counted(page, 3),
+            (
+                dump(&reference("<p>a<b>b</b></p><p>c</p>")),
+                Left {
+                    cut: true,
+                    ..Left::default()
+                }
+            )
+        );
+        // A page of tens of thousands of links is a tree of as many elements as allowed.
+        let links = "<a href=/x>x</a>".repeat(20_000);
+        let leave = Leave {
+            inert: true,
+            depth: usize::MAX,
+            elements: 100,
+        };
+        let (doc, left) = build(&links, Document::default(), opts(), leave);
+        assert!(left.cut);
+        assert_eq!(doc.select("a").length(), 100);
     }
 
     /// Pieces of markup where tokenizing is tricky. Not `pre` or `listing`: see

@@ -126,6 +126,12 @@ pub enum Truncation {
         /// That budget.
         limit: Duration,
     },
+    /// The page has more elements than `max-bytes` lets the extractor build
+    /// ([`extract::max_elements`]): its text stops at the last one read.
+    Elements {
+        /// The elements read.
+        limit: usize,
+    },
 }
 
 /// One fetched page: its decoded text and what is known about it.
@@ -158,6 +164,9 @@ pub struct Page {
     /// The page's extraction once made, shared by the page's clones: a page kept in the
     /// cache is extracted once, not at every hit.
     pub(crate) extraction: Extraction,
+    /// The elements the extractor may build of the page ([`extract::max_elements`] of the
+    /// call's `max-bytes`).
+    pub(crate) max_elements: usize,
 }
 
 /// A fetched page's body, one meaning per variant.
@@ -275,8 +284,8 @@ impl Page {
     }
 
     /// The page run through the extractor as [`Page::extract`] does, keeping its first
-    /// `max_links` links. An extraction that left links out is not the page's whole: it
-    /// is not kept with the page.
+    /// `max_links` links. An extraction that left links or elements out is not the page's
+    /// whole: it is not kept with the page.
     pub(crate) fn extract_keeping(&self, max_links: usize) -> Extracted {
         if let Some(made) = self.extraction.0.get() {
             let mut made = made.clone();
@@ -284,12 +293,18 @@ impl Page {
             return made;
         }
         let text = self.body.text();
-        let mut extracted =
-            extract::extract_keeping(text, self.kind, self.final_url.url(), max_links);
+        let mut extracted = extract::extract_keeping(
+            text,
+            self.kind,
+            self.final_url.url(),
+            max_links,
+            self.max_elements,
+        );
         if let Some(title) = self.body.title() {
             extracted.title = Some(title.to_owned());
         }
         if extracted.links.len() < max_links
+            && !extracted.flags.elements_cut
             && extraction_bytes(&extracted) <= text.len() + EXTRACTION_SLACK
         {
             // Another clone may have made it meanwhile: the same lines either way.
@@ -496,6 +511,7 @@ impl Fetcher {
                                 final_url: current,
                                 chain,
                                 cached: true,
+                                max_elements: extract::max_elements(self.text_cap(call)),
                                 ..Page::clone(page)
                             },
                             // `next_hop` follows every stored redirect.
@@ -746,6 +762,7 @@ impl Fetcher {
             truncated,
             cached: false,
             extraction: Extraction::default(),
+            max_elements: extract::max_elements(self.text_cap(call)),
         })
     }
 }
@@ -948,7 +965,8 @@ async fn read_pdf(
                 limit,
             }));
         }
-        None => {}
+        // Reading a body counts no elements.
+        Some(Truncation::Elements { .. }) | None => {}
     }
     let size = bytes.len();
     match pdf::read(bytes, pdf_cap, budget.deadline).await {

@@ -193,3 +193,47 @@ async fn a_grant_does_not_follow_a_redirect_to_another_port() {
     assert_eq!(server.hits(), 1);
     assert_eq!(other.connections(), 0);
 }
+
+#[tokio::test]
+async fn a_page_denser_than_its_byte_cap_allows_is_read_to_its_last_element_and_says_so() {
+    // 9,000 paragraphs in about 160 KB: within a byte cap of 1 MiB, which lets a page
+    // build 8,192 elements (one per 128 bytes of the cap).
+    let body: String = (0..9000).map(|i| format!("<p>line {i}</p>\n")).collect();
+    let server = Server::start(PERMITTED, html(&body)).await;
+    let fetcher = site_fetcher();
+    let call = fetcher
+        .allowance(CancellationToken::new())
+        .with_max_bytes(1024 * 1024);
+    let page = fetcher
+        .fetch_within(&on(&server, "/"), &call)
+        .await
+        .unwrap();
+    assert_eq!(page.truncated, None, "the whole body was read");
+    let (_, text) = mcp_web_core::page::PageText::extract_in(page, &call)
+        .await
+        .unwrap();
+    assert!(text.flags().elements_cut);
+    let lines = text.body();
+    assert_eq!(lines.first().map(String::as_str), Some("line 0"));
+    // The first 8,192 paragraphs are read (the elements the tree builder makes itself do
+    // not count), and the last line, which may be unfinished, is not shown.
+    assert_eq!(lines.last().map(String::as_str), Some("line 8190"));
+    let answer = text.render(usize::MAX, "web_grep");
+    assert!(
+        answer.ends_with(
+            "because the page has more than 8192 elements, the most the server builds for its \
+             byte cap (one per 128 bytes of max-bytes); the rest of the page was not read; \
+             raise max-bytes to keep more]"
+        ),
+        "{}",
+        &answer[answer.len() - 300..]
+    );
+    // The same page under the default cap (2 MiB: 16,384 elements) is read whole.
+    let page = fetcher
+        .fetch(&on(&server, "/"), &CancellationToken::new())
+        .await
+        .unwrap();
+    let text = mcp_web_core::page::PageText::new(&page);
+    assert!(!text.flags().elements_cut);
+    assert_eq!(text.body().last().map(String::as_str), Some("line 8999"));
+}

@@ -956,3 +956,68 @@ fn the_title_is_the_articles_title_and_is_not_repeated_in_the_text() {
     let out = extract(&page, "text/html", &base());
     assert_eq!(out.title.as_deref(), Some("Storm closes the harbour"));
 }
+
+/// Set in the child process [`a_page_of_tens_of_thousands_of_links_builds_a_bounded_tree`]
+/// starts: how many links its page has.
+const DENSE_CHILD: &str = "MCP_WEB_EXTRACT_MEMORY_CHILD";
+
+/// `max-bytes`' default, which the extractor's element cap follows.
+const DEFAULT_MAX_BYTES: u64 = 2 * 1024 * 1024;
+
+/// A memory figure of this process from `/proc/self/status` (`VmHWM:`, `VmRSS:`), in KiB.
+fn status_kib(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// A page of nothing but links, as dense as markup gets (one element in 25 bytes), just
+/// under the count of elements content selection takes: its tree is built once for
+/// selection and copied by it, so before the element cap its extraction grew by about
+/// 36 times `max-bytes` (76 MiB for a 1.7 MB page, release build); the tree now stops at
+/// the cap (one element per 128 bytes of `max-bytes`) and a page cut there is not given
+/// to selection: about 3.5 times in a release build, 9 in a debug one. Measured in a child process of
+/// its own with one malloc arena, from its resident memory once the page is made to its
+/// peak.
+#[test]
+fn a_page_of_tens_of_thousands_of_links_builds_a_bounded_tree() {
+    if let Ok(n) = std::env::var(DENSE_CHILD) {
+        let n: usize = n.parse().expect("a count");
+        let page: String = std::iter::once("<title>Fan</title><main><p>Many links.</p>".into())
+            .chain((0..n).map(|i| format!("<a href=\"/fan/{i}\">{i}</a>")))
+            .collect();
+        let before = status_kib("VmRSS:").expect("/proc/self/status");
+        let out = extract(&page, "text/html", &base());
+        let peak = status_kib("VmHWM:").expect("/proc/self/status");
+        assert!(out.flags.elements_cut);
+        println!("grew-kib {}", peak.saturating_sub(before));
+        return;
+    }
+    if status_kib("VmHWM:").is_none() {
+        // Not Linux: there is no /proc to read the peak from.
+        return;
+    }
+    let child = std::process::Command::new(std::env::current_exe().expect("the test binary"))
+        .args([
+            "extract::a_page_of_tens_of_thousands_of_links_builds_a_bounded_tree",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(DENSE_CHILD, "59000")
+        .env("MALLOC_ARENA_MAX", "1")
+        .output()
+        .expect("the test binary runs");
+    let stdout = String::from_utf8_lossy(&child.stdout);
+    assert!(child.status.success(), "{stdout}");
+    let grew: u64 = stdout
+        .lines()
+        .find_map(|l| l.split_once("grew-kib ").map(|(_, n)| n))
+        .and_then(|n| n.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no growth reported: {stdout}"));
+    let limit = 12 * DEFAULT_MAX_BYTES / 1024;
+    assert!(
+        grew <= limit,
+        "the extraction grew by {grew} KiB > {limit} KiB"
+    );
+}
