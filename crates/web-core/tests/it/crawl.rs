@@ -1111,11 +1111,7 @@ async fn fan_out_child(start: &str) {
         .expect("the test binary runs");
     let stdout = String::from_utf8_lossy(&child.stdout);
     assert!(child.status.success(), "{stdout}");
-    let grew: u64 = stdout
-        .lines()
-        .find_map(|l| l.split_once("grew-kib ").map(|(_, n)| n))
-        .and_then(|n| n.split_whitespace().next()?.parse().ok())
-        .unwrap_or_else(|| panic!("no growth reported: {stdout}"));
+    let grew = reported_kib(&stdout, "grew-kib ");
     let limit = 22 * FAN_OUT_MAX_BYTES as u64 / 1024;
     assert!(
         grew <= limit,

@@ -1010,11 +1010,7 @@ fn a_page_of_tens_of_thousands_of_links_builds_a_bounded_tree() {
         .expect("the test binary runs");
     let stdout = String::from_utf8_lossy(&child.stdout);
     assert!(child.status.success(), "{stdout}");
-    let grew: u64 = stdout
-        .lines()
-        .find_map(|l| l.split_once("grew-kib ").map(|(_, n)| n))
-        .and_then(|n| n.split_whitespace().next()?.parse().ok())
-        .unwrap_or_else(|| panic!("no growth reported: {stdout}"));
+    let grew = crate::support::reported_kib(&stdout, "grew-kib ");
     let limit = 12 * DEFAULT_MAX_BYTES / 1024;
     assert!(
         grew <= limit,

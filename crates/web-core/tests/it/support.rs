@@ -474,3 +474,13 @@ pub fn quick_options() -> FetchOptions {
 pub fn fetcher_with(policy: Policy, resolver: Arc<dyn Resolve>, options: FetchOptions) -> Fetcher {
     Fetcher::new(options, policy, resolver).expect("test rig")
 }
+
+/// The number a child test process printed after `label` (`peak-kib 1234`), or a panic
+/// naming what the child printed.
+pub fn reported_kib(stdout: &str, label: &str) -> u64 {
+    stdout
+        .lines()
+        .find_map(|l| l.split_once(label).map(|(_, n)| n))
+        .and_then(|n| n.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no {label}reported: {stdout}"))
+}
