@@ -43,6 +43,9 @@ enum Verdict {
     NamedChrome,
     /// Layout chrome by name: removed like chrome, but only when mostly links or short.
     Layout,
+    /// A form: removed like named chrome, but only when it holds no `article` either (a
+    /// thread's posts laid out in one form are not a login form).
+    Form,
     /// `noscript`: removed, unless it holds much of the page's text and more than a short
     /// message (broken markup can leave a page's content inside it).
     Noscript,
@@ -90,10 +93,10 @@ fn verdict(node: &NodeRef<'_>, in_main: bool, memo: &mut Memo<'_>) -> Verdict {
         {
             return Verdict::Main;
         }
-        // A page's form may wrap all of it (a site built on one server-side form): chrome
-        // only without an article's paragraph.
+        // A page's form may wrap all of it (a site built on one server-side form, a thread's
+        // posts): chrome only without an article's paragraph or an `article`.
         if name == "form" {
-            return Verdict::NamedChrome;
+            return Verdict::Form;
         }
         // An aside named as the post is the post, laid out beside the site's menus.
         if name == "aside" && class.entry {
@@ -137,6 +140,8 @@ struct Frame {
     has_main: bool,
     /// Whether an `h1` is inside (or is the element).
     has_h1: bool,
+    /// Whether an `article` is inside (or is the element), whatever its name says.
+    has_article: bool,
     verdict: Verdict,
     main: bool,
     link: bool,
@@ -208,6 +213,7 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
                 paragraph: name.as_ref().is_some_and(|n| &**n == "p"),
                 has_main: main,
                 has_h1: name.as_ref().is_some_and(|n| &**n == "h1"),
+                has_article: name.as_ref().is_some_and(|n| &**n == "article"),
                 verdict: v,
                 main,
                 link,
@@ -233,6 +239,7 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
                         true
                     }
                     Verdict::NamedChrome => longest < NAMED_CHROME_MAX_PARAGRAPH,
+                    Verdict::Form => longest < NAMED_CHROME_MAX_PARAGRAPH && !frame.has_article,
                     Verdict::Layout => {
                         frame.link_chars * 4 >= frame.chars || frame.chars <= LAYOUT_SHORT
                     }
@@ -255,6 +262,7 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
                     parent.longest_paragraph = parent.longest_paragraph.max(longest);
                     parent.has_main |= frame.has_main;
                     parent.has_h1 |= frame.has_h1;
+                    parent.has_article |= frame.has_article;
                 }
             }
             true
@@ -441,6 +449,23 @@ mod tests {
         let out = text(&page);
         assert!(out.contains("as long as an article"), "{out}");
         assert!(!out.contains("Sign in"), "{out}");
+        // So is a form around a thread's short posts, each an `article` (named like a
+        // comment, on a page that says it is a thread).
+        let posts: String = (0..3)
+            .map(|i| {
+                format!(
+                    "<article class='cPost ipsComment'><p>Post {i}: does anyone know what \
+                     the two holes under the case are for?</p></article>"
+                )
+            })
+            .collect();
+        let page = format!(
+            "<html><head><script type='application/ld+json'>{{\"@type\":\
+             \"DiscussionForumPosting\"}}</script></head><body><form>{posts}</form>{filler}\
+             </body></html>"
+        );
+        let out = text(&page);
+        assert!(out.contains("Post 2: does anyone know"), "{out}");
         // An aside named as the post is the post; one named as a sidebar is chrome.
         let page = format!(
             "<html><body><aside class=blogPost><p>The post laid out beside the menus.</p>\
