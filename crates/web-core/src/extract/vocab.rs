@@ -599,9 +599,16 @@ const TAXONOMY_WORDS: &[&str] = &["category", "tag", "topic"];
 /// lists its words are in, and those its last word is in.
 fn role_part(token: &str) -> (&str, Lists, Lists) {
     let (mut lists, mut last) = (0, 0);
+    let builder = words(token)
+        .next()
+        .is_some_and(|w| BUILDERS.iter().any(|b| b.eq_ignore_ascii_case(w)));
     let mut parts = words(token).peekable();
     while let Some(word) = parts.next() {
-        let word_in = word_lists(word);
+        let word_in = if builder && is_builder_block(word) {
+            0
+        } else {
+            word_lists(word)
+        };
         if word_in & IN_TAXONOMY != 0 && parts.peek().is_some() {
             // `word` is a subslice of `token`: its offset is where the term's part begins.
             // The words before it are the part's words: a word ends before the next begins.
@@ -612,6 +619,16 @@ fn role_part(token: &str) -> (&str, Lists, Lists) {
         last = word_in;
     }
     (token, lists, last)
+}
+
+/// The first words of a page builder's class names, which name every block of a page after
+/// its kind (`elementor-widget-heading`, `elementor-widget-container`): in them, `widget`
+/// is the builder's word for any block, not a sidebar's widget (see [`is_builder_block`]).
+const BUILDERS: &[&str] = &["elementor"];
+
+/// Whether a word of a page builder's class name is its word for any block.
+fn is_builder_block(word: &str) -> bool {
+    word.eq_ignore_ascii_case("widget") || word.eq_ignore_ascii_case("widgets")
 }
 
 /// Words in class names and ids that mark an author box.
@@ -812,6 +829,20 @@ mod tests {
         // A phrase beside a content word is the content, folded.
         assert_eq!(names("entry-content-read-more"), (false, false, true));
         assert_eq!(names("sidebarBlocks"), (false, true, false));
+        // A page builder's word for any block is no sidebar's widget; what it names the block
+        // after still counts.
+        assert_eq!(names("sidebar-widget widget"), (false, true, false));
+        for block in [
+            "elementor-widget-container",
+            "elementor-element elementor-widget elementor-widget-heading",
+        ] {
+            assert_eq!(names(block), (false, false, false), "{block}");
+        }
+        assert_eq!(names("elementor-widget-nav-menu"), (false, true, false));
+        assert_eq!(
+            names("elementor-widget-share-buttons"),
+            (true, false, false)
+        );
         assert_eq!(
             names("no-share category-social-issues tag-cookies"),
             (false, false, false)
@@ -1036,7 +1067,8 @@ mod tests {
                 }
                 let (mut strong, mut layout, mut content) = (false, false, false);
                 let (mut comments, mut state) = (false, false);
-                for part in words(token) {
+                let builder = words(token).next().is_some_and(|w| listed(BUILDERS, w));
+                for part in words(token).filter(|w| !(builder && is_builder_block(w))) {
                     strong |= listed(CHROME_WORDS, part);
                     names.always |= listed(CONSENT_WORDS, part);
                     layout |= listed(LAYOUT_WORDS, part);
