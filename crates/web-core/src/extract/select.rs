@@ -1,11 +1,12 @@
 //! Content selection on the cleaned page: `dom_smoothie` (a Readability port) picks the
 //! main content; a short selection within one of a repeated group of alike siblings (a
-//! thread's posts, a listing's cards) widens to the group; the selection widens to the
-//! page's own main container when it kept only part of it; a short selection away from the
-//! headline's post gives way to the post; and when selection kept too little of the page's
-//! prose, the fallback answers with the page's main container or the region of the body
-//! that holds its prose; a page whose answer kept no prose may answer with its largest
-//! repeated group.
+//! thread's posts, a listing's cards) widens to the group, and one within one of a page's
+//! sections (a landing page's features, each under a heading of one level) to the
+//! sections; the selection widens to the page's own main container when it kept only part
+//! of it; a short selection away from the headline's post gives way to the post; and when
+//! selection kept too little of the page's prose, the fallback answers with the page's main
+//! container or the region of the body that holds its prose; a page whose answer kept no
+//! prose may answer with its largest repeated group.
 
 use std::collections::{HashMap, HashSet};
 
@@ -68,6 +69,12 @@ const GROUP_MIN_MEMBERS: usize = 3;
 /// least this many times the text of the one it lies in (and add prose, see
 /// [`FALLBACK_MIN_PROSE`]), provided it kept less than [`SELECTION_SHORT_SHARE`] of the body.
 const GROUP_MIN_GROWTH: f64 = 1.5;
+/// A selection keeping less than this share of the body's text, within one of a page's
+/// sections, widens to them all (see [`section_group`]).
+const SECTIONS_MAX_SHARE: f64 = 0.6;
+/// A section of a page ([`section_level`]) has at least this many visible characters besides
+/// its headings.
+const SECTION_MIN_TEXT: usize = 80;
 /// A page's largest repeated group stands for a page whose answer kept no prose when its
 /// members hold at least this share of the cleaned body's visible characters…
 const GROUP_REGION_MIN_SHARE: f64 = 0.6;
@@ -139,9 +146,31 @@ pub(crate) fn main_text(
             .as_ref()
             .filter(|_| short)
             .and_then(|doc| repeated_group(doc, &ids));
+        let mut widened = false;
         let narrow = match group {
             Some(group) => {
                 let wide = prune_render(group, memo);
+                if lost_prose(&narrow, &wide) >= FALLBACK_MIN_PROSE {
+                    widened = true;
+                    wide
+                } else {
+                    narrow
+                }
+            }
+            None => narrow,
+        };
+        // One section of a page of sections (a landing page's features, each under its
+        // heading): the sections together, when they add prose.
+        let sections = unselected
+            .as_ref()
+            .filter(|_| {
+                !widened
+                    && visible_chars(&narrow) < (body_chars as f64 * SECTIONS_MAX_SHARE) as usize
+            })
+            .and_then(|doc| section_group(doc, &ids));
+        let narrow = match sections {
+            Some(sections) => {
+                let wide = prune_render(sections, memo);
                 if lost_prose(&narrow, &wide) >= FALLBACK_MIN_PROSE {
                     wide
                 } else {
@@ -253,22 +282,7 @@ fn select_content(doc: Document, memo: &mut Memo<'_>) -> Option<(Vec<String>, Ve
 /// post, the listing around one card. None when the selection lies in no such group (an
 /// article beside a comment thread lies in the article, not among the comments).
 fn repeated_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
-    let nodes: Vec<NodeRef<'a>> = ids.iter().filter_map(|id| doc.tree.get(id)).collect();
-    let first = nodes.first()?;
-    // The chain from the first kept element up, cut to the part around every kept element.
-    let mut chain: Vec<NodeRef<'a>> = std::iter::once(*first)
-        .chain(first.ancestors_it(None))
-        .take_while(|n| n.is_element() && !n.has_name("body") && !n.has_name("html"))
-        .collect();
-    for node in &nodes[1..] {
-        let around: HashSet<NodeId> = std::iter::once(*node)
-            .chain(node.ancestors_it(None))
-            .map(|n| n.id)
-            .collect();
-        let at = chain.iter().position(|n| around.contains(&n.id))?;
-        chain.drain(..at);
-    }
-    for node in chain {
+    for node in kept_chain(doc, ids)? {
         let parent = node.parent()?;
         let shape = shape_of(&node);
         let own = visible_len(&node.text());
@@ -288,6 +302,92 @@ fn repeated_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> 
         }
     }
     None
+}
+
+/// The elements around what selection kept (`ids`, in `doc`), innermost first, below the
+/// body: the chain from the first kept element up, cut to the part around every kept one.
+fn kept_chain<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<Vec<NodeRef<'a>>> {
+    let nodes: Vec<NodeRef<'a>> = ids.iter().filter_map(|id| doc.tree.get(id)).collect();
+    let first = nodes.first()?;
+    let mut chain: Vec<NodeRef<'a>> = std::iter::once(*first)
+        .chain(first.ancestors_it(None))
+        .take_while(|n| n.is_element() && !n.has_name("body") && !n.has_name("html"))
+        .collect();
+    for node in &nodes[1..] {
+        let around: HashSet<NodeId> = std::iter::once(*node)
+            .chain(node.ancestors_it(None))
+            .map(|n| n.id)
+            .collect();
+        let at = chain.iter().position(|n| around.contains(&n.id))?;
+        chain.drain(..at);
+    }
+    Some(chain)
+}
+
+/// The sections the selection lies in: the parent of the nearest element around what
+/// selection kept (`ids`, in `doc`, the cleaned page before selection) that is a section
+/// ([`section_level`]) among at least [`GROUP_MIN_MEMBERS`] sibling sections opening with a
+/// heading of its level, whatever their shapes, which together hold at least [`GROUP_MIN_GROWTH`] times its text: a landing page's
+/// features, each under its heading, of which selection kept one.
+fn section_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
+    for node in kept_chain(doc, ids)? {
+        let Some(level) = section_level(&node) else {
+            continue;
+        };
+        let parent = node.parent()?;
+        let own = visible_len(&node.text());
+        let (members, chars) = parent
+            .element_children()
+            .iter()
+            .filter(|s| section_level(s) == Some(level))
+            .map(|s| visible_len(&s.text()))
+            .fold((0usize, 0usize), |(m, c), n| (m + 1, c + n));
+        if members >= GROUP_MIN_MEMBERS {
+            return (chars as f64 >= own as f64 * GROUP_MIN_GROWTH).then_some(parent);
+        }
+    }
+    None
+}
+
+/// The level of an element's first heading (`h1` to `h4`) when it is a section of a page:
+/// a heading with text and at least [`SECTION_MIN_TEXT`] visible characters besides its
+/// headings.
+fn section_level(node: &NodeRef<'_>) -> Option<u8> {
+    let (mut first, mut heading, mut other, mut in_heading) = (None, 0usize, 0usize, 0usize);
+    let level = |n: &NodeRef<'_>| {
+        with_element(n, |e| match &*e.name.local {
+            "h1" => Some(1),
+            "h2" => Some(2),
+            "h3" => Some(3),
+            "h4" => Some(4),
+            _ => None,
+        })
+        .flatten()
+    };
+    walk(*node, |step| match step {
+        Step::Enter(n) => {
+            if let Some(len) = with_text(&n, visible_len) {
+                if in_heading > 0 {
+                    heading += len;
+                } else {
+                    other += len;
+                }
+                return false;
+            }
+            if let Some(l) = level(&n) {
+                in_heading += 1;
+                first.get_or_insert(l);
+            }
+            n.is_element()
+        }
+        Step::Leave(n, entered) => {
+            if entered && level(&n).is_some() {
+                in_heading -= 1;
+            }
+            true
+        }
+    });
+    first.filter(|_| heading > 0 && other >= SECTION_MIN_TEXT)
 }
 
 /// The one element matching `selector`, if exactly one does.
@@ -813,6 +913,37 @@ mod tests {
         assert!(!container_and_h1(&doc).0);
         let doc = parse(pages[3]);
         assert!(container_and_h1(&doc).0);
+    }
+
+    #[test]
+    fn a_selection_within_one_section_of_a_landing_page_finds_its_sections() {
+        let prose = "Plan the work of every team in one place, with boards, lists and timelines \
+                     that everyone can follow.";
+        // Sections of different shapes, each under a heading of one level.
+        let doc = parse(&format!(
+            "<html><body><div id=top><div class=hero><h2>Tasks</h2><p>{prose}</p></div>\
+             <section><h2>Calendar</h2><div><p>{prose}</p></div></section><div id=apps>\
+             <div class=inner><h2>Apps</h2><ul><li>{prose}</li></ul></div></div></div>\
+             </body></html>"
+        ));
+        let kept = doc.select_single("#apps .inner").nodes()[0].id;
+        let found = section_group(&doc, &[kept]).map(|g| g.id);
+        assert_eq!(found, Some(doc.select_single("#top").nodes()[0].id));
+        // An article beside blocks of teasers under headings of another level, and a section
+        // with two siblings, are not a page of sections.
+        let doc = parse(&format!(
+            "<html><body><div id=top><div id=story><h1>Story</h1><p>{prose}</p></div><div>\
+             <h3>Top stories</h3><p>{prose}</p></div><div><h3>Galleries</h3><p>{prose}</p>\
+             </div><div><h3>Business</h3><p>{prose}</p></div></div></body></html>"
+        ));
+        let story = doc.select_single("#story").nodes()[0].id;
+        assert!(section_group(&doc, &[story]).is_none());
+        let doc = parse(&format!(
+            "<html><body><div><div id=one><h2>One</h2><p>{prose}</p></div><div><h2>Two</h2>\
+             <p>{prose}</p></div></div></body></html>"
+        ));
+        let one = doc.select_single("#one").nodes()[0].id;
+        assert!(section_group(&doc, &[one]).is_none());
     }
 
     #[test]
