@@ -38,6 +38,11 @@ const REGION_MIN_GROWTH: usize = 5;
 /// An answer that kept no prose gives way to the page's largest repeated group when that
 /// has at least this many times its visible characters.
 const GROUP_MIN_GROWTH: usize = 2;
+/// A page of more than this share of the elements it may build (see
+/// [`max_elements`](super::max_elements)) is large: content selection and what reads the
+/// page after it parse and clean it again rather than copy its tree (see
+/// [`main_text`]).
+const LARGE_SHARE: usize = 4;
 /// An answer is partial when the page shows at least this many times its visible
 /// characters…
 const PARTIAL_MIN_RATIO: usize = 10;
@@ -172,6 +177,9 @@ fn extract_pass(
     // Selection, widening and the fallback. A page cut at its count of elements is too
     // large for selection, which copies the tree: it falls back as a deep or large one does.
     let selectable = !cut && fits(marks.depth, marks.elements);
+    // A page of more than a share of the elements it may build is never copied: selection
+    // and what reads the page after it make it again when they need it.
+    let large = marks.elements > max_elements / LARGE_SHARE;
     let MainText {
         mut lines,
         whole_body,
@@ -179,10 +187,12 @@ fn extract_pass(
     } = main_text(
         doc,
         selectable,
+        large,
         cleaned.text_chars,
         title,
         &mut memo,
         |memo| cleaned_again(body, max_elements, title, memo),
+        |memo| made_again(body, max_elements, &page_title, memo),
     );
 
     // The headline and its dateline, when selection dropped them.
@@ -277,6 +287,22 @@ fn cleaned_again(
     if let Some(title) = title {
         mark_title_headings(&doc, title);
     }
+    clean_and_prune(&doc, memo);
+    doc
+}
+
+/// The cleaned page as [`extract_pass`] gave it to selection, made again by the same steps
+/// (parsed, the headings that say `page_title` marked, repeated `alt` texts dropped,
+/// cleaned by `memo`'s filters): the same document, node for node.
+fn made_again(
+    body: &str,
+    max_elements: usize,
+    page_title: &PageTitle,
+    memo: &mut Memo<'_>,
+) -> Document {
+    let doc = parse_page(body, DEPTH_LIMIT, max_elements).doc;
+    page_title.mark_title_headings(&doc);
+    drop_repeated_alts(&doc, page_title.matched.as_deref());
     clean_and_prune(&doc, memo);
     doc
 }

@@ -11,7 +11,7 @@
 use std::collections::{HashMap, HashSet};
 
 use dom_query::{Document, LocalName, NodeId, NodeRef, local_name};
-use dom_smoothie::{Config, Readability};
+use dom_smoothie::{Config, ParsePolicy, Readability};
 use html5ever::ns;
 
 use super::prune::{Memo, drop_orphan_headings, is_list_line, prune};
@@ -105,21 +105,31 @@ pub(crate) struct MainText {
 /// container ([`widen`]); a short selection away from the post under the heading that says
 /// `title` gives way to the post; when selection kept too little of the page's prose, the
 /// fallback ([`settle`]). `reparse` gives the page parsed and cleaned again, for the rare page
-/// whose prose region is needed after selection consumed the document.
+/// whose prose region is needed after selection consumed the document. A `large` page (of
+/// many elements) is never copied: `again` gives it exactly as `doc` was given (the same
+/// steps, the same node ids), for each of selection's attempts after the first (see
+/// [`select_content`]) and for what is read of it after selection.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one caller; the page, its figures and the two ways to make it again"
+)]
 pub(crate) fn main_text(
     doc: Document,
     selectable: bool,
+    large: bool,
     body_chars: usize,
     title: Option<&str>,
     memo: &mut Memo<'_>,
     reparse: impl FnOnce(&mut Memo<'_>) -> Document,
+    again: impl Fn(&mut Memo<'_>) -> Document,
 ) -> MainText {
     // Selection consumes the document. Widening to a repeated group reads the cleaned page
     // around what it kept, and a page that marks no main container would need its prose
     // region, should selection keep under a third of it: a copy of the cleaned page is kept
-    // for both, cheaper than parsing and cleaning the page again.
+    // for both, cheaper than parsing and cleaning the page again, unless the page is large:
+    // then it is made again when first needed, rather than held beside selection's own.
     let (marks_container, h1) = container_and_h1(&doc);
-    let spare = selectable.then(|| doc.clone());
+    let spare = (selectable && !large).then(|| doc.clone());
     // What widening and the fallback read of the cleaned page is taken before content
     // selection rewrites the one document: its first h1 and its own containers, rendered.
     let h1 = h1.map(|id| collapse(&NodeRef::new(id, &doc.tree).text()));
@@ -133,8 +143,19 @@ pub(crate) fn main_text(
         }
     };
     let post = headline_post(&doc, title, memo);
-    let (selected, unselected) = if selectable {
-        (select_content(doc, memo), spare)
+    // The page as selection is given it, made again: what the steps above changed, changed
+    // again.
+    let selection_input = |memo: &mut Memo<'_>| {
+        let doc = again(memo);
+        if marks_container {
+            Containers::render(&doc, memo);
+        }
+        headline_post(&doc, title, memo);
+        doc
+    };
+    let (selected, mut unselected) = if selectable {
+        let again: Option<&dyn Fn(&mut Memo<'_>) -> Document> = large.then_some(&selection_input);
+        (select_content(doc, memo, again), spare)
     } else {
         (None, Some(doc))
     };
@@ -142,10 +163,11 @@ pub(crate) fn main_text(
     // card of a listing), then to the page's own container.
     let selected = selected.map(|(narrow, ids)| {
         let short = visible_chars(&narrow) < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize;
-        let group = unselected
-            .as_ref()
-            .filter(|_| short)
-            .and_then(|doc| repeated_group(doc, &ids));
+        let group = if short {
+            repeated_group(made(&mut unselected, &again, memo), &ids)
+        } else {
+            None
+        };
         let mut widened = false;
         let narrow = match group {
             Some(group) => {
@@ -161,13 +183,13 @@ pub(crate) fn main_text(
         };
         // One section of a page of sections (a landing page's features, each under its
         // heading): the sections together, when they add prose.
-        let sections = unselected
-            .as_ref()
-            .filter(|_| {
-                !widened
-                    && visible_chars(&narrow) < (body_chars as f64 * SECTIONS_MAX_SHARE) as usize
-            })
-            .and_then(|doc| section_group(doc, &ids));
+        let sections = if !widened
+            && visible_chars(&narrow) < (body_chars as f64 * SECTIONS_MAX_SHARE) as usize
+        {
+            section_group(made(&mut unselected, &again, memo), &ids)
+        } else {
+            None
+        };
         let narrow = match sections {
             Some(sections) => {
                 let wide = prune_render(sections, memo);
@@ -187,11 +209,12 @@ pub(crate) fn main_text(
         // Selection consumed the document and the page marks a main container too small to
         // stand for it: the rare page that falls back to its prose region is parsed and
         // cleaned again.
-        let doc = match unselected {
-            Some(doc) if !marks_container => doc,
-            _ => reparse(memo),
-        };
-        prose_region(&doc).map(|n| prune_render(n, memo))
+        if marks_container {
+            let doc = reparse(memo);
+            return prose_region(&doc).map(|n| prune_render(n, memo));
+        }
+        let doc = made(&mut unselected, &again, memo);
+        prose_region(doc).map(|n| prune_render(n, memo))
     });
     if !whole_body
         && let Some(post) = post
@@ -207,6 +230,16 @@ pub(crate) fn main_text(
         whole_body,
         h1,
     }
+}
+
+/// The cleaned page as it was before selection: `doc`, made by `again` first when it is
+/// not there yet.
+fn made<'d>(
+    doc: &'d mut Option<Document>,
+    again: &impl Fn(&mut Memo<'_>) -> Document,
+    memo: &mut Memo<'_>,
+) -> &'d Document {
+    doc.get_or_insert_with(|| again(memo))
 }
 
 /// Whether the document marks a main container (exactly one element matches one of
@@ -251,21 +284,33 @@ fn container_and_h1(doc: &Document) -> (bool, Option<NodeId>) {
 const H1_MARK: &str = "data-mcp-web-h1";
 
 /// Runs content selection (`dom_smoothie`) on a cleaned document and renders what it kept,
-/// with the ids of the elements it kept whole (the ids of the document given).
-fn select_content(doc: Document, memo: &mut Memo<'_>) -> Option<(Vec<String>, Vec<NodeId>)> {
+/// with the ids of the elements it kept whole (the ids of the document given). Selection
+/// makes up to four attempts, each less strict, until one keeps enough text, else takes
+/// the one that kept the most; each attempt works on a copy of the page, and the best so
+/// far is kept, up to three trees at once. Given `again` (the document made again, node
+/// for node), it makes the same attempts one at a time instead, each on the page made
+/// again, keeping only what each kept in characters, and makes the best one again: one
+/// tree at a time.
+fn select_content(
+    doc: Document,
+    memo: &mut Memo<'_>,
+    again: Option<&dyn Fn(&mut Memo<'_>) -> Document>,
+) -> Option<(Vec<String>, Vec<NodeId>)> {
     let config = Config {
         disable_json_ld: true,
         keep_classes: true,
         ..Config::default()
     };
-
-    // The selector writes every `h1` it keeps as `h2`; marking them first lets the page's own
-    // levels be restored afterwards.
-    doc.select("h1").set_attr(H1_MARK, "");
     let base = memo.page();
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
-    let mut readability = Readability::with_document(doc, url, Some(config)).ok()?;
-    readability.parse().ok()?;
+    let readability = match again {
+        None => {
+            let mut readability = readable(doc, url, config)?;
+            readability.parse().ok()?;
+            readability
+        }
+        Some(again) => one_at_a_time(doc, url, &config, || again(memo))?,
+    };
     let marked = readability.doc.select(&format!("[{H1_MARK}]"));
     marked.rename("h1");
     marked.remove_attr(H1_MARK);
@@ -273,6 +318,58 @@ fn select_content(doc: Document, memo: &mut Memo<'_>) -> Option<(Vec<String>, Ve
     let node = root.nodes().first().copied()?;
     let kept = node.element_children().iter().map(|n| n.id).collect();
     Some((prune_render(node, memo), kept))
+}
+
+/// The attempts selection makes, each less strict than the one before.
+const POLICIES: [ParsePolicy; 4] = [
+    ParsePolicy::Strict,
+    ParsePolicy::Moderate,
+    ParsePolicy::Clean,
+    ParsePolicy::Raw,
+];
+
+/// A selector over `doc`, its `h1` elements marked first: the selector writes every `h1`
+/// it keeps as `h2`, and the mark lets the page's own levels be restored afterwards.
+fn readable(doc: Document, url: Option<&str>, config: Config) -> Option<Readability> {
+    doc.select("h1").set_attr(H1_MARK, "");
+    Readability::with_document(doc, url, Some(config)).ok()
+}
+
+/// Selection's attempts ([`POLICIES`]) made one at a time, as `Readability::parse` makes
+/// them: the first that keeps at least `char_threshold` characters, else the one that kept
+/// the most (the first of equals). The first works on `doc`, each other on the page made
+/// again by `again`, and the best is made again at the end; one tree is held at a time.
+fn one_at_a_time(
+    doc: Document,
+    url: Option<&str>,
+    config: &Config,
+    mut again: impl FnMut() -> Document,
+) -> Option<Readability> {
+    let mut doc = Some(doc);
+    let mut best: Option<(ParsePolicy, usize)> = None;
+    for policy in POLICIES {
+        let page = doc.take().unwrap_or_else(&mut again);
+        let mut readability = readable(page, url, config.clone())?;
+        if readability.parse_with_policy(policy).is_err() {
+            continue;
+        }
+        let kept = readability
+            .doc
+            .select_single("#readability-page-1")
+            .nodes()
+            .first()
+            .map_or(0, NodeRef::normalized_char_count);
+        if kept >= config.char_threshold {
+            return Some(readability);
+        }
+        if best.is_none_or(|(_, most)| kept > most) {
+            best = Some((policy, kept));
+        }
+    }
+    let (policy, _) = best?;
+    let mut readability = readable(again(), url, config.clone())?;
+    readability.parse_with_policy(policy).ok()?;
+    Some(readability)
 }
 
 /// The repeated group the selection lies in: the parent of the nearest element around the
