@@ -16,8 +16,10 @@
 //! ran out of pages ends as [`Stopped::MaxPages`]. Of each page it keeps the text and the
 //! links it reads, not the body (dropped once extracted) nor the page's other links, and
 //! it extracts one large page ([`work::LARGE`] bytes or more) at a time, its document
-//! tree being tens of times its size: what one crawl holds at once is a few pages' bodies
-//! (the fetches in flight) and one document tree, however many links or pages.
+//! tree being tens of times its size, and holds at most [`LARGE_BODIES`] large bodies (a
+//! fetch whose body reaches [`work::LARGE`] bytes waits for its turn before reading on):
+//! what one crawl holds at once is two bodies, the first bytes of the other fetches in
+//! flight and one document tree, however many links or pages.
 //!
 //! One request per URL per crawl: every URL requested, each redirect hop included, is
 //! claimed before its request (a [`HopCheck`] inside the fetch loop checks each hop), so
@@ -73,6 +75,11 @@ pub const QUEUED_PER_PAGE: usize = 4;
 
 /// The most links read from one page, unless [`QUEUED_PER_PAGE`] × `max-pages` is more.
 pub const LINKS_READ_PER_PAGE: usize = 1000;
+
+/// The most bodies of [`work::LARGE`] bytes or more a walk holds at once, read or being
+/// read and not yet extracted: one being extracted, one read ahead. The other fetches in
+/// flight wait at [`work::LARGE`] bytes.
+pub const LARGE_BODIES: usize = 2;
 
 /// The limits of one crawl: the tool's parameters, and the traversal config keys.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -241,6 +248,7 @@ pub async fn crawl_with<V: Visitor + ?Sized>(
         // still says so.
         links: read_per_page.saturating_add(1),
         large: Semaphore::new(1),
+        bodies: Semaphore::new(LARGE_BODIES),
     };
     let mut walk = Walk {
         origin: &origin,
@@ -375,10 +383,8 @@ async fn visit(
     url: CheckedUrl,
     depth: usize,
 ) -> Visit {
-    let outcome = match fetcher
-        .fetch_checked(&url, call, &VisitCheck(hops, &url))
-        .await
-    {
+    let check = VisitCheck(hops, &url, keep, Mutex::new(None));
+    let outcome = match fetcher.fetch_checked(&url, call, &check).await {
         Ok(Checked::Page(page)) => match keep.extract(page, call).await {
             Ok((page, text)) => Outcome::Fetched {
                 page: Box::new(page),
@@ -402,6 +408,8 @@ async fn visit(
         })
         | Err(e) => Outcome::Failed(e),
     };
+    // The page is extracted and its body dropped: its turn to hold a large body ends.
+    drop(check);
     Visit {
         url,
         depth,
@@ -418,6 +426,10 @@ struct Keep {
     /// page's document tree is tens of times its size, so one crawl builds one at a time
     /// (small pages do not wait).
     large: Semaphore,
+    /// The walk's turns to hold a large body ([`LARGE_BODIES`]): a fetch whose body has
+    /// read [`work::LARGE`] bytes takes one before it reads on, and holds it until its
+    /// page is extracted.
+    bodies: Semaphore,
 }
 
 impl Keep {
@@ -560,14 +572,20 @@ enum HopStop {
     Failed(Error),
 }
 
-/// The hop check of one visit: [`Hops`] and the URL of the visit it claims hops for.
-struct VisitCheck<'h, 'a>(&'h Hops<'a>, &'h CheckedUrl);
+/// The hop check of one visit: [`Hops`], the URL of the visit it claims hops for, and the
+/// visit's turn to hold a large body (see [`Keep::bodies`]), once taken.
+struct VisitCheck<'h, 'a>(
+    &'h Hops<'a>,
+    &'h CheckedUrl,
+    &'h Keep,
+    Mutex<Option<SemaphorePermit<'h>>>,
+);
 
 impl HopCheck for VisitCheck<'_, '_> {
     type Stop = HopStop;
 
     async fn check(&self, hop: &CheckedUrl, _chain: &[CheckedUrl]) -> Result<(), HopStop> {
-        let VisitCheck(hops, owner) = self;
+        let VisitCheck(hops, owner, ..) = self;
         if hop.origin() != *hops.origin {
             return Err(HopStop::OffOrigin);
         }
@@ -602,6 +620,15 @@ impl HopCheck for VisitCheck<'_, '_> {
         }
         hops.pace.mark();
         Ok(())
+    }
+
+    async fn large_body(&self) {
+        let VisitCheck(.., keep, held) = self;
+        // The semaphore is never closed; the turn is held until the visit ends, its page
+        // extracted.
+        if let Ok(turn) = keep.bodies.acquire().await {
+            *held.lock().unwrap_or_else(PoisonError::into_inner) = Some(turn);
+        }
     }
 }
 

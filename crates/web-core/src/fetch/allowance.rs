@@ -124,7 +124,8 @@ impl Allowance {
 }
 
 /// A check run on each redirect hop of one fetch before the hop is requested (the URL
-/// asked for is the caller's to check before it fetches).
+/// asked for is the caller's to check before it fetches), and the caller's turn for a
+/// large body.
 pub trait HopCheck: Sync {
     /// Why a hop was not requested.
     type Stop: Send;
@@ -136,6 +137,13 @@ pub trait HopCheck: Sync {
         hop: &CheckedUrl,
         chain: &[CheckedUrl],
     ) -> impl Future<Output = Result<(), Self::Stop>> + Send;
+
+    /// Waits, once the final answer's body has read [`LARGE`](crate::work::LARGE) bytes,
+    /// until it may read on (a walk bounds the large bodies it holds at once); the wait
+    /// counts against the fetch's deadline. At once unless the caller says otherwise.
+    fn large_body(&self) -> impl Future<Output = ()> + Send {
+        std::future::ready(())
+    }
 }
 
 /// The check that lets every hop through: what a plain fetch does.

@@ -84,6 +84,7 @@ use crate::key::ConfigKey;
 use crate::media::{self, Declared, Kind};
 use crate::transport::{CheckedPeer, ConnectError, NetworkOptions, Resolve, Transport};
 use crate::url::CheckedUrl;
+use crate::work;
 
 pub use allowance::{Allowance, AnyHop, Checked, HopCheck};
 pub use cache::{Cache, CacheConfig, Clock, SystemClock};
@@ -526,7 +527,9 @@ impl Fetcher {
                         Reply::Origin(answer, sent) => {
                             let head = cache.map(|_| response_head(&answer.response));
                             let key = target(&current).to_owned();
-                            let page = self.read_page(url, current, chain, answer, call).await?;
+                            let page = self
+                                .read_page(url, current, chain, answer, call, check)
+                                .await?;
                             if let (Some(cache), Some(head)) = (cache, head)
                                 && cache::storable_page(&page)
                             {
@@ -693,13 +696,14 @@ impl Fetcher {
     /// read, an error status answered with an excerpt of its page, a body no reader
     /// takes refused on its declared type, the body read up to its cap, classified, and
     /// decoded or (a PDF) read into text.
-    async fn read_page(
+    async fn read_page<C: HopCheck>(
         &self,
         asked: &CheckedUrl,
         url: CheckedUrl,
         chain: Vec<CheckedUrl>,
         answer: Answer,
         call: &Allowance,
+        check: &C,
     ) -> Result<Page, Error> {
         let (parts, body) = answer.response.into_parts();
         let head = Head::read(&url, &parts)?;
@@ -715,6 +719,8 @@ impl Fetcher {
             deadline,
             key,
             limit,
+            call: call.deadline(),
+            call_limit: call.budget(),
         };
         if !(200..300).contains(&head.status) {
             return Err(error_page(&url, &head, body, budget).await);
@@ -723,16 +729,8 @@ impl Fetcher {
         let pdf_cap = self.options.max_pdf_bytes;
         head.refuse_declared(&url, declared, pdf_cap)?;
         let cap = body_cap(declared, self.text_cap(call), pdf_cap);
-        let (bytes, truncated) = read_body(
-            &url,
-            body,
-            &head.encoding,
-            cap,
-            budget.deadline,
-            budget.key,
-            budget.limit,
-        )
-        .await?;
+        let (bytes, truncated) =
+            read_body(&url, body, &head.encoding, cap, budget, check.large_body()).await?;
         let kind = head.classify(&url, &bytes)?;
         let size = bytes.len();
         let (body, charset, truncated) = if kind == Kind::Pdf {
@@ -887,6 +885,11 @@ struct BodyBudget {
     deadline: Instant,
     key: ConfigKey,
     limit: Duration,
+    /// The call's own deadline (`total-timeout`), which a wait for the caller's turn to
+    /// read a large body counts against (not the request's `timeout`).
+    call: Instant,
+    /// The call's budget (`total-timeout`).
+    call_limit: Duration,
 }
 
 /// The error an answer with a status other than 2xx makes: a little of its page is read
@@ -897,9 +900,8 @@ async fn error_page(url: &CheckedUrl, head: &Head, body: Incoming, budget: BodyB
         body,
         &head.encoding,
         Cap::Fixed(64 * 1024),
-        budget.deadline,
-        budget.key,
-        budget.limit,
+        budget,
+        std::future::ready(()),
     )
     .await
     .unwrap_or_default();
@@ -1058,16 +1060,23 @@ const COMPRESSED_SLACK: usize = 64 * 1024;
 /// bytes or the deadline; says which one cut it, if any. The bytes of an encoded body
 /// read from the wire are capped too (twice the largest decoded cap and
 /// [`COMPRESSED_SLACK`]): one that decodes to little or nothing stops there, as if at
-/// the byte cap.
+/// the byte cap. Once [`work::LARGE`] bytes are read, `large` is awaited (within the
+/// deadline) before reading on.
 async fn read_body(
     url: &CheckedUrl,
     body: Incoming,
     encoding: &str,
     cap: Cap,
-    deadline: Instant,
-    key: ConfigKey,
-    limit: Duration,
+    budget: BodyBudget,
+    large: impl Future<Output = ()>,
 ) -> Result<(Vec<u8>, Option<Truncation>), Error> {
+    let BodyBudget {
+        mut deadline,
+        mut key,
+        mut limit,
+        ..
+    } = budget;
+    let mut large = Some(large);
     let wire_cap = if matches!(encoding, "" | "identity") {
         usize::MAX
     } else {
@@ -1174,6 +1183,25 @@ async fn read_body(
             return Ok((out, Some(Truncation::ByteCap { limit: cap })));
         }
         out.extend_from_slice(&chunk[..n]);
+        if out.len() >= work::LARGE
+            && let Some(large) = large.take()
+        {
+            // The wait is the caller's, not the origin's: it counts against the call's
+            // time, and the request's own `timeout` is moved on by it (never past the
+            // call's deadline).
+            let waiting = Instant::now();
+            if timeout_at(budget.call, large).await.is_err() {
+                let key = ConfigKey::TotalTimeout;
+                let limit = budget.call_limit;
+                return Ok((out, Some(Truncation::Deadline { key, limit })));
+            }
+            let moved = deadline + waiting.elapsed();
+            (deadline, key, limit) = if moved < budget.call {
+                (moved, key, limit)
+            } else {
+                (budget.call, ConfigKey::TotalTimeout, budget.call_limit)
+            };
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use mcp_web_core::crawl::{
     CrawlOptions, Flow, Outcome, Politeness, Stopped, Summary, Visit, crawl,
 };
 use mcp_web_core::error::{Error, RobotsReason};
-use mcp_web_core::fetch::{Allowance, FetchOptions, Fetcher};
+use mcp_web_core::fetch::{Allowance, CacheConfig, FetchOptions, Fetcher};
 use mcp_web_core::robots::cache::RobotsCache;
 use mcp_web_core::transport::{NetworkOptions, StaticResolver};
 use mcp_web_core::url::CheckedUrl;
@@ -982,6 +982,115 @@ async fn redirect_hops_are_spaced_by_the_crawl_delay() {
             pair[0].0
         );
     }
+}
+
+/// Set in the child process [`a_crawl_holds_two_large_bodies_at_once`] starts: the start
+/// URL of the parent's site.
+const BODIES_CHILD: &str = "MCP_WEB_CRAWL_BODIES_CHILD";
+
+/// The byte cap of the crawl of large bodies, which its pages fill.
+const BODIES_MAX_BYTES: usize = 4 * 1024 * 1024;
+
+/// A crawl with eight fetches at once of pages that each fill `max-bytes` holds at most two
+/// bodies of `work::LARGE` bytes or more (one being extracted, one read ahead): the other
+/// fetches wait at `work::LARGE` bytes for their turn, so what the walk holds is two
+/// bodies, not eight. Eight pages of 4 MiB (a comment the extractor leaves out, so that
+/// the bodies are what is held) under a start page linking them, the HTTP cache off,
+/// measured as [`a_fan_out_crawl_holds_a_few_pages_at_once`] is, after a walk of one such
+/// page: 23.6–24.5 MiB growth (about 6 × max-bytes, debug build) with the bound, 54.5–57
+/// MiB (about 14 ×) without it (eight bodies read, seven of them waiting for the walk's
+/// turn to extract).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_holds_two_large_bodies_at_once() {
+    if let Ok(start) = std::env::var(BODIES_CHILD) {
+        let fetcher = fetcher_with(
+            permit_127_0_0_2(),
+            Arc::new(StaticResolver::new()),
+            FetchOptions {
+                max_bytes: BODIES_MAX_BYTES,
+                // What the walk holds, not what a cache keeps of each page.
+                cache: CacheConfig {
+                    bytes: 0,
+                    ..options().cache
+                },
+                ..options()
+            },
+        );
+        let limits = CrawlOptions {
+            concurrency: 8,
+            ..limits(1, 9)
+        };
+        // A walk of one such page first, so that the code the walk runs is resident before
+        // the figure starts.
+        let warm = run(&fetcher, &url(&format!("{start}warm")), &limits, &call()).await;
+        assert_eq!(
+            ended(&warm.0.expect("the crawl answers")),
+            (2, Stopped::Done)
+        );
+        let before = status_kib("VmRSS:").expect("/proc/self/status");
+        let (result, seen) = run(&fetcher, &url(&start), &limits, &call()).await;
+        let peak = status_kib("VmHWM:").expect("/proc/self/status");
+        assert_eq!(
+            ended(&result.expect("the crawl answers")),
+            (9, Stopped::Done)
+        );
+        let full = format!(" {BODIES_MAX_BYTES} ");
+        assert!(
+            seen.iter()
+                .skip(1)
+                .all(|(_, _, what)| what.starts_with("200 ") && what.contains(&full)),
+            "{seen:?}"
+        );
+        println!("grew-kib {}", peak.saturating_sub(before));
+        return;
+    }
+    if status_kib("VmHWM:").is_none() {
+        // Not Linux: there is no /proc to read the peak from.
+        return;
+    }
+    let site = Server::start(
+        PERMITTED,
+        Arc::new(|req: &Req| match req.path.as_str() {
+            "/robots.txt" => robots_txt("User-agent: *\nAllow: /\n"),
+            "/" => {
+                let hrefs: Vec<String> = (0..8).map(|i| format!("/t{i}")).collect();
+                page(Some("Pages"), "", &anchors(&hrefs))
+            }
+            "/warm" => page(Some("Warm"), "", &anchors(&["/w0".to_owned()])),
+            path => {
+                // Markup the extractor leaves out (a comment) fills the page: what the walk
+                // holds of it is its body.
+                let mut html = document(Some(path), "", "A short text.");
+                html.push_str("<!-- ");
+                html.push_str(&"filler ".repeat(BODIES_MAX_BYTES / 7));
+                html.push_str(" -->");
+                vec![Step::Write(response(
+                    200,
+                    &[("content-type", "text/html; charset=utf-8")],
+                    html.as_bytes(),
+                ))]
+            }
+        }),
+    )
+    .await;
+    let start = format!("http://127.0.0.2:{}/", site.port());
+    let child = tokio::process::Command::new(std::env::current_exe().expect("the test binary"))
+        .args([
+            "crawl::a_crawl_holds_two_large_bodies_at_once",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(BODIES_CHILD, &start)
+        .env("MALLOC_ARENA_MAX", "1")
+        .output()
+        .await
+        .expect("the test binary runs");
+    let stdout = String::from_utf8_lossy(&child.stdout);
+    assert!(child.status.success(), "{stdout}");
+    let grew = reported_kib(&stdout, "grew-kib ");
+    let limit = 9 * BODIES_MAX_BYTES as u64 / 1024;
+    assert!(grew <= limit, "the crawl grew by {grew} KiB > {limit} KiB");
 }
 
 /// Set in the child process [`a_fan_out_crawl_holds_a_few_pages_at_once`] starts: the
