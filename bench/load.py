@@ -83,6 +83,14 @@ FAN_PAGE = (
     + "".join(f'<a href="/fan/{k}">{k}</a>' for k in range(FAN))
     + "</main></body></html>"
 ).encode()
+# A page of links just under the elements the default max-bytes lets a page build (16,384):
+# it goes through content selection (bench/memory.py's `dense`).
+DENSE = 16_300
+DENSE_PAGE = (
+    "<!doctype html><html><head><title>Dense</title></head><body><main><p>Many links.</p>"
+    + "".join(f'<a href="/fan/{k}">{k}</a>' for k in range(DENSE))
+    + "</main></body></html>"
+).encode()
 LETTERS = ("abcdefghij" * 10 + "\n").encode() * 20_000  # 2 MB, no digit anywhere
 
 SITE = {
@@ -90,6 +98,7 @@ SITE = {
     **{f"/p{k}": page(k) for k in range(PAGES)},
     "/bomb.pdf": pdf_bomb(),
     "/letters.txt": LETTERS,
+    "/dense": DENSE_PAGE,
 }
 TYPES = {"/bomb.pdf": "application/pdf", "/letters.txt": "text/plain; charset=utf-8"}
 

@@ -2,10 +2,12 @@
 
 Usage: memory.py MCP_WEB_BINARY [KIND ...] [--at-once N ...]
 
-KIND is `crawl`, `grep`, `pdf` or `fetch` (default: all four): the hostile calls of
+KIND is `crawl`, `grep`, `pdf`, `fetch` or `dense` (default: all five): the hostile calls of
 `load.py` (a `web_crawl` at depth 2 (max-pages 20) of 2 MB pages that each link to 70,000
 others, a `web_grep` of `[a-z]{1,2000}[0-9]` over 2 MB of letters, a `web_fetch` of a 1 MB
-PDF naming one stream 150,000 times), and a `web_fetch` of one of the crawl's pages. For each kind and each N (default 1 and 4), a fresh
+PDF naming one stream 150,000 times), a `web_fetch` of one of the crawl's pages (`fetch`,
+cut at the elements `max-bytes` lets a page build), and `dense`, a `web_fetch` of a page of
+16,300 links, just under that count, which goes through content selection. For each kind and each N (default 1 and 4), a fresh
 `MCP_WEB_BINARY serve --http` is started, its resident memory read once idle (VmRSS), then
 N calls of that kind are sent at once, and its peak (VmHWM) read after they answer. Prints
 the growth (peak − idle) in MiB, per call and in units of `max-bytes` (2 MiB by default).
@@ -24,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import load  # noqa: E402 - the hostile site and calls are load.py's
 
 MAX_BYTES = 2 * 1024 * 1024
-KINDS = {"pdf": 0, "grep": 1, "crawl": 2, "fetch": None}
+KINDS = {"pdf": 0, "grep": 1, "crawl": 2, "fetch": "/fan", "dense": "/dense"}
 
 
 def kib(pid, field):
@@ -41,8 +43,8 @@ def measure(binary, kind, at_once, hostile_site):
         started = time.perf_counter()
 
         def one(i):
-            if KINDS[kind] is None:
-                tool, args = "web_fetch", {"url": f"{hostile_site}/fan"}
+            if isinstance(KINDS[kind], str):
+                tool, args = "web_fetch", {"url": f"{hostile_site}{KINDS[kind]}"}
             else:
                 tool, args = load.hostile_call(KINDS[kind], hostile_site)
             body = {
