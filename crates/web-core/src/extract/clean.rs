@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use dom_query::{Document, Element, NodeId, NodeRef};
 
-use super::prune::{Memo, prune};
+use super::prune::{Memo, drop_carousels, prune};
 use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
 use super::vocab::{CHROME_ROLES, is_hidden, is_never_content, names_thread};
 
@@ -314,8 +314,12 @@ fn says_thread(node: &NodeRef<'_>) -> bool {
 
 /// Removes chrome from the document, then prunes boilerplate from its body.
 pub(crate) fn clean_and_prune(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
-    let cleaned = clean(doc, memo);
+    let mut cleaned = clean(doc, memo);
     if let Some(body) = doc.body() {
+        if memo.product() {
+            let removed = drop_carousels(body, memo);
+            cleaned.text_chars = cleaned.text_chars.saturating_sub(removed);
+        }
         prune(body, memo);
     }
     cleaned

@@ -131,9 +131,14 @@ pub(crate) struct PageSurvey {
     pub(crate) headlines: Vec<(NodeId, bool)>,
     /// The JSON-LD islands (`script[type=application/ld+json]`), in document order.
     islands: Vec<NodeId>,
-    /// Whether an `og:type` meta or a microdata `itemtype` says the page is one product's
-    /// (see [`PageSurvey::sells_a_product`]).
+    /// Whether an `og:type` meta says the page is one product's (see
+    /// [`PageSurvey::sells_a_product`]).
     product_marked: bool,
+    /// Microdata product items of their own (not nested in another item), counted up to
+    /// two: a page of several is a grid of products, not one product's page.
+    product_items: u8,
+    /// Whether a microdata product item lies nested in another item.
+    nested_product: bool,
     /// Whether an element's microdata `itemtype` says the page is an article: an item of
     /// its own, not nested in another.
     article_marked: bool,
@@ -176,7 +181,13 @@ impl PageSurvey {
                         };
                         if let Some(itemtype) = attr(e, "itemtype") {
                             let nested = attr(e, "itemprop").is_some();
-                            marks.product_marked |= names_type(itemtype, &PRODUCT_TYPES);
+                            if names_type(itemtype, &PRODUCT_TYPES) {
+                                if nested {
+                                    marks.nested_product = true;
+                                } else {
+                                    marks.product_items = (marks.product_items + 1).min(2);
+                                }
+                            }
                             marks.offer_marked |= names_type(itemtype, &OFFER_TYPES);
                             // An item nested in another (a product's reviews) does not say
                             // what the page is.
@@ -361,7 +372,14 @@ impl PageSurvey {
             .map(|id| NodeRef::new(*id, &doc.tree).text().to_string())
             .filter(|t| t.len() <= ISLAND_MAX_BYTES)
             .collect();
-        if !self.product_marked && !texts.iter().any(|t| t.contains("Product")) {
+        // One product item of its own says a product's page; several say a grid of them.
+        let product_marked = self.product_marked
+            || match self.product_items {
+                0 => self.nested_product,
+                1 => true,
+                _ => false,
+            };
+        if !product_marked && !texts.iter().any(|t| t.contains("Product")) {
             return false;
         }
         let mut tops: Vec<Value> = Vec::new();
@@ -394,7 +412,7 @@ impl PageSurvey {
         if tops.iter().any(|v| typed(&v, &ARTICLE_TYPES)) {
             return false;
         }
-        if self.product_marked {
+        if product_marked {
             // What says a product's page by its markup also offers it for sale.
             return self.offer_marked || texts.iter().any(|t| t.contains("\"offers\""));
         }
@@ -695,5 +713,7 @@ mod tests {
         let own = "<div itemscope itemtype='https://schema.org/Review'>Our verdict</div>";
         assert!(!sells("", &format!("{}{own}", micro(""))));
         assert!(!sells("", "<p>No marks at all.</p>"));
+        // Several product items of their own are a grid of products.
+        assert!(!sells("", &micro("").repeat(4)));
     }
 }

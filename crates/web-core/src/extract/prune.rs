@@ -283,6 +283,152 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
     }
 }
 
+/// On one product's page, a card of another product has at most this many visible
+/// characters (a name, a price, a rating, a delivery line).
+const CARD_MAX_CHARS: usize = 300;
+
+/// What [`drop_carousels`] reads of an element.
+#[derive(Default, Clone, Copy)]
+struct CardFrame {
+    /// Visible characters inside.
+    chars: usize,
+    /// Whether a link to another page lies inside (or is the element).
+    away: bool,
+    /// Whether a picture lies inside (or is the element).
+    picture: bool,
+    /// Whether the page's headline lies inside: an `h1`, or a heading that says the title.
+    headline: bool,
+}
+
+impl CardFrame {
+    /// Whether the element reads as a card for another product: a picture, a link to
+    /// another page, some text but no more than [`CARD_MAX_CHARS`], not the headline.
+    fn is_card(&self) -> bool {
+        self.away
+            && self.picture
+            && self.chars > 0
+            && self.chars <= CARD_MAX_CHARS
+            && !self.headline
+    }
+}
+
+/// On one product's page, removes the cards of other products under `root` (never `root`
+/// itself): the members of a repeated group of at least [`GROUP_MIN_CARDS`] alike siblings
+/// (elements of one name, their children alike to one of the first few's) that are each a
+/// picture, a short text and a link to another page (see [`CardFrame::is_card`]), and are
+/// at least half of their siblings of that name with text. The
+/// page sells one product; such a group is a carousel of others ("customers also viewed",
+/// "similar items", "you may also like"), however much of the text it holds. Returns the
+/// visible characters removed.
+pub(crate) fn drop_carousels(root: NodeRef<'_>, memo: &mut Memo<'_>) -> usize {
+    let mut frames: Vec<CardFrame> = Vec::new();
+    // Cards found, with their parents.
+    let mut cards: Vec<(NodeId, NodeId)> = Vec::new();
+    walk(root, |step| match step {
+        Step::Enter(node) => {
+            if let Some(n) = with_text(&node, visible_len) {
+                if let Some(top) = frames.last_mut() {
+                    top.chars += n;
+                }
+                return false;
+            }
+            if !node.is_element() {
+                return node.is_document() || node.is_fragment();
+            }
+            let frame = with_element(&node, |e| {
+                let name = &*e.name.local;
+                CardFrame {
+                    chars: 0,
+                    away: name == "a" && attr(e, "href").is_some_and(|h| memo.leaves_the_page(h)),
+                    picture: matches!(name, "img" | "picture"),
+                    headline: name == "h1" || attr(e, TITLE_MARK).is_some(),
+                }
+            })
+            .unwrap_or_default();
+            frames.push(frame);
+            true
+        }
+        Step::Leave(node, entered) => {
+            if entered
+                && node.is_element()
+                && let Some(frame) = frames.pop()
+            {
+                if frame.is_card()
+                    && node.id != root.id
+                    && let Some(parent) = node.parent()
+                {
+                    cards.push((parent.id, node.id));
+                }
+                if let Some(parent) = frames.last_mut() {
+                    parent.chars += frame.chars;
+                    parent.away |= frame.away;
+                    parent.picture |= frame.picture;
+                    parent.headline |= frame.headline;
+                }
+            }
+            true
+        }
+    });
+    // By parent, its cards by element name (a carousel's first slide may carry a class its
+    // others lack).
+    let mut groups: HashMap<NodeId, HashMap<String, Vec<NodeId>>> = HashMap::new();
+    for (parent, id) in cards {
+        let name = with_element(&NodeRef::new(id, root.tree), |e| e.name.local.to_string())
+            .unwrap_or_default();
+        groups
+            .entry(parent)
+            .or_default()
+            .entry(name)
+            .or_default()
+            .push(id);
+    }
+    // Every group is judged on the page as it is before any is removed.
+    let mut carousels: Vec<NodeId> = Vec::new();
+    for (parent, names) in groups {
+        let parent = NodeRef::new(parent, root.tree);
+        for (name, ids) in names {
+            if ids.len() < GROUP_MIN_CARDS {
+                continue;
+            }
+            // Alike to one of the first few: the first may be the odd one.
+            let alike_ids = ids
+                .iter()
+                .take(GROUP_MIN_CARDS)
+                .map(|&pivot| {
+                    let pivot = inner_shapes(&NodeRef::new(pivot, root.tree));
+                    ids.iter()
+                        .copied()
+                        .filter(|&id| alike(&inner_shapes(&NodeRef::new(id, root.tree)), &pivot))
+                        .collect::<Vec<NodeId>>()
+                })
+                .max_by_key(Vec::len)
+                .unwrap_or_default();
+            if alike_ids.len() < GROUP_MIN_CARDS {
+                continue;
+            }
+            let with_text = parent
+                .element_children()
+                .iter()
+                .filter(|c| c.has_name(&name) && visible_len(&c.text()) > 0)
+                .count();
+            if alike_ids.len() * 2 < with_text {
+                continue;
+            }
+            carousels.extend(alike_ids);
+        }
+    }
+    let mut removed = 0usize;
+    for id in carousels {
+        let node = NodeRef::new(id, root.tree);
+        // A card within a card already removed was counted with it.
+        if node.ancestors_it(None).any(|a| a.id == root.id) {
+            removed += visible_len(&node.text());
+            node.remove_from_parent();
+        }
+    }
+    removed
+}
+
 /// The link blocks, link lists, teasers and promotions among the boilerplate found under
 /// `root` (`found`: element, visible characters, kind, whether a teaser) that lie within the
 /// members of a repeated group of alike siblings (a grid's cards, a listing's rows), when at
@@ -1090,6 +1236,62 @@ mod tests {
         let text = render(body).join("\n");
         assert!(text.contains("A bag for the gear of trip 3."), "{text}");
         assert!(!text.contains("May 3, 2024"), "{text}");
+    }
+
+    #[test]
+    fn a_product_page_s_carousel_of_other_products_is_removed() {
+        let base = Url::parse("https://shop.example.com/p/walnut-desk").unwrap();
+        let card = |i: usize, href: &str| {
+            format!(
+                "<li class=slide><div class=card><img src=/i/{i}.jpg alt=''><h3>Oak desk {i} \
+                 with two drawers</h3><span>$1{i}9.00</span></div><a href={href} \
+                 aria-label='Oak desk {i}'></a></li>"
+            )
+        };
+        let page = |cards: &str| {
+            format!(
+                "<html><body><h1>Walnut desk</h1><p>{PROSE}</p><ul class=features><li>Solid \
+                 walnut top</li><li>Steel legs</li><li>Cable tray</li></ul><h2>Customers \
+                 also viewed</h2><ul class=carousel>{cards}</ul></body></html>"
+            )
+        };
+        let run = |html: &str, product: bool| {
+            let doc = Document::from(html);
+            let body = doc.body().unwrap();
+            let mut memo = Memo::new(&base);
+            memo.set_product(product);
+            let removed = if product {
+                drop_carousels(body, &mut memo)
+            } else {
+                0
+            };
+            (render(body).join("\n"), removed)
+        };
+        // The first slide may carry a class the others lack.
+        let cards: String = (0..5)
+            .map(|i| card(i, &format!("/p/oak-desk-{i}")))
+            .collect::<String>()
+            .replacen("class=slide", "class='slide-active slide'", 1);
+        let (text, removed) = run(&page(&cards), true);
+        assert!(!text.contains("Oak desk 0"), "{text}");
+        assert!(!text.contains("Oak desk 4"), "{text}");
+        assert!(removed > 0);
+        // The product's own text and its lists stay.
+        assert!(text.contains("The committee met"), "{text}");
+        assert!(text.contains("Cable tray"), "{text}");
+        // Not on a page that is not one product's, nor cards without a link away (a gallery
+        // of the product's own pictures with captions), nor two cards.
+        let (text, _) = run(&page(&cards), false);
+        assert!(text.contains("Oak desk 4"), "{text}");
+        let own: String = (0..5).map(|i| card(i, &format!("/i/{i}.jpg"))).collect();
+        let (text, removed) = run(&page(&own), true);
+        assert!(text.contains("Oak desk 4"), "{text}");
+        assert_eq!(removed, 0);
+        let two: String = (0..2)
+            .map(|i| card(i, &format!("/p/oak-desk-{i}")))
+            .collect();
+        let (text, _) = run(&page(&two), true);
+        assert!(text.contains("Oak desk 1"), "{text}");
     }
 
     #[test]
