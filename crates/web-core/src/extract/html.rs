@@ -167,6 +167,11 @@ fn extract_pass(
     // pruning, and to find the dateline by).
     let marked = page_title.mark_title_headings(&doc);
     drop_repeated_alts(&doc, title);
+    if memo.product() {
+        // On one product's page the pictures are its gallery, and their alternative texts
+        // describe the shots ("Front view of the laptop, lid closed"), not the product.
+        doc.select("img[alt]").remove_attr("alt");
+    }
     let cleaned = clean_and_prune(&doc, &mut memo);
     let dateline = first_attached(&doc, &marked).and_then(dateline);
 
@@ -382,6 +387,36 @@ mod tests {
         let text = out.lines.join("\n");
         assert!(text.contains("I hope to approach Monday"), "{text}");
         assert!(!text.contains("Month 7 of the archive"), "{text}");
+    }
+
+    #[test]
+    fn a_product_s_gallery_alternative_texts_are_not_its_text() {
+        let base = Url::parse("https://shop.example.com/p/walnut-desk").unwrap();
+        let para = "A desk of solid walnut on steel legs, with a cable tray under its top and \
+                    room for two screens, finished with a hard wax oil. ";
+        let page = |head: &str| {
+            let shots: String = (0..4)
+                .map(|i| {
+                    format!(
+                        "<li><img src=/i/{i}.jpg alt='Side view {i} of the desk, lid open'></li>"
+                    )
+                })
+                .collect();
+            format!(
+                "<html><head><title>Walnut desk</title>{head}</head><body><main><h1>Walnut \
+                 desk</h1><ul class=gallery>{shots}</ul><p>{p}</p><p>{p}</p></main></body>\
+                 </html>",
+                p = para.repeat(2)
+            )
+        };
+        let sells = "<meta property='og:type' content='product'>\
+                     <meta property='product:price:amount' content='499.00'>";
+        let text = extract_html(&page(sells), &base, usize::MAX, usize::MAX).text();
+        assert!(text.contains("A desk of solid walnut"), "{text}");
+        assert!(!text.contains("Side view"), "{text}");
+        // On a page that is not one product's, a picture's alternative text stays its text.
+        let text = extract_html(&page(""), &base, usize::MAX, usize::MAX).text();
+        assert!(text.contains("Side view 2"), "{text}");
     }
 
     #[test]
