@@ -841,7 +841,8 @@ pub(crate) fn drop_orphan_headings(lines: &mut Vec<String>) {
 /// notes (short lines saying "All rights reserved", "Privacy policy", "Contact us",
 /// "Share this", "Posted on …", "3 comments", …) and widgets (a heading over nothing but
 /// list items of at most [`WIDGET_MAX_ITEM`] visible characters, up to the next heading or
-/// the end; an unordered list whose items open with headings, a sidebar's widget area).
+/// the end, unless the items say properties, see [`says_properties`]; an unordered list
+/// whose items open with headings, a sidebar's widget area).
 /// Text without a prose line is left as it is.
 pub(crate) fn drop_tail_chrome(lines: &mut Vec<String>) {
     let Some(last) = lines.iter().rposition(|l| {
@@ -861,7 +862,8 @@ pub(crate) fn drop_tail_chrome(lines: &mut Vec<String>) {
             let items = &tail[i + 1..end];
             let widget = items.iter().any(|l| !l.is_empty())
                 && items.iter().all(|l| visible_len(l) <= WIDGET_MAX_ITEM)
-                && tail.get(end).is_none_or(|l| heading_level(l).is_some());
+                && tail.get(end).is_none_or(|l| heading_level(l).is_some())
+                && !says_properties(items);
             if widget {
                 i = end;
                 continue;
@@ -891,6 +893,24 @@ pub(crate) fn drop_tail_chrome(lines: &mut Vec<String>) {
             lines.pop();
         }
     }
+}
+
+/// Whether list items say properties: at least half of them (and at least two) a label and
+/// its value (`Weight: 4.5 lbs`), a product's specifications rather than a widget's links.
+fn says_properties(items: &[String]) -> bool {
+    let items: Vec<&str> = items
+        .iter()
+        .map(|l| l.trim_start().trim_start_matches("- "))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let properties = items
+        .iter()
+        .filter(|l| {
+            l.split_once(": ")
+                .is_some_and(|(label, value)| !label.trim().is_empty() && !value.trim().is_empty())
+        })
+        .count();
+    properties >= 2 && properties * 2 >= items.len()
 }
 
 /// Drops a comment section's remains and all after it: from the first line in the second
@@ -1350,6 +1370,14 @@ mod tests {
         ));
         drop_tail_chrome(&mut l);
         assert_eq!(l, lines(&format!("# Report\n\n{PROSE}")));
+        // A product's specifications, each a label and its value, are not a widget.
+        let specs = format!(
+            "# Pack\n\n{PROSE}\n\n###### SPECS:\n\n- Load Range: 30 – 50 lbs.\n- Main Fabric: \
+             Nylon Dobby\n- SM Volume: 62 L\n- Made in Vietnam"
+        );
+        let mut l = lines(&specs);
+        drop_tail_chrome(&mut l);
+        assert_eq!(l, lines(&specs));
         // A numbered list of headed items is the article's own.
         let kept = format!("# Report\n\n{PROSE}\n\n1. ## First\n   {PROSE}\n2. ## Second");
         let mut l = lines(&kept);
