@@ -6,7 +6,7 @@
 //! of the page.
 
 use ::url::Url;
-use dom_query::Document;
+use dom_query::{Document, NodeId};
 
 use super::clean::{Cleaned, clean_and_prune};
 use super::meta::{PageSurvey, put_declared};
@@ -165,13 +165,7 @@ fn extract_pass(
 
     // The chrome and boilerplate filters, the headings that say the title marked first (for
     // pruning, and to find the dateline by).
-    let marked = page_title.mark_title_headings(&doc);
-    drop_repeated_alts(&doc, title);
-    if memo.product() {
-        // On one product's page the pictures are its gallery, and their alternative texts
-        // describe the shots ("Front view of the laptop, lid closed"), not the product.
-        doc.select("img[alt]").remove_attr("alt");
-    }
+    let marked = before_cleaning(&doc, &page_title, &memo);
     let cleaned = clean_and_prune(&doc, &mut memo);
     let dateline = first_attached(&doc, &marked).and_then(dateline);
 
@@ -296,9 +290,24 @@ fn cleaned_again(
     doc
 }
 
+/// What [`extract_pass`] changes in the parsed page before its filters: the headings that
+/// say `page_title` marked (returned, in document order), repeated `alt` texts dropped,
+/// and on one product's page (as `memo` says) every `alt` text. [`made_again`] makes the
+/// same changes.
+fn before_cleaning(doc: &Document, page_title: &PageTitle, memo: &Memo<'_>) -> Vec<NodeId> {
+    let marked = page_title.mark_title_headings(doc);
+    drop_repeated_alts(doc, page_title.matched.as_deref());
+    if memo.product() {
+        // On one product's page the pictures are its gallery, and their alternative texts
+        // describe the shots ("Front view of the laptop, lid closed"), not the product.
+        doc.select("img[alt]").remove_attr("alt");
+    }
+    marked
+}
+
 /// The cleaned page as [`extract_pass`] gave it to selection, made again by the same steps
-/// (parsed, the headings that say `page_title` marked, repeated `alt` texts dropped,
-/// cleaned by `memo`'s filters): the same document, node for node.
+/// (parsed, changed as [`before_cleaning`] says, cleaned by `memo`'s filters): the same
+/// document, node for node.
 fn made_again(
     body: &str,
     max_elements: usize,
@@ -306,8 +315,7 @@ fn made_again(
     memo: &mut Memo<'_>,
 ) -> Document {
     let doc = parse_page(body, DEPTH_LIMIT, max_elements).doc;
-    page_title.mark_title_headings(&doc);
-    drop_repeated_alts(&doc, page_title.matched.as_deref());
+    before_cleaning(&doc, page_title, memo);
     clean_and_prune(&doc, memo);
     doc
 }
@@ -387,6 +395,38 @@ mod tests {
         let text = out.lines.join("\n");
         assert!(text.contains("I hope to approach Monday"), "{text}");
         assert!(!text.contains("Month 7 of the archive"), "{text}");
+    }
+
+    #[test]
+    fn a_large_page_made_again_answers_as_a_copied_one() {
+        // One product's page whose selection keeps too little (every attempt is made, the
+        // best made again) beside a gallery whose pictures would say more than its text, and
+        // a row of other products' cards (read again after selection).
+        let base = Url::parse("https://shop.example.com/p/walnut-desk").unwrap();
+        let shots: String = (0..12)
+            .map(|i| {
+                format!("<li><img src=/i/{i}.jpg alt='Side view {i} of the walnut desk'></li>")
+            })
+            .collect();
+        let cards: String = (0..4)
+            .map(|i| format!("<div class=card><h3><a href=/p/{i}>Desk {i}</a></h3></div>"))
+            .collect();
+        let page = format!(
+            "<html><head><title>Walnut desk</title><meta property='og:type' \
+             content='product'><meta property='product:price:amount' content='499.00'>\
+             </head><body><main><h1>Walnut desk</h1><ul class=gallery>{shots}</ul><p>A desk \
+             of solid walnut on steel legs, with a cable tray under its top.</p></main>\
+             <section class=grid>{cards}</section></body></html>"
+        );
+        let copied = extract_html(&page, &base, usize::MAX, usize::MAX);
+        assert!(!copied.flags.elements_cut);
+        // A cap that makes the page large (more than a quarter of what it may build) and
+        // does not cut it.
+        let elements = page.matches('<').count() - page.matches("</").count();
+        let made_again = extract_html(&page, &base, usize::MAX, elements + 8);
+        assert!(!made_again.flags.elements_cut);
+        assert_eq!(made_again.text(), copied.text());
+        assert_eq!(made_again.flags, copied.flags);
     }
 
     #[test]
