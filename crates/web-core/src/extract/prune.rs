@@ -58,6 +58,13 @@ const GROUP_MIN_CARDS: usize = 3;
 const GROUP_MIN_SHARE: f64 = 0.3;
 /// …a member's siblings of its shape being compared with it up to this many.
 const GROUP_MAX_COMPARED: usize = 8;
+/// A group around the nearest one keeps its cards when its members hold together at least
+/// this share of the text under the filtered root (most of the page: a sidebar's widgets,
+/// each a list, hold less)…
+const OUTER_GROUP_MIN_SHARE: f64 = 0.6;
+/// …and none of them holds more than this share of their text (layout columns, a post
+/// beside its sidebars).
+const GROUP_MAX_MEMBER_SHARE: f64 = 0.5;
 
 /// An open element during the walk.
 struct Frame {
@@ -434,7 +441,9 @@ pub(crate) fn drop_carousels(root: NodeRef<'_>, memo: &mut Memo<'_>) -> usize {
 /// members of a repeated group of alike siblings (a grid's cards, a listing's rows), when at
 /// least [`GROUP_MIN_CARDS`] of its members hold them and the members together hold at
 /// least [`GROUP_MIN_SHARE`] of the `total` visible characters under `root`: the page's
-/// cards, kept.
+/// cards, kept. A group around the nearest one (a grid of rows of cards, a page of lists of
+/// cards) keeps them too when its members hold at least [`OUTER_GROUP_MIN_SHARE`] of the
+/// text and none of them more than [`GROUP_MAX_MEMBER_SHARE`] of theirs.
 fn in_groups(
     found: &[(NodeId, usize, Kind, bool)],
     root: NodeRef<'_>,
@@ -444,8 +453,10 @@ fn in_groups(
         return HashSet::default();
     }
     let mut siblings = Siblings::default();
-    // By group (its parent): the blocks found within it, and the members that hold them.
-    let mut groups: HashMap<NodeId, (Vec<NodeId>, HashSet<NodeId>)> = HashMap::new();
+    // By group (its parent): the blocks found within it and the members that hold them; the
+    // nearest groups around the blocks, and the groups around those.
+    let mut nearest: HashMap<NodeId, (Vec<NodeId>, HashSet<NodeId>)> = HashMap::new();
+    let mut outer: HashMap<NodeId, (Vec<NodeId>, HashSet<NodeId>)> = HashMap::new();
     for &(id, _, kind, _) in found {
         if !matches!(
             kind,
@@ -454,29 +465,37 @@ fn in_groups(
             continue;
         }
         let node = NodeRef::new(id, root.tree);
-        let member = std::iter::once(node)
+        let members = std::iter::once(node)
             .chain(node.ancestors_it(None))
             .take_while(|n| n.id != root.id && n.is_element())
-            .find(|n| siblings.in_group(n));
-        if let Some(member) = member
-            && let Some(parent) = member.parent()
-        {
-            let group = groups.entry(parent.id).or_default();
-            group.0.push(id);
-            group.1.insert(member.id);
+            .filter(|n| siblings.in_group(n));
+        for (at, member) in members.enumerate() {
+            if let Some(parent) = member.parent() {
+                let groups = if at == 0 { &mut nearest } else { &mut outer };
+                let group = groups.entry(parent.id).or_default();
+                group.0.push(id);
+                group.1.insert(member.id);
+            }
         }
     }
-    groups
-        .into_values()
-        .filter(|(_, members)| {
-            let held: usize = members
-                .iter()
-                .map(|&id| visible_len(&NodeRef::new(id, root.tree).text()))
-                .sum();
-            members.len() >= GROUP_MIN_CARDS && held as f64 >= total as f64 * GROUP_MIN_SHARE
-        })
-        .flat_map(|(ids, _)| ids)
-        .collect()
+    let sizes = |members: &HashSet<NodeId>| -> (usize, usize) {
+        let sizes = members
+            .iter()
+            .map(|&id| visible_len(&NodeRef::new(id, root.tree).text()));
+        sizes.fold((0, 0), |(held, largest), n| (held + n, largest.max(n)))
+    };
+    let nearest = nearest.into_values().filter(|(_, members)| {
+        let (held, _) = sizes(members);
+        members.len() >= GROUP_MIN_CARDS && held as f64 >= total as f64 * GROUP_MIN_SHARE
+    });
+    let outer = outer.into_values().filter(|(_, members)| {
+        let (held, largest) = sizes(members);
+        // Layout columns are no group: one of them holds most of their text.
+        members.len() >= GROUP_MIN_CARDS
+            && held as f64 >= total as f64 * OUTER_GROUP_MIN_SHARE
+            && largest as f64 <= held as f64 * GROUP_MAX_MEMBER_SHARE
+    });
+    nearest.chain(outer).flat_map(|(ids, _)| ids).collect()
 }
 
 /// Sibling elements by shape, under each parent asked about: which elements are members of a
@@ -1234,6 +1253,70 @@ mod tests {
         let text = render(body).join("\n");
         assert!(!text.contains("How to build project"), "{text}");
         assert!(text.contains("The committee met"), "{text}");
+    }
+
+    #[test]
+    fn a_grid_of_rows_of_linked_cards_keeps_its_cards_and_a_sidebar_of_lists_does_not() {
+        let base = Url::parse("https://example.com/recipes/dinner").unwrap();
+        // Eight rows of four cards, each card wholly a link: one row holds an eighth of
+        // the text, the rows together most of it.
+        let rows: String = (0..8)
+            .map(|r| {
+                let cards: String = (0..4)
+                    .map(|c| {
+                        format!(
+                            "<a class=card href=/recipe/{r}-{c}><div class=media><img \
+                             src=/i/{r}{c}.jpg></div><div class=card-title><span>Dinner \
+                             number {r}-{c} for a weeknight</span></div></a>"
+                        )
+                    })
+                    .collect();
+                format!("<div class=row-wrap><div class=card-list>{cards}</div></div>")
+            })
+            .collect();
+        let page = |inside: &str| {
+            Document::from(format!(
+                "<html><body><h1>Dinner</h1><p>What is for dinner tonight?</p>\
+                 <div class=grid>{inside}</div></body></html>"
+            ))
+        };
+        let doc = page(&rows);
+        let body = doc.body().unwrap();
+        prune(body, &mut Memo::new(&base).with_cards());
+        let text = render(body).join("\n");
+        for (r, c) in [(0, 0), (3, 2), (7, 3)] {
+            assert!(text.contains(&format!("Dinner number {r}-{c} ")), "{text}");
+        }
+        // Without the cards asked for, they are link blocks.
+        let doc = page(&rows);
+        let body = doc.body().unwrap();
+        prune(body, &mut Memo::new(&base));
+        assert!(!render(body).join("\n").contains("Dinner number"));
+        // Layout columns: widgets of link lists on either side of a post with its tag lists.
+        // The columns hold all the text, the post's most of it: they are no grid, and each
+        // column's widgets hold too little of the text to be cards.
+        let widgets: String = (0..3)
+            .map(|w| {
+                let items: String = (0..6)
+                    .map(|i| format!("<li><a href=/category/{w}-{i}>Category {w}-{i}</a></li>"))
+                    .collect();
+                format!("<div class=module><h2>Widget {w}</h2><ul>{items}</ul></div>")
+            })
+            .collect();
+        let tags: String = (0..3)
+            .map(|t| format!("<ul class=tags><li><a href=/tag/{t}>Tag {t}</a></li></ul>"))
+            .collect();
+        let doc = Document::from(format!(
+            "<html><body><div class=columns><div><div class=pkg>{widgets}</div></div><div>\
+             <div class=pkg><h1>Sunday</h1>{}<div class=tagbox>{tags}</div></div></div><div>\
+             <div class=pkg>{widgets}</div></div></div></body></html>",
+            format!("<p>{PROSE}</p>").repeat(12)
+        ));
+        let body = doc.body().unwrap();
+        prune(body, &mut Memo::new(&base).with_cards());
+        let text = render(body).join("\n");
+        assert!(text.contains("The committee met"), "{text}");
+        assert!(!text.contains("Category 2-"), "{text}");
     }
 
     #[test]
