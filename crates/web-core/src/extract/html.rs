@@ -153,7 +153,7 @@ fn extract_pass(
         readable,
         marks.title(&doc),
         &marks.headlines,
-        base.host_str(),
+        base,
         marks.thread_subject(&doc),
     );
     let title = page_title.matched.as_deref();

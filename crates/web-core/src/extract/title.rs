@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 
+use ::url::Url;
 use dom_query::{Document, Element, NodeId, NodeRef};
 use dom_smoothie::{Config, Readability};
 
@@ -70,29 +71,35 @@ impl PageTitle {
     /// The page's title from what Readability read (`readable`), the raw title
     /// ([`PageSurvey::title`](super::meta::PageSurvey::title)), the elements that may say the
     /// headline (`candidates`: each, and whether it is a heading, in document order), the
-    /// page's host, and the subject a forum thread declares (which is its title). A title no
-    /// heading says loses a last part that names the site ([`without_site`]).
+    /// page's address, and the subject a forum thread declares (which is its title). A title
+    /// no heading says loses a last part that names the site ([`without_site`]) or that a
+    /// name-plate of the site says ([`is_name_plate`]).
     pub(crate) fn read(
         doc: &Document,
         readable: Readable,
         raw_title: Option<String>,
         candidates: &[(NodeId, bool)],
-        host: Option<&str>,
+        page: &Url,
         subject: Option<String>,
     ) -> Self {
+        let host = page.host_str();
         let site = readable
             .site
             .clone()
             .or_else(|| site_from_title(raw_title.as_deref(), readable.title.as_deref()));
         let raw = raw_title.clone();
         let title = readable.title.or(raw_title);
-        let headlines = title.is_some().then(|| Headlines::read(doc, candidates));
+        let headlines = title
+            .is_some()
+            .then(|| Headlines::read(doc, candidates, Some(page)));
         let title = title.zip(headlines.as_ref()).map(|(t, h)| {
             let t = h.title_of(t, raw, site.as_deref());
             if h.says(&t) {
                 return t;
             }
-            without_site(&t, site.as_deref(), host).unwrap_or(t)
+            without_site(&t, site.as_deref(), host)
+                .or_else(|| h.without_plate(&t))
+                .unwrap_or(t)
         });
         // A declared thread subject is the title; else the heading the page shows, when
         // it says what the title says.
@@ -150,14 +157,19 @@ const SECTION_LABELS: &[&str] = &[
 /// `liberty.edu`, `bcbs.com` on `bcbs.com`). `None` when the title has one part, or more
 /// than [`TITLE_MAX_PARTS`], or its last part is not the site's.
 fn without_site(title: &str, site: Option<&str>, host: Option<&str>) -> Option<String> {
+    without_last_part(title, |last| names_site(last, site, host))
+}
+
+/// The title without its last part when `names` says that part names the site. `None` when
+/// the title has one part, or more than [`TITLE_MAX_PARTS`], or `names` says no.
+fn without_last_part(title: &str, names: impl FnOnce(&str) -> bool) -> Option<String> {
     let parts = title_parts(title);
     let (&(first, _), &(start, end)) = (parts.first()?, parts.last()?);
     if parts.len() < 2 || parts.len() > TITLE_MAX_PARTS {
         return None;
     }
-    let last = &title[start..end];
     let before = parts[parts.len() - 2].1;
-    names_site(last, site, host).then(|| title[first..before].trim().to_owned())
+    names(&title[start..end]).then(|| title[first..before].trim().to_owned())
 }
 
 /// Whether a part of a title names the site (see [`without_site`]), its words compared
@@ -210,17 +222,21 @@ fn headline_of_title(doc: &Document, title: String, site: Option<&str>) -> Strin
 /// id names a headline or a title), in document order, each with the words of its text when
 /// that text has at most [`HEADLINE_MAX_CHARS`] visible characters.
 pub(crate) struct Headlines {
-    /// The element, whether it is a heading (`h1` to `h6`), and its words.
-    elements: Vec<(NodeId, bool, Option<Vec<String>>)>,
+    /// The element, whether it is a heading (`h1` to `h6`), its words, and whether it is
+    /// the site's name-plate ([`is_name_plate`]), which says the site rather than the page.
+    elements: Vec<(NodeId, bool, Option<Vec<String>>, bool)>,
     /// The text of each `h1` that has words (`None` when it is longer than
-    /// [`HEADLINE_MAX_CHARS`]), in document order.
+    /// [`HEADLINE_MAX_CHARS`]), in document order, the site's name-plates aside.
     h1: Vec<Option<String>>,
+    /// The words of the headings that are the site's name-plate ([`is_name_plate`]): a
+    /// title's part that says them names the site, not the page.
+    plates: Vec<Vec<String>>,
 }
 
 impl Headlines {
     /// The page's elements that may say its headline, by one walk of the document.
     fn of(doc: &Document) -> Self {
-        Self::read(doc, &Self::candidates(doc))
+        Self::read(doc, &Self::candidates(doc), None)
     }
 
     /// The elements that may say the headline ([`Self::candidate`]) and whether each is a
@@ -251,22 +267,33 @@ impl Headlines {
         (heading || named()).then_some(heading)
     }
 
-    /// The words of the candidates found (element, whether it is a heading), in their order.
-    fn read(doc: &Document, candidates: &[(NodeId, bool)]) -> Self {
+    /// The words of the candidates found (element, whether it is a heading), in their order;
+    /// the headings that are the site's name-plate ([`is_name_plate`], against the page's
+    /// address `page`) are marked as such.
+    fn read(doc: &Document, candidates: &[(NodeId, bool)], page: Option<&Url>) -> Self {
         let mut h1 = Vec::new();
-        let elements = candidates
-            .iter()
-            .map(|&(id, heading)| {
-                let node = NodeRef::new(id, &doc.tree);
-                let text = text_within(node, HEADLINE_MAX_CHARS);
-                let words = text.as_deref().map(heading_words);
-                if heading && node.has_name("h1") && words.as_ref().is_none_or(|w| !w.is_empty()) {
-                    h1.push(text.and_then(|_| shown_text(node)));
-                }
-                (id, heading, words)
-            })
-            .collect();
-        Self { elements, h1 }
+        let mut plates = Vec::new();
+        let mut elements = Vec::with_capacity(candidates.len());
+        for &(id, heading) in candidates {
+            let node = NodeRef::new(id, &doc.tree);
+            let text = text_within(node, HEADLINE_MAX_CHARS);
+            let words = text.as_deref().map(heading_words);
+            let plate = heading
+                && words.as_ref().is_some_and(|w| !w.is_empty())
+                && is_name_plate(&node, page);
+            if plate {
+                plates.extend(words.clone());
+            } else if heading && node.has_name("h1") && words.as_ref().is_none_or(|w| !w.is_empty())
+            {
+                h1.push(text.and_then(|_| shown_text(node)));
+            }
+            elements.push((id, heading, words, plate));
+        }
+        Self {
+            elements,
+            h1,
+            plates,
+        }
     }
 
     /// The heading the page shows for its title, when the title was written for search
@@ -307,6 +334,13 @@ impl Headlines {
             .unwrap_or(cut)
     }
 
+    /// The title without its last part when a name-plate of the site says that part
+    /// (`Chapter - Book`, the book's name the heading of the site's menu bar). `None` when
+    /// the title has one part, or more than [`TITLE_MAX_PARTS`], or no plate says its last.
+    fn without_plate(&self, title: &str) -> Option<String> {
+        without_last_part(title, |last| self.plates.contains(&heading_words(last)))
+    }
+
     /// Whether an element that may say the headline has exactly the words of `text`.
     fn says(&self, text: &str) -> bool {
         let words = heading_words(text);
@@ -314,7 +348,7 @@ impl Headlines {
             && self
                 .elements
                 .iter()
-                .any(|(_, _, w)| w.as_ref() == Some(&words))
+                .any(|(_, _, w, plate)| !plate && w.as_ref() == Some(&words))
     }
 
     /// The part of a title that a heading of the page says, when the title holds more: the
@@ -330,7 +364,8 @@ impl Headlines {
         let headings: HashSet<&[String]> = self
             .elements
             .iter()
-            .filter_map(|(_, _, words)| words.as_deref())
+            .filter(|(.., plate)| !plate)
+            .filter_map(|(_, _, words, _)| words.as_deref())
             .filter(|w| !w.is_empty())
             .collect();
         let whole = heading_words(&title);
@@ -369,7 +404,7 @@ impl Headlines {
             return Vec::new();
         }
         let mut marked = Vec::new();
-        for (id, heading, w) in &self.elements {
+        for (id, heading, w, _) in &self.elements {
             if *heading && w.as_ref() == Some(&words) {
                 NodeRef::new(*id, &doc.tree).set_attr(TITLE_MARK, "");
                 marked.push(*id);
@@ -377,6 +412,89 @@ impl Headlines {
         }
         marked
     }
+}
+
+/// The most elements, from a heading up, looked at for the navigation bar that would make
+/// it the site's name-plate.
+const PLATE_MAX_DEPTH: usize = 6;
+
+/// Whether a heading is the site's name-plate rather than a headline of the page: it lies in
+/// the site's navigation, within [`PLATE_MAX_DEPTH`] elements up and short of the page's
+/// main container or its body (a `nav` element, a navigation or menu role, a class or id
+/// that names a menu bar, [`names_menu`]), or its words are those of a link it holds
+/// to the site's home or to an index above the page (`/`, `./`, `../index.html`).
+fn is_name_plate(node: &NodeRef<'_>, page: Option<&Url>) -> bool {
+    let mut at = Some(*node);
+    for _ in 0..PLATE_MAX_DEPTH {
+        let Some(n) = at else { break };
+        // The page's own main container, or the page as a whole, says nothing of a bar.
+        let whole = with_element(&n, |e| {
+            matches!(&*e.name.local, "main" | "article" | "body" | "html")
+        });
+        if whole != Some(false) && n.id != node.id {
+            break;
+        }
+        let navigation = with_element(&n, |e| {
+            &*e.name.local == "nav"
+                || attr(e, "role").is_some_and(|r| matches!(r, "navigation" | "menu" | "menubar"))
+                || [attr(e, "class"), attr(e, "id")]
+                    .into_iter()
+                    .flatten()
+                    .any(names_menu)
+        })
+        .unwrap_or(false);
+        if navigation {
+            return true;
+        }
+        at = n.parent();
+    }
+    let Some(page) = page else {
+        return false;
+    };
+    // The links the heading holds, up to two.
+    let mut links = Vec::new();
+    walk(*node, |step| {
+        if let Step::Enter(n) = step
+            && let Some(Some(href)) = with_element(&n, |e| {
+                (&*e.name.local == "a").then(|| attr(e, "href").map(str::to_owned))?
+            })
+        {
+            links.push((n, href));
+        }
+        links.len() < 2
+    });
+    let [(link, href)] = links.as_slice() else {
+        return false;
+    };
+    page.join(href).is_ok_and(|to| {
+        is_index_above(&to, page) && heading_words(&link.text()) == heading_words(&node.text())
+    })
+}
+
+/// Words of class names and ids that name the site's menu bar, whose heading is the site's
+/// name-plate.
+const MENU_WORDS: &[&str] = &["menu", "menubar", "navbar"];
+
+/// Whether a class or id value names a menu bar: one of its words, split at characters
+/// other than letters and digits, is one of [`MENU_WORDS`] (`menu-title`, `navbar-brand`).
+fn names_menu(value: &str) -> bool {
+    value
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| MENU_WORDS.iter().any(|m| m.eq_ignore_ascii_case(w)))
+}
+
+/// Whether `to` is the site's home or an index of a folder that holds `page` (`./`,
+/// `../index.html`), not the page itself.
+fn is_index_above(to: &Url, page: &Url) -> bool {
+    if to.host_str() != page.host_str() || to == page {
+        return false;
+    }
+    let path = to.path();
+    let folder = ["index.html", "index.htm", "index.php"]
+        .iter()
+        .find_map(|index| path.strip_suffix(index))
+        .unwrap_or(path);
+    folder.ends_with('/') && page.path().starts_with(folder) && page.path() != folder
 }
 
 /// The text of `node` when it has at most `max` visible characters; `None`, having read
@@ -894,6 +1012,75 @@ mod tests {
             ),
             None
         );
+    }
+
+    /// The `# Title` line of a page at `url` whose `<title>` is `title`.
+    fn page_title(html: &str, title: &str, url: &str) -> Option<String> {
+        let doc = parse(html);
+        let readable = Readable {
+            title: Some(title.to_owned()),
+            site: None,
+        };
+        let candidates = Headlines::candidates(&doc);
+        let url = Url::parse(url).unwrap();
+        PageTitle::read(
+            &doc,
+            readable,
+            Some(title.to_owned()),
+            &candidates,
+            &url,
+            None,
+        )
+        .title
+    }
+
+    #[test]
+    fn the_site_s_name_plate_is_not_the_page_s_title() {
+        let page = "https://book.example/ch04-01-what-is-ownership.html";
+        // The book's name, the heading of its menu bar, is the site's: the chapter is the
+        // title, whether a heading says it or not.
+        let menu = "<div id=\"menu-bar\"><h1 class=\"menu-title\">The Example Programming Book</h1></div>\
+                    <main><h2>What is Ownership?</h2><p>Text.</p></main>";
+        let title = "What is Ownership? - The Example Programming Book";
+        assert_eq!(
+            page_title(menu, title, page).as_deref(),
+            Some("What is Ownership?")
+        );
+        let bare = "<div class=\"menu-bar\"><h1 class=\"menu-title\">The Example Programming Book</h1>\
+                    </div><p>Text.</p>";
+        assert_eq!(
+            page_title(bare, title, page).as_deref(),
+            Some("What is Ownership?")
+        );
+        // A heading that is a link to the index above the page names the documentation;
+        // the page's own heading is the title.
+        let docs = "<div><h1><a href=\"../index.html\">Example 2.0 Documentation</a></h1></div>\
+                    <div><h1>ORM Quick Start</h1><p>Text.</p></div>";
+        let title = "ORM Quick Start — Example 2.0 Documentation";
+        assert_eq!(
+            page_title(docs, title, "https://docs.example/20/orm/quickstart.html").as_deref(),
+            Some("ORM Quick Start")
+        );
+        // Without the plates' marks, the longer part a heading says stays the title: a
+        // heading in a masthead or beside a sidebar, or a link to the page itself, is the
+        // page's own.
+        for html in [
+            "<div class=\"page-masthead\"><h1>The Example Programming Book</h1></div><h2>What is Ownership?</h2>",
+            "<div class=\"right-sidebar\"><h1>The Example Programming Book</h1></div><h2>What is Ownership?</h2>",
+            "<h1><a href=\"ch04-01-what-is-ownership.html\">The Example Programming Book</a></h1>\
+             <h2>What is Ownership?</h2>",
+        ] {
+            assert_eq!(
+                page_title(
+                    html,
+                    "What is Ownership? - The Example Programming Book",
+                    page
+                )
+                .as_deref(),
+                Some("The Example Programming Book"),
+                "{html}"
+            );
+        }
     }
 
     #[test]
