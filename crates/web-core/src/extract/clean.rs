@@ -26,8 +26,28 @@ pub(crate) struct Cleaned {
     /// Visible characters before chrome was removed (hidden and never-content elements
     /// excluded).
     pub(crate) all_chars: usize,
-    /// Script elements in the page.
+    /// Script elements in the page, and links that preload a script ([`loads_script`]).
     pub(crate) scripts: usize,
+}
+
+/// Whether an element loads a script ahead of its use: a `link` that preloads a module
+/// (`rel="modulepreload"`), or preloads a file whose path ends in `.js` or `.mjs`
+/// (`rel="preload"`). A page built in the browser may name its scripts only so.
+fn loads_script(e: &Element) -> bool {
+    if &*e.name.local != "link" {
+        return false;
+    }
+    let rel = attr(e, "rel").unwrap_or_default();
+    let has = |token: &str| {
+        rel.split_ascii_whitespace()
+            .any(|t| t.eq_ignore_ascii_case(token))
+    };
+    let path = attr(e, "href")
+        .unwrap_or_default()
+        .split(['?', '#'])
+        .next()
+        .unwrap_or_default();
+    has("modulepreload") || (has("preload") && (path.ends_with(".js") || path.ends_with(".mjs")))
 }
 
 /// What kind of element the chrome filter sees.
@@ -184,7 +204,9 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
             // leave one open around whole sections.
             let link = name.as_ref().is_some_and(|n| &**n == "a")
                 && with_element(&node, |e| attr(e, "href").is_some()).unwrap_or(false);
-            if name.as_ref().is_some_and(|n| &**n == "script") {
+            if name.as_ref().is_some_and(|n| &**n == "script")
+                || with_element(&node, loads_script).unwrap_or(false)
+            {
                 scripts += 1;
             }
             thread = thread || says_thread(&node);

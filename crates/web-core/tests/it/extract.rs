@@ -568,6 +568,38 @@ fn javascript_shell_gets_a_notice() {
 }
 
 #[test]
+fn a_page_that_only_preloads_its_scripts_is_a_shell() {
+    // A forum built in the browser: its head preloads the application, its body is a
+    // loading splash.
+    let page = |link: &str| {
+        format!(
+            "<html><head><title>Where should I start? - Community</title>{link}\
+             <link rel=\"stylesheet\" href=\"/stylesheets/desktop.css\">\
+             <meta name=\"description\" content=\"I have nothing smart at home yet.\"></head>\
+             <body><section id=\"d-splash\"><div class=\"preloader-image\">{}</div>\
+             </section></body></html>",
+            "<div class=\"dots\" style=\"--n:1;\"></div>".repeat(12)
+        )
+    };
+    for link in [
+        "<link rel=\"preload\" href=\"/assets/start-app-9f92.js\" as=\"script\">",
+        "<link rel=\"modulepreload\" href=\"/assets/app.mjs?v=2\">",
+    ] {
+        let out = extract(&page(link), "text/html", &base());
+        assert!(out.flags.javascript_shell, "{link}");
+        assert_eq!(out.lines, [JAVASCRIPT_SHELL_NOTICE], "{link}");
+    }
+    // A preloaded font or style is no script.
+    for link in [
+        "<link rel=\"preload\" href=\"/fonts/inter.woff2\" as=\"font\">",
+        "<link rel=\"preload\" href=\"/assets/site.css\" as=\"style\">",
+    ] {
+        let out = extract(&page(link), "text/html", &base());
+        assert!(!out.flags.javascript_shell, "{link}");
+    }
+}
+
+#[test]
 fn selection_never_loses_the_content() {
     let body = std::fs::read_to_string(data("selection_loses.html")).expect("fixture readable");
     let text = extract(&body, "text/html", &base()).text();
