@@ -18,6 +18,9 @@ const NAMED_CHROME_MAX_PARAGRAPH: usize = 400;
 /// Layout chrome by name is removed when at least a quarter of its text is links, or when
 /// it has no more visible characters than this.
 const LAYOUT_SHORT: usize = 200;
+/// On a page with votes, reader comments holding at least this many times the paragraph
+/// text outside them are a discussion's posts.
+const THREAD_MIN_RATIO: usize = 2;
 
 /// What the chrome filter saw.
 pub(crate) struct Cleaned {
@@ -175,19 +178,26 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
     let mut remove: Vec<NodeId> = Vec::new();
     // Chrome candidates: the element, its visible characters, whether it is removed even
     // above the share cap (a short `noscript`, reader comments), and whether it is reader
-    // comments (kept on a page that says it is a thread).
+    // comments or a form inside them (kept on a page that says it is a thread).
     let mut candidates: Vec<(NodeId, usize, bool, bool)> = Vec::new();
     let mut thread = false;
     let mut frames: Vec<Frame> = Vec::new();
     let mut in_main = 0usize;
     let mut in_link = 0usize;
     let mut in_code = 0usize;
+    let mut in_comments = 0usize;
+    let mut in_paragraph = 0usize;
+    let mut outside_prose = 0usize;
+    let mut votes = false;
     let mut scripts = 0usize;
     let mut total = 0usize;
     walk(doc.root(), |step| match step {
         Step::Enter(node) => {
             if let Some(n) = with_text(&node, visible_len) {
                 total += n;
+                if in_comments == 0 && in_paragraph > 0 {
+                    outside_prose += n;
+                }
                 if let Some(top) = frames.last_mut() {
                     top.chars += n;
                     if in_link > 0 {
@@ -224,6 +234,11 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
                 return false;
             }
             let main = matches!(v, Verdict::Main);
+            let comments = matches!(v, Verdict::Comments);
+            let paragraph = name.as_ref().is_some_and(|n| &**n == "p");
+            in_comments += usize::from(comments);
+            votes = votes || with_element(&node, says_vote).unwrap_or(false);
+            in_paragraph += usize::from(paragraph);
             in_main += usize::from(main);
             in_link += usize::from(link);
             in_code += usize::from(code);
@@ -249,6 +264,8 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
                 && let Some(frame) = frames.pop()
             {
                 in_main -= usize::from(frame.main);
+                in_comments -= usize::from(matches!(frame.verdict, Verdict::Comments));
+                in_paragraph -= usize::from(frame.paragraph);
                 in_link -= usize::from(frame.link);
                 in_code -= usize::from(frame.code);
                 let longest = if frame.paragraph {
@@ -276,7 +293,11 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
                         || comments
                         || reviews
                         || matches!(frame.verdict, Verdict::Modal);
-                    candidates.push((frame.id, frame.chars, forced, comments));
+                    // A post's form inside reader comments goes with them (a thread's
+                    // posts, each its own form).
+                    let kept =
+                        comments || (in_comments > 0 && matches!(frame.verdict, Verdict::Form));
+                    candidates.push((frame.id, frame.chars, forced, kept));
                 }
                 if let Some(parent) = frames.last_mut() {
                     parent.chars += frame.chars;
@@ -294,6 +315,10 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
     let mut removed_chars = 0usize;
     // Candidates arrive innermost first; an outer removal covers inner ones.
     let mut removed: HashSet<NodeId> = HashSet::new();
+    // A page whose posts are voted on and whose comments hold most of its prose is a
+    // discussion (a link submitted with its thread, a short post and its replies): its
+    // comments are its content. Under an article, they are not.
+    thread = thread || (votes && voted_thread(doc, &candidates, outside_prose));
     for (id, chars, forced, comments) in candidates.iter().rev() {
         // A thread's posts are the page's content, even where its markup names them
         // comments.
@@ -317,6 +342,37 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
         all_chars: total,
         scripts,
     }
+}
+
+/// Whether the page's reader comments (the outermost of the comment `candidates`) hold at
+/// least [`THREAD_MIN_RATIO`] times the paragraph text found outside them.
+fn voted_thread(
+    doc: &Document,
+    candidates: &[(NodeId, usize, bool, bool)],
+    outside_prose: usize,
+) -> bool {
+    let ids: HashSet<NodeId> = candidates.iter().filter(|c| c.3).map(|c| c.0).collect();
+    let chars: usize = candidates
+        .iter()
+        .filter(|c| c.3)
+        .filter(|c| {
+            !NodeRef::new(c.0, &doc.tree)
+                .ancestors_it(None)
+                .any(|a| ids.contains(&a.id))
+        })
+        .map(|c| c.1)
+        .sum();
+    chars > 0 && chars >= outside_prose * THREAD_MIN_RATIO
+}
+
+/// Whether an element's class names a vote (`upvote`, `VoteBtn`, `unvoted`): the control
+/// of a discussion's posts.
+fn says_vote(e: &Element) -> bool {
+    attr(e, "class").is_some_and(|c| {
+        c.as_bytes()
+            .windows(4)
+            .any(|w| w.eq_ignore_ascii_case(b"vote"))
+    })
 }
 
 /// Whether an element says, in schema.org terms, that the page is a discussion thread: a
@@ -414,6 +470,40 @@ mod tests {
             assert!(!out.contains("the bearing"), "{out}");
             assert!(out.contains("Bearing wears out"), "{out}");
         }
+    }
+
+    #[test]
+    fn a_voted_thread_whose_comments_hold_its_prose_keeps_them() {
+        // A link submitted with its discussion: each reply is voted on, each reply's text is
+        // its own form, and the replies hold the page's prose.
+        let replies: String = (0..4)
+            .map(|i| {
+                format!(
+                    "<div class='comment'><span class='upvoter'></span><form class='usertext'>\
+                     <p>Reply {i}: the bearing wore out after two winters, so I replaced it \
+                     with a sealed one and it has run quietly since then.</p></form></div>"
+                )
+            })
+            .collect();
+        let page = |story: &str| {
+            format!(
+                "<html><body><main><h1>Bearing wears out</h1>{story}\
+                 <div class='comments'>{replies}</div></main></body></html>"
+            )
+        };
+        let out = text(&page("<a href='/x'>example.com</a>"));
+        assert!(out.contains("Reply 0: the bearing"), "{out}");
+        assert!(out.contains("Reply 3: the bearing"), "{out}");
+        // Under an article, the same voted replies are reader comments.
+        let article = "<p>The bearing of the front wheel is the part that wears first, and \
+                       how long it lasts depends on the seal, the grease and the roads.</p>"
+            .repeat(4);
+        let out = text(&page(&article));
+        assert!(!out.contains("Reply 0"), "{out}");
+        assert!(out.contains("the seal, the grease"), "{out}");
+        // Without votes, they are reader comments too.
+        let out = text(&page("<a href='/x'>example.com</a>").replace("upvoter", "avatar"));
+        assert!(!out.contains("Reply 0"), "{out}");
     }
 
     #[test]
