@@ -11,7 +11,7 @@ use dom_query::{Document, NodeId};
 use super::clean::{Cleaned, clean_and_prune};
 use super::meta::{PageSurvey, put_declared};
 use super::parse::{DEPTH_LIMIT, Parsed, parse_page};
-use super::prune::{Memo, dateline, drop_comment_section, drop_tail_chrome};
+use super::prune::{Memo, dateline, drop_comment_section, drop_recommendations, drop_tail_chrome};
 use super::select::{
     MainText, fits, group_region_text, main_text, prose_chars, prose_region_text, visible_chars,
 };
@@ -68,8 +68,13 @@ pub(crate) fn extract_html(
     max_links: usize,
     max_elements: usize,
 ) -> Extracted {
-    let (first, shown) = extract_pass(body, base, max_links, max_elements, Memo::new(base));
+    let (first, shown, product) =
+        extract_pass(body, base, max_links, max_elements, Memo::new(base));
     let mut answer = answer_of(body, base, max_links, max_elements, first);
+    // On one product's page, what offers other products, whichever answer stands.
+    if product {
+        drop_recommendations(&mut answer.lines);
+    }
     answer.flags.partial = !answer.flags.javascript_shell && is_partial(&answer.lines, shown);
     answer
 }
@@ -86,7 +91,7 @@ fn answer_of(
     if first.flags.javascript_shell || prose_chars(&first.lines) >= ANSWER_MIN_PROSE {
         return first;
     }
-    let (cards, _) = extract_pass(
+    let (cards, _, _) = extract_pass(
         body,
         base,
         max_links,
@@ -131,14 +136,14 @@ fn answer_of(
 /// One pass of the pipeline over an HTML body, its boilerplate filter as `memo` says,
 /// keeping the page's first `max_links` links and reading its first `max_elements`
 /// elements; with the visible characters the page shows (hidden and never-content elements
-/// aside).
+/// aside) and whether the page is one product's.
 fn extract_pass(
     body: &str,
     base: &Url,
     max_links: usize,
     max_elements: usize,
     mut memo: Memo<'_>,
-) -> (Extracted, usize) {
+) -> (Extracted, usize, bool) {
     let Parsed {
         doc,
         flattened,
@@ -234,7 +239,7 @@ fn extract_pass(
             ..Flags::default()
         },
     };
-    (extracted, cleaned.all_chars)
+    (extracted, cleaned.all_chars, memo.product())
 }
 
 /// Whether an answer of these `lines` holds a small part of a page that shows `shown`

@@ -18,7 +18,9 @@ use super::render::{collapse, render};
 use super::tree::{
     Shape, Step, alike, attr, inner_shapes, shape_of, visible_len, walk, with_element, with_text,
 };
-use super::vocab::{COMMENT_OPENERS, FOOTER_OPENERS, FOOTER_PHRASES, MONTH_NAMES, Sense};
+use super::vocab::{
+    COMMENT_OPENERS, FOOTER_OPENERS, FOOTER_PHRASES, MONTH_NAMES, RECOMMENDATION_PHRASES, Sense,
+};
 
 /// Boilerplate holding more than this share of the text under the filtered root is kept.
 const PRUNE_MAX_SHARE: f64 = 0.4;
@@ -1018,6 +1020,48 @@ fn is_footer_note(line: &str) -> bool {
     phrase || counter || opener || lower.contains("follow @")
 }
 
+/// A line of a product's page naming other products is at most this many characters.
+const RECOMMENDATION_MAX_CHARS: usize = 60;
+/// On one product's page, drops what offers other products: a short line after the first
+/// that holds one of [`RECOMMENDATION_PHRASES`] ("You may also like", "Customers also
+/// viewed"), and when it is a heading, its section too (the lines up to the next heading of
+/// its level or above). The cards under it were dropped as a carousel or kept as text;
+/// either way they are not the product's.
+pub(crate) fn drop_recommendations(lines: &mut Vec<String>) {
+    let mut kept = Vec::with_capacity(lines.len());
+    // The level of the heading whose section is being dropped.
+    let mut cutting: Option<usize> = None;
+    for (i, line) in std::mem::take(lines).into_iter().enumerate() {
+        let level = heading_level(&line);
+        if let Some(cut) = cutting {
+            if level.is_some_and(|l| l <= cut) {
+                cutting = None;
+            } else {
+                continue;
+            }
+        }
+        if i > 0 && names_recommendations(&line) {
+            cutting = level;
+            continue;
+        }
+        // A line dropped alone leaves one blank line, not two.
+        if line.is_empty() && kept.last().is_some_and(String::is_empty) {
+            continue;
+        }
+        kept.push(line);
+    }
+    *lines = kept;
+}
+
+/// Whether a line names other products (see [`drop_recommendations`]).
+fn names_recommendations(line: &str) -> bool {
+    let text = line.trim();
+    text.chars().count() < RECOMMENDATION_MAX_CHARS && {
+        let lower = text.to_lowercase();
+        RECOMMENDATION_PHRASES.iter().any(|p| lower.contains(p))
+    }
+}
+
 /// The level of a Markdown heading line (`## Title` is 2).
 fn heading_level(line: &str) -> Option<usize> {
     let hashes = line.bytes().take_while(|&b| b == b'#').count();
@@ -1483,5 +1527,24 @@ mod tests {
         let mut l = lines("## Links\n\n- Home\n\nAll rights reserved.");
         drop_tail_chrome(&mut l);
         assert_eq!(l, lines("## Links\n\n- Home\n\nAll rights reserved."));
+    }
+
+    #[test]
+    fn a_product_s_recommendations_go_with_their_section() {
+        let mut l = lines(&format!(
+            "# Kettle\n\n{PROSE}\n\n## You may also like\n\n### Teapot\n\n$20\n\n\
+             ## Specifications\n\n- Volume: 1.7 l\n\nCustomers also viewed\n\n{PROSE}"
+        ));
+        drop_recommendations(&mut l);
+        let kept =
+            format!("# Kettle\n\n{PROSE}\n\n## Specifications\n\n- Volume: 1.7 l\n\n{PROSE}");
+        assert_eq!(l, lines(&kept));
+        // A long line that names them is prose, and the first line is the page's own.
+        let text = format!(
+            "# Related products\n\nShe said that the related products we sell are made in the same workshop.\n\n{PROSE}"
+        );
+        let mut l = lines(&text);
+        drop_recommendations(&mut l);
+        assert_eq!(l, lines(&text));
     }
 }

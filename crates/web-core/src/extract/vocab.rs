@@ -695,6 +695,28 @@ pub(crate) const FOOTER_PHRASES: &[&[&str]] = &[
     &["e", "mail", "it"],
 ];
 
+/// Phrases of a short heading over other products than the one a product's page sells
+/// (recommendations, what others bought or viewed, what goes with it), lowercase.
+pub(crate) const RECOMMENDATION_PHRASES: &[&str] = &[
+    "related products",
+    "related items",
+    "explore related",
+    "you may also like",
+    "you might also like",
+    "recommended for you",
+    "also viewed",
+    "also bought",
+    "customers who bought",
+    "customers who viewed",
+    "similar items",
+    "similar products",
+    "recently viewed",
+    "frequently bought together",
+    "complete the look",
+    "get the look",
+    "how about these",
+];
+
 /// The first words of a line that opens a comment section, in the languages most pages are
 /// in. A one-word opener counts only alone or before a count (`Comments`, `Kommentare (3)`);
 /// `Discussion` and `Comment` are not among them, as sections of papers and reports.
