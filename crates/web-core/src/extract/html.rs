@@ -11,7 +11,10 @@ use dom_query::{Document, NodeId};
 use super::clean::{Cleaned, clean_and_prune};
 use super::meta::{PageSurvey, put_declared};
 use super::parse::{DEPTH_LIMIT, Parsed, parse_page};
-use super::prune::{Memo, dateline, drop_comment_section, drop_recommendations, drop_tail_chrome};
+use super::prune::{
+    Memo, dateline, drop_comment_section, drop_recommendations, drop_repeated_lines,
+    drop_tail_chrome,
+};
 use super::select::{
     MainText, fits, group_region_text, main_text, prose_chars, prose_region_text, visible_chars,
 };
@@ -71,9 +74,11 @@ pub(crate) fn extract_html(
     let (first, shown, product) =
         extract_pass(body, base, max_links, max_elements, Memo::new(base));
     let mut answer = answer_of(body, base, max_links, max_elements, first);
-    // On one product's page, what offers other products, whichever answer stands.
+    // On one product's page, what offers other products and what a carousel or a second
+    // layout says again, whichever answer stands.
     if product {
         drop_recommendations(&mut answer.lines);
+        drop_repeated_lines(&mut answer.lines);
     }
     answer.flags.partial = !answer.flags.javascript_shell && is_partial(&answer.lines, shown);
     answer

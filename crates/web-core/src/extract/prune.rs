@@ -1022,6 +1022,10 @@ fn is_footer_note(line: &str) -> bool {
 
 /// A line of a product's page naming other products is at most this many characters.
 const RECOMMENDATION_MAX_CHARS: usize = 60;
+/// A line of a product's page with at least this many characters (list and heading marks
+/// aside) that says again what a line above said is dropped.
+const REPEATED_MIN_CHARS: usize = 25;
+
 /// On one product's page, drops what offers other products: a short line after the first
 /// that holds one of [`RECOMMENDATION_PHRASES`] ("You may also like", "Customers also
 /// viewed"), and when it is a heading, its section too (the lines up to the next heading of
@@ -1060,6 +1064,39 @@ fn names_recommendations(line: &str) -> bool {
         let lower = text.to_lowercase();
         RECOMMENDATION_PHRASES.iter().any(|p| lower.contains(p))
     }
+}
+
+/// On one product's page, drops a line that says again what a line above said: a slide
+/// cloned for a carousel, a description laid out once for phones and once for screens.
+/// Only lines of at least [`REPEATED_MIN_CHARS`] characters, list and heading marks aside,
+/// count; table rows and code are kept as they are.
+pub(crate) fn drop_repeated_lines(lines: &mut Vec<String>) {
+    let mut seen: HashSet<String> = HashSet::default();
+    let mut code = false;
+    let mut kept: Vec<String> = Vec::with_capacity(lines.len());
+    for line in std::mem::take(lines) {
+        let start = line.trim_start();
+        let fence = start.starts_with("```");
+        code ^= fence;
+        if !(code || fence || start.starts_with('|')) {
+            let key = start
+                .trim_start_matches(|c: char| {
+                    matches!(c, '#' | '>' | '-' | '*' | '.')
+                        || c.is_whitespace()
+                        || c.is_ascii_digit()
+                })
+                .trim_end();
+            if key.chars().count() >= REPEATED_MIN_CHARS && !seen.insert(key.to_owned()) {
+                continue;
+            }
+            // A line dropped leaves one blank line, not two.
+            if line.is_empty() && kept.last().is_some_and(String::is_empty) {
+                continue;
+            }
+        }
+        kept.push(line);
+    }
+    *lines = kept;
 }
 
 /// The level of a Markdown heading line (`## Title` is 2).
@@ -1546,5 +1583,20 @@ mod tests {
         let mut l = lines(&text);
         drop_recommendations(&mut l);
         assert_eq!(l, lines(&text));
+    }
+
+    #[test]
+    fn a_product_s_repeated_lines_are_said_once() {
+        let slide = "“The best kettle I have owned, and it boils in no time.”";
+        let mut l = lines(&format!(
+            "# Kettle\n\n{PROSE}\n\n- {slide}\n- {slide}\n\n{slide}\n\n| Volume | 1.7 l |\n| Volume | 1.7 l |\n\nIn stock\n\nIn stock"
+        ));
+        drop_repeated_lines(&mut l);
+        assert_eq!(
+            l,
+            lines(&format!(
+                "# Kettle\n\n{PROSE}\n\n- {slide}\n\n| Volume | 1.7 l |\n| Volume | 1.7 l |\n\nIn stock\n\nIn stock"
+            ))
+        );
     }
 }
