@@ -9,7 +9,7 @@ use dom_query::{Document, Element, NodeId, NodeRef};
 
 use super::prune::{Memo, drop_carousels, prune};
 use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
-use super::vocab::{CHROME_ROLES, is_hidden, is_never_content, names_thread};
+use super::vocab::{CHROME_ROLES, has_hidden_class, is_hidden, is_never_content, names_thread};
 
 /// A chrome candidate holding more than this share of the page's text is kept anyway.
 const CHROME_MAX_SHARE: f64 = 0.4;
@@ -98,6 +98,11 @@ fn verdict(node: &NodeRef<'_>, in_main: bool, memo: &mut Memo<'_>) -> Verdict {
         let name = &*e.name.local;
         if name == "noscript" {
             return Verdict::Noscript;
+        }
+        // On one product's page, what a hidden class hides is the store's data about the
+        // product (its fields, its other variants), however much of the text it holds.
+        if product && attr(e, "class").is_some_and(has_hidden_class) {
+            return Verdict::Remove;
         }
         let class = attr(e, "class").map(|v| memo.sense(v)).unwrap_or_default();
         let names = attr(e, "id").map_or(class.names, |id| class.names.and(memo.sense(id).names));
@@ -630,6 +635,27 @@ mod tests {
         assert!(out.contains("Bought two"), "{out}");
         let out = text(&page(sells, "product-with-reviews"));
         assert!(out.contains("A vacuum insulated bottle"), "{out}");
+    }
+
+    #[test]
+    fn a_product_s_hidden_data_is_removed_however_long() {
+        let field =
+            "<dt>cat_thumb:</dt><dd>https://cdn.example.com/thumbs/bone.jpg</dd>".repeat(40);
+        let page = |head: &str| {
+            format!(
+                "<html><head>{head}</head><body><div class=product><h1>Staple Tee</h1><p>A \
+                 regular fit tee of mid weight combed cotton, with neck ribbing and double \
+                 needle hems.</p><dl class='info hide'>{field}</dl></div></body></html>"
+            )
+        };
+        let sells = "<script type='application/ld+json'>{\"@type\":\"Product\",\"name\":\
+                     \"Tee\",\"offers\":{\"price\":\"20\"}}</script>";
+        let out = text(&page(sells));
+        assert!(out.contains("A regular fit tee"), "{out}");
+        assert!(!out.contains("cat_thumb"), "{out}");
+        // On a page that is not one product's, the same block stays.
+        let out = text(&page(""));
+        assert!(out.contains("cat_thumb"), "{out}");
     }
 
     #[test]

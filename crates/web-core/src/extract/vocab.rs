@@ -171,6 +171,14 @@ const HIDDEN_CLASSES: &[&str] = &[
     "u-hidden",
 ];
 
+/// Whether a class value holds one of [`HIDDEN_CLASSES`] whole, or `hide` (a utility class
+/// that hides, and on a product's page hides the store's data about the product).
+pub(crate) fn has_hidden_class(value: &str) -> bool {
+    value.split_ascii_whitespace().any(|t| {
+        t.eq_ignore_ascii_case("hide") || HIDDEN_CLASSES.iter().any(|w| w.eq_ignore_ascii_case(t))
+    })
+}
+
 /// Words in class names and ids that mark chrome wherever they appear.
 const CHROME_WORDS: &[&str] = &[
     "share",
