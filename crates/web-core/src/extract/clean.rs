@@ -674,6 +674,19 @@ mod tests {
     }
 
     #[test]
+    fn a_cloak_over_the_page_is_shown_and_other_invisible_elements_are_not() {
+        // The page made invisible until its script is ready: it holds the `h1`.
+        let out = text(
+            "<html><body><div style='visibility: hidden; min-height: 100vh'><main>\
+             <h1>Machine Learning</h1><p>Machine learning lets computers learn from data.</p>\
+             </main><div style='visibility:hidden'><p>A search popup.</p></div></div>\
+             </body></html>",
+        );
+        assert!(out.contains("computers learn from data"), "{out}");
+        assert!(!out.contains("search popup"), "{out}");
+    }
+
+    #[test]
     fn a_folded_panel_is_shown_and_other_hidden_elements_are_not() {
         // A product's specifications in a collapsed accordion, a tab panel hidden until it
         // is chosen: the reader unfolds them.

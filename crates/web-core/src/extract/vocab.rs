@@ -12,11 +12,12 @@ use std::sync::LazyLock;
 use aho_corasick::AhoCorasick;
 use dom_query::{Element, NodeRef};
 
-use super::tree::{attr, with_element};
+use super::tree::{attr, visible_len, with_element};
 
 /// Whether an element is hidden by `aria-hidden="true"`, or by `hidden` or an inline
-/// `display: none` / `visibility: hidden` unless it is a folded panel ([`is_folded_panel`])
-/// or a streamed segment ([`is_streamed_segment`]).
+/// `display: none` / `visibility: hidden` unless it is a folded panel ([`is_folded_panel`]),
+/// a streamed segment ([`is_streamed_segment`]) or, made invisible, a cloak over the page
+/// ([`cloaks_page`]).
 pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
     with_element(node, |e| {
         // A server-rendered page streams its late parts in hidden segments that its script
@@ -38,10 +39,23 @@ pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
                 .filter(|c| !c.is_whitespace())
                 .collect::<String>()
                 .to_ascii_lowercase();
-            s.contains("display:none") || s.contains("visibility:hidden")
+            s.contains("display:none") || (s.contains("visibility:hidden") && !cloaks_page(node))
         })
     })
     .unwrap_or(false)
+}
+
+/// Whether an element made invisible (not removed from the layout) holds an `h1` and at
+/// least half of the body's text: a cloak over the page, which its script lifts once the
+/// page is ready, not a hidden part of it.
+fn cloaks_page(node: &NodeRef<'_>) -> bool {
+    if !node.descendants_it().any(|d| d.has_name("h1")) {
+        return false;
+    }
+    let Some(body) = node.ancestors_it(None).find(|a| a.has_name("body")) else {
+        return false;
+    };
+    visible_len(&node.text()) * 2 >= visible_len(&body.text())
 }
 
 /// Whether an element is a panel a reader unfolds: a tab panel, an accordion's or a
