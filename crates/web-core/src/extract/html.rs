@@ -71,9 +71,13 @@ pub(crate) fn extract_html(
     max_links: usize,
     max_elements: usize,
 ) -> Extracted {
-    let (first, shown, product) =
-        extract_pass(body, base, max_links, max_elements, Memo::new(base));
-    let mut answer = answer_of(body, base, max_links, max_elements, first);
+    let mut source = Source {
+        body,
+        max_elements,
+        parsed: None,
+    };
+    let (first, shown, product) = extract_pass(&mut source, base, max_links, Memo::new(base));
+    let mut answer = answer_of(&mut source, base, max_links, first);
     // On one product's page, what offers other products and what a carousel or a second
     // layout says again, whichever answer stands.
     if product {
@@ -84,25 +88,36 @@ pub(crate) fn extract_html(
     answer
 }
 
+/// A page's markup and, once its first pass has parsed it and found it not large, a copy
+/// of its document as parsed: the later passes and the steps that read the cleaned page
+/// again start from a copy of that, node for node the document parsing the markup again
+/// builds, at a small part of the cost.
+struct Source<'b> {
+    /// The page's markup.
+    body: &'b str,
+    /// The elements the page may build (see [`max_elements`](super::max_elements)).
+    max_elements: usize,
+    /// The document as parsed, kept unless the page is large.
+    parsed: Option<Parsed>,
+}
+
+impl Source<'_> {
+    /// The page parsed: a copy of the document kept, else the markup parsed.
+    fn parse(&self) -> Parsed {
+        match &self.parsed {
+            Some(parsed) => parsed.clone(),
+            None => parse_page(self.body, DEPTH_LIMIT, self.max_elements),
+        }
+    }
+}
+
 /// The answer of a page whose first pass answered `first`: that, unless it kept no prose
 /// (see [`extract_html`]).
-fn answer_of(
-    body: &str,
-    base: &Url,
-    max_links: usize,
-    max_elements: usize,
-    first: Extracted,
-) -> Extracted {
+fn answer_of(source: &mut Source<'_>, base: &Url, max_links: usize, first: Extracted) -> Extracted {
     if first.flags.javascript_shell || prose_chars(&first.lines) >= ANSWER_MIN_PROSE {
         return first;
     }
-    let (cards, _, _) = extract_pass(
-        body,
-        base,
-        max_links,
-        max_elements,
-        Memo::new(base).with_cards(),
-    );
+    let (cards, _, _) = extract_pass(source, base, max_links, Memo::new(base).with_cards());
     let mut answer =
         if visible_chars(&cards.lines) >= visible_chars(&first.lines).max(1) * CARDS_MIN_GROWTH {
             cards
@@ -113,7 +128,7 @@ fn answer_of(
         // A page made of a repeated group (a grid of products, rows of results) whose
         // selection kept a label beside it: the group, when it holds much more.
         let mut memo = Memo::new(base).with_cards();
-        let doc = cleaned_again(body, max_elements, answer.title.as_deref(), &mut memo);
+        let doc = cleaned_again(source, answer.title.as_deref(), &mut memo);
         if let Some(mut group) = group_region_text(&doc, &mut memo) {
             drop_tail_chrome(&mut group);
             if visible_chars(&group) >= visible_chars(&answer.lines).max(1) * GROUP_MIN_GROWTH {
@@ -126,7 +141,7 @@ fn answer_of(
         // Selection and the fallback kept a fragment (a page of many short sections): the
         // prose region of the page, cleaned again, when it holds much more.
         let mut memo = Memo::new(base);
-        let doc = cleaned_again(body, max_elements, answer.title.as_deref(), &mut memo);
+        let doc = cleaned_again(source, answer.title.as_deref(), &mut memo);
         let mut region = prose_region_text(&doc, &mut memo);
         drop_comment_section(&mut region);
         drop_tail_chrome(&mut region);
@@ -143,21 +158,33 @@ fn answer_of(
 /// elements; with the visible characters the page shows (hidden and never-content elements
 /// aside) and whether the page is one product's.
 fn extract_pass(
-    body: &str,
+    source: &mut Source<'_>,
     base: &Url,
     max_links: usize,
-    max_elements: usize,
     mut memo: Memo<'_>,
 ) -> (Extracted, usize, bool) {
     let Parsed {
         doc,
         flattened,
         cut,
-    } = parse_page(body, DEPTH_LIMIT, max_elements);
+    } = source.parse();
+    let (body, max_elements) = (source.body, source.max_elements);
     // The page's marks and its title, read before any step changes the document.
     let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
     let (doc, readable) = readable_title(doc, url);
     let marks = PageSurvey::of(&doc);
+    // A page of more than a share of the elements it may build is never copied: selection
+    // and what reads the page after it make it again when they need it.
+    let large = marks.elements > max_elements / LARGE_SHARE;
+    if !large && source.parsed.is_none() {
+        // Nothing has changed the document yet: the later passes start from a copy.
+        source.parsed = Some(Parsed {
+            doc: doc.clone(),
+            flattened,
+            cut,
+        });
+    }
+    let source = &*source;
     let page_title = PageTitle::read(
         &doc,
         readable,
@@ -186,9 +213,6 @@ fn extract_pass(
     // Selection, widening and the fallback. A page cut at its count of elements is too
     // large for selection, which copies the tree: it falls back as a deep or large one does.
     let selectable = !cut && fits(marks.depth, marks.elements);
-    // A page of more than a share of the elements it may build is never copied: selection
-    // and what reads the page after it make it again when they need it.
-    let large = marks.elements > max_elements / LARGE_SHARE;
     let MainText {
         mut lines,
         whole_body,
@@ -200,7 +224,7 @@ fn extract_pass(
         cleaned.text_chars,
         title,
         &mut memo,
-        |memo| cleaned_again(body, max_elements, title, memo),
+        |memo| cleaned_again(source, title, memo),
         |memo| made_again(body, max_elements, &page_title, memo),
     );
 
@@ -284,15 +308,11 @@ fn beside_group(answer: Vec<String>, group: Vec<String>) -> Vec<String> {
     lines
 }
 
-/// The page parsed, its title headings marked, and cleaned again: for the rare page whose
-/// prose region the fallback needs after selection consumed the one document.
-fn cleaned_again(
-    body: &str,
-    max_elements: usize,
-    title: Option<&str>,
-    memo: &mut Memo<'_>,
-) -> Document {
-    let doc = parse_page(body, DEPTH_LIMIT, max_elements).doc;
+/// The page parsed (a copy of its document as parsed, see [`Source`]), its title headings
+/// marked, and cleaned again: for the rare page whose prose region the fallback needs after
+/// selection consumed the one document.
+fn cleaned_again(source: &Source<'_>, title: Option<&str>, memo: &mut Memo<'_>) -> Document {
+    let doc = source.parse().doc;
     if let Some(title) = title {
         mark_title_headings(&doc, title);
     }

@@ -42,6 +42,7 @@ pub fn max_elements(max_bytes: usize) -> usize {
 }
 
 /// A page parsed.
+#[derive(Clone)]
 pub(crate) struct Parsed {
     /// The document, without what nothing reads.
     pub(crate) doc: Document,
