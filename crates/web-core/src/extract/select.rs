@@ -338,7 +338,8 @@ fn readable(doc: Document, url: Option<&str>, config: Config) -> Option<Readabil
 /// Selection's attempts ([`POLICIES`]) made one at a time, as `Readability::parse` makes
 /// them: the first that keeps at least `char_threshold` characters, else the one that kept
 /// the most (the first of equals). The first works on `doc`, each other on the page made
-/// again by `again`, and the best is made again at the end; one tree is held at a time.
+/// again by `again`, and the best is made again at the end, unless it is the last one made,
+/// still held; one tree is held at a time.
 fn one_at_a_time(
     doc: Document,
     url: Option<&str>,
@@ -346,8 +347,13 @@ fn one_at_a_time(
     mut again: impl FnMut() -> Document,
 ) -> Option<Readability> {
     let mut doc = Some(doc);
-    let mut best: Option<(ParsePolicy, usize)> = None;
-    for policy in POLICIES {
+    // The best attempt so far (its place in `POLICIES`) and what it kept.
+    let mut best: Option<(usize, usize)> = None;
+    // The last attempt made (its place), while no other has been made since.
+    let mut last: Option<(usize, Readability)> = None;
+    for (at, policy) in POLICIES.into_iter().enumerate() {
+        // One tree at a time: the last attempt goes before the page is made again.
+        last = None;
         let page = doc.take().unwrap_or_else(&mut again);
         let mut readability = readable(page, url, config.clone())?;
         if readability.parse_with_policy(policy).is_err() {
@@ -363,12 +369,18 @@ fn one_at_a_time(
             return Some(readability);
         }
         if best.is_none_or(|(_, most)| kept > most) {
-            best = Some((policy, kept));
+            best = Some((at, kept));
         }
+        last = Some((at, readability));
     }
-    let (policy, _) = best?;
+    let (at, _) = best?;
+    if let Some((made, readability)) = last
+        && made == at
+    {
+        return Some(readability);
+    }
     let mut readability = readable(again(), url, config.clone())?;
-    readability.parse_with_policy(policy).ok()?;
+    readability.parse_with_policy(POLICIES[at]).ok()?;
     Some(readability)
 }
 
