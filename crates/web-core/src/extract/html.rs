@@ -24,6 +24,9 @@ use super::title::{
 };
 use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
 
+/// An answer with prose gives way to the page's cards when the boilerplate filter removed
+/// at least this many times its visible characters of them (see [`with_grid`]).
+const GRID_MIN_GROWTH: usize = 2;
 /// A page with scripts and less visible text than this looks like a JavaScript shell.
 const SHELL_MAX_TEXT: usize = 200;
 /// …provided its markup is at least this large.
@@ -61,7 +64,9 @@ const PARTIAL_MIN_PAGE: usize = 1000;
 /// of products named under headings, rows of results), gives way to the group, what it kept
 /// beside the group first (see [`group_region_text`]). An answer that still kept no prose
 /// gives way to the page's prose region when that holds much more (see
-/// [`region_replaces`]). An answer that still holds a small part of the text the page shows
+/// [`region_replaces`]). An answer with prose beside a grid of cards in the page's main
+/// content that held much more gives way to the pass that keeps them (see [`with_grid`]).
+/// An answer that still holds a small part of the text the page shows
 /// is flagged [`Flags::partial`] (see [`is_partial`]), never silently short. The page's
 /// first `max_links` links are kept, and its markup read up to its first `max_elements`
 /// elements.
@@ -76,8 +81,8 @@ pub(crate) fn extract_html(
         max_elements,
         parsed: None,
     };
-    let (first, shown, product) = extract_pass(&mut source, base, max_links, Memo::new(base));
-    let mut answer = answer_of(&mut source, base, max_links, first);
+    let (first, shown, product, grid) = extract_pass(&mut source, base, max_links, Memo::new(base));
+    let mut answer = answer_of(&mut source, base, max_links, first, grid);
     // On one product's page, what offers other products and what a carousel or a second
     // layout says again, whichever answer stands.
     if product {
@@ -113,11 +118,20 @@ impl Source<'_> {
 
 /// The answer of a page whose first pass answered `first`: that, unless it kept no prose
 /// (see [`extract_html`]).
-fn answer_of(source: &mut Source<'_>, base: &Url, max_links: usize, first: Extracted) -> Extracted {
-    if first.flags.javascript_shell || prose_chars(&first.lines) >= ANSWER_MIN_PROSE {
+fn answer_of(
+    source: &mut Source<'_>,
+    base: &Url,
+    max_links: usize,
+    first: Extracted,
+    grid: usize,
+) -> Extracted {
+    if first.flags.javascript_shell {
         return first;
     }
-    let (cards, _, _) = extract_pass(source, base, max_links, Memo::new(base).with_cards());
+    if prose_chars(&first.lines) >= ANSWER_MIN_PROSE {
+        return with_grid(source, base, max_links, first, grid);
+    }
+    let (cards, _, _, _) = extract_pass(source, base, max_links, Memo::new(base).with_cards());
     let mut answer =
         if visible_chars(&cards.lines) >= visible_chars(&first.lines).max(1) * CARDS_MIN_GROWTH {
             cards
@@ -153,16 +167,42 @@ fn answer_of(source: &mut Source<'_>, base: &Url, max_links: usize, first: Extra
     answer
 }
 
+/// The answer of a page whose first pass answered `first`, which kept prose, when the
+/// boilerplate filter removed `grid` visible characters of a repeated group's cards: the
+/// answer of a pass that keeps the cards (see [`Memo::with_cards`]) when those are at least
+/// [`GRID_MIN_GROWTH`] times the first answer's visible characters and that answer has at
+/// least [`CARDS_MIN_GROWTH`] times them (a lead of prose over a grid of products, a listing's
+/// intro over its cards); else `first`.
+fn with_grid(
+    source: &mut Source<'_>,
+    base: &Url,
+    max_links: usize,
+    first: Extracted,
+    grid: usize,
+) -> Extracted {
+    let shown = visible_chars(&first.lines);
+    if grid < shown * GRID_MIN_GROWTH {
+        return first;
+    }
+    let (cards, _, _, _) = extract_pass(source, base, max_links, Memo::new(base).with_cards());
+    if visible_chars(&cards.lines) >= shown * CARDS_MIN_GROWTH {
+        cards
+    } else {
+        first
+    }
+}
+
 /// One pass of the pipeline over an HTML body, its boilerplate filter as `memo` says,
 /// keeping the page's first `max_links` links and reading its first `max_elements`
 /// elements; with the visible characters the page shows (hidden and never-content elements
-/// aside) and whether the page is one product's.
+/// aside), whether the page is one product's and the characters of the cards its filter
+/// removed (see [`Memo::grid_chars`]).
 fn extract_pass(
     source: &mut Source<'_>,
     base: &Url,
     max_links: usize,
     mut memo: Memo<'_>,
-) -> (Extracted, usize, bool) {
+) -> (Extracted, usize, bool, usize) {
     let Parsed {
         doc,
         flattened,
@@ -268,7 +308,12 @@ fn extract_pass(
             ..Flags::default()
         },
     };
-    (extracted, cleaned.all_chars, memo.product())
+    (
+        extracted,
+        cleaned.all_chars,
+        memo.product(),
+        memo.grid_chars(),
+    )
 }
 
 /// Whether an answer of these `lines` holds a small part of a page that shows `shown`
@@ -425,6 +470,39 @@ mod tests {
         let text = out.lines.join("\n");
         assert!(text.contains("I hope to approach Monday"), "{text}");
         assert!(!text.contains("Month 7 of the archive"), "{text}");
+    }
+
+    #[test]
+    fn a_lead_of_prose_over_a_grid_of_linked_cards_in_main_gives_way_to_the_grid() {
+        let base = Url::parse("https://example.com/courses").unwrap();
+        let lead = "Our courses are taught by the faculty who do the research, in short \
+                    sessions that fit a working week, and each of them ends with a project \
+                    that you can take back to your own team and put to use the next day. ";
+        // Each card a link to its course, beside a short label: a link block to the filter.
+        let cards: String = (0..20)
+            .map(|i| {
+                format!(
+                    "<div class=course><a href=/courses/{i}>Course {i}: designing resilient \
+                     systems that last</a> <span>Online</span></div>"
+                )
+            })
+            .collect();
+        let page = |wrapper: &str| {
+            format!(
+                "<html><head><title>Courses</title></head><body><{wrapper}><h1>Courses</h1>\
+                 <p>{lead}</p><p>{lead}</p><div class=courses>{cards}\
+                 </div></{wrapper}></body></html>"
+            )
+        };
+        let text = extract_html(&page("main"), &base, usize::MAX, usize::MAX).text();
+        assert!(text.contains("Our courses are taught"), "{text}");
+        for i in [0, 9, 19] {
+            assert!(text.contains(&format!("Course {i}: designing")), "{text}");
+        }
+        // Outside the page's main content, such a group may be a sidebar's: the lead stands.
+        let text = extract_html(&page("div"), &base, usize::MAX, usize::MAX).text();
+        assert!(text.contains("Our courses are taught"), "{text}");
+        assert!(!text.contains("Course 9: designing"), "{text}");
     }
 
     #[test]

@@ -256,8 +256,22 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
     // So are link blocks within the members of a repeated group that holds much of the
     // text, when the page's first answer kept no prose (see [`Memo::with_cards`]).
     let grouped = if memo.cards {
-        in_groups(&remove, root, total)
+        in_groups(&remove, root, total, true)
     } else {
+        // What such a pass would keep in the page's main content, told to the caller: a grid
+        // under a lead of prose (see [`Memo::grid_chars`]).
+        let found: usize = remove.iter().map(|&(_, chars, _, _)| chars).sum();
+        if found as f64 >= total as f64 * GROUP_MIN_SHARE && found > memo.grid_chars {
+            let grouped = in_groups(&remove, root, total, false);
+            let held = remove
+                .iter()
+                .filter(|&&(id, _, _, _)| {
+                    grouped.contains(&id) && in_main(NodeRef::new(id, root.tree))
+                })
+                .map(|&(_, chars, _, _)| chars)
+                .sum();
+            memo.grid_chars = memo.grid_chars.max(held);
+        }
         HashSet::default()
     };
     let kept = |id: NodeId, teaser: bool| grouped.contains(&id) || cards && teaser;
@@ -443,13 +457,15 @@ pub(crate) fn drop_carousels(root: NodeRef<'_>, memo: &mut Memo<'_>) -> usize {
 /// members of a repeated group of alike siblings (a grid's cards, a listing's rows), when at
 /// least [`GROUP_MIN_CARDS`] of its members hold them and the members together hold at
 /// least [`GROUP_MIN_SHARE`] of the `total` visible characters under `root`: the page's
-/// cards, kept. A group around the nearest one (a grid of rows of cards, a page of lists of
-/// cards) keeps them too when its members hold at least [`OUTER_GROUP_MIN_SHARE`] of the
-/// text and none of them more than [`GROUP_MAX_MEMBER_SHARE`] of theirs.
+/// cards, kept. With `outer_too`, a group around the nearest one (a grid of rows of cards, a
+/// page of lists of cards) keeps them too when its members hold at least
+/// [`OUTER_GROUP_MIN_SHARE`] of the text and none of them more than
+/// [`GROUP_MAX_MEMBER_SHARE`] of theirs.
 fn in_groups(
     found: &[(NodeId, usize, Kind, bool)],
     root: NodeRef<'_>,
     total: usize,
+    outer_too: bool,
 ) -> HashSet<NodeId> {
     if total == 0 {
         return HashSet::default();
@@ -471,7 +487,10 @@ fn in_groups(
             .chain(node.ancestors_it(None))
             .take_while(|n| n.id != root.id && n.is_element())
             .filter(|n| siblings.in_group(n));
-        for (at, member) in members.enumerate() {
+        for (at, member) in members
+            .enumerate()
+            .take(if outer_too { usize::MAX } else { 1 })
+        {
             if let Some(parent) = member.parent() {
                 let groups = if at == 0 { &mut nearest } else { &mut outer };
                 let group = groups.entry(parent.id).or_default();
@@ -498,6 +517,18 @@ fn in_groups(
             && largest as f64 <= held as f64 * GROUP_MAX_MEMBER_SHARE
     });
     nearest.chain(outer).flat_map(|(ids, _)| ids).collect()
+}
+
+/// Whether an element lies within the page's main content, as its markup says: a `main`, an
+/// `article` or an element of role `main`.
+fn in_main(node: NodeRef<'_>) -> bool {
+    node.ancestors_it(None).any(|a| {
+        with_element(&a, |e| {
+            matches!(&*e.name.local, "main" | "article")
+                || attr(e, "role").is_some_and(|r| r.eq_ignore_ascii_case("main"))
+        })
+        .unwrap_or(false)
+    })
 }
 
 /// Sibling elements by shape, under each parent asked about: which elements are members of a
@@ -713,6 +744,10 @@ pub(crate) struct Memo<'p> {
     senses: HashMap<Box<str>, Sense>,
     /// Whether link blocks within a repeated group's members are the page's cards.
     cards: bool,
+    /// The most visible characters of the boilerplate a pass that keeps the page's cards
+    /// would keep under one filtered root, found by a pass that does not (see
+    /// [`Memo::grid_chars`]).
+    grid_chars: usize,
     /// Whether the page is one product's (see
     /// [`sells_a_product`](super::meta::PageSurvey::sells_a_product)).
     product: bool,
@@ -726,6 +761,7 @@ impl<'p> Memo<'p> {
             leaves: HashMap::new(),
             senses: HashMap::new(),
             cards: false,
+            grid_chars: 0,
             product: false,
         }
     }
@@ -747,6 +783,16 @@ impl<'p> Memo<'p> {
     pub(crate) fn with_cards(mut self) -> Self {
         self.cards = true;
         self
+    }
+
+    /// The most visible characters of link blocks, link lists and promotions that the
+    /// boilerplate filter removed under one root and that lie within the nearest members of
+    /// a repeated group of alike siblings holding much of the text there, within the page's
+    /// main content (a `main`, an `article`, role `main`): what a pass
+    /// [`with_cards`](Memo::with_cards) would have kept. A sidebar's widgets, alike too, lie
+    /// outside it.
+    pub(crate) fn grid_chars(&self) -> usize {
+        self.grid_chars
     }
 
     /// The page's address.
