@@ -1,6 +1,7 @@
 //! Content selection on the cleaned page: `dom_smoothie` (a Readability port) picks the
-//! main content; a short selection within one of a repeated group of alike siblings (a
-//! thread's posts, a listing's cards) widens to the group, and one within one of a page's
+//! main content; a selection whose own cleaning dropped most of the elements it kept gives
+//! way to those elements as the filters left them; a short selection within one of a
+//! repeated group of alike siblings (a thread's posts, a listing's cards) widens to the group, and one within one of a page's
 //! sections (a landing page's features, each under a heading of one level) to the
 //! sections; the selection widens to the page's own main container when it kept only part
 //! of it; a short selection away from the headline's post gives way to the post; and when
@@ -62,6 +63,11 @@ const POST_MAX_CHARS: usize = 3000;
 /// A selection away from the headline's post gives way to the post when it has at most this
 /// many times the post's visible characters.
 const POST_MAX_GROWTH: f64 = 2.0;
+/// A selection keeping less than this share of the body's text is compared with the
+/// elements it kept, as the filters left them (see [`kept_whole`])…
+const KEPT_CHECK_SHARE: f64 = 0.5;
+/// …which replace it when they show at least this many times its visible characters.
+const KEPT_MIN_GROWTH: f64 = 2.0;
 /// Sibling elements of one shape are a repeated group (posts, cards, rows) when at least
 /// this many of them hold text, their children alike (see [`alike`])…
 const GROUP_MIN_MEMBERS: usize = 3;
@@ -162,6 +168,15 @@ pub(crate) fn main_text(
     // The selection, widened to the repeated group it lies in (one post of a thread, one
     // card of a listing), then to the page's own container.
     let selected = selected.map(|(narrow, ids)| {
+        // Selection kept these elements, but its own cleaning inside them dropped most of
+        // their text (a landing page's cards and short blurbs, read as link-dense or
+        // unlikely blocks): the elements as the filters left them.
+        let narrow = if visible_chars(&narrow) < (body_chars as f64 * KEPT_CHECK_SHARE) as usize {
+            let doc = made(&mut unselected, &again, memo);
+            kept_whole(doc, &ids, narrow)
+        } else {
+            narrow
+        };
         let short = visible_chars(&narrow) < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize;
         let group = if short {
             repeated_group(made(&mut unselected, &again, memo), &ids)
@@ -382,6 +397,33 @@ fn one_at_a_time(
     let mut readability = readable(again(), url, config.clone())?;
     readability.parse_with_policy(POLICIES[at]).ok()?;
     Some(readability)
+}
+
+/// What selection kept (`narrow`, rendered from its own copy) gives way to the elements it
+/// kept (`ids`, in `doc`, the cleaned page before selection) rendered as the filters left
+/// them, when they show more than [`KEPT_MIN_GROWTH`] times its visible characters.
+fn kept_whole(doc: &Document, ids: &[NodeId], narrow: Vec<String>) -> Vec<String> {
+    let n = visible_chars(&narrow);
+    let nodes: Vec<NodeRef<'_>> = ids.iter().filter_map(|id| doc.tree.get(id)).collect();
+    let raw: usize = nodes.iter().map(|node| visible_len(&node.text())).sum();
+    if (raw as f64) < n as f64 * KEPT_MIN_GROWTH {
+        return narrow;
+    }
+    let mut lines: Vec<String> = Vec::new();
+    for node in nodes {
+        if !lines.is_empty() {
+            lines.push(String::new());
+        }
+        lines.extend(render(node));
+    }
+    drop_orphan_headings(&mut lines);
+    if visible_chars(&lines) as f64 >= n as f64 * KEPT_MIN_GROWTH
+        && lost_prose(&narrow, &lines) >= FALLBACK_MIN_PROSE
+    {
+        lines
+    } else {
+        narrow
+    }
 }
 
 /// The repeated group the selection lies in: the parent of the nearest element around the
@@ -1053,6 +1095,52 @@ mod tests {
         ));
         let one = doc.select_single("#one").nodes()[0].id;
         assert!(section_group(&doc, &[one]).is_none());
+    }
+
+    #[test]
+    fn a_selection_that_dropped_most_of_what_it_kept_gives_way_to_it_with_prose() {
+        let prose = |i: usize| {
+            format!(
+                "Deploy feature {i} from every branch with a preview of its own, reviewed by \
+                 the whole team before it goes live."
+            )
+        };
+        let cards: String = (0..6)
+            .map(|i| {
+                format!(
+                    "<div class=card><h3>Feature {i}</h3><p>{}</p></div>",
+                    prose(i)
+                )
+            })
+            .collect();
+        let doc = parse(&format!(
+            "<html><body><main id=m><h1>Ship faster</h1>{cards}</main></body></html>"
+        ));
+        let kept = doc.select_single("#m").nodes()[0].id;
+        // Selection kept the page's main element but answered its heading and one card.
+        let narrow = lines(&format!("# Ship faster\n\n{}", prose(0)));
+        let whole = kept_whole(&doc, &[kept], narrow.clone());
+        assert!(whole.iter().any(|l| l == &prose(5)), "{whole:?}");
+        assert!(whole.iter().any(|l| l == "### Feature 3"), "{whole:?}");
+        // What it dropped was labels and short items, not prose: the selection stands.
+        let items: String = (0..40)
+            .map(|i| format!("<li><a href=/c/{i}>Category {i}</a></li>"))
+            .collect();
+        let doc = parse(&format!(
+            "<html><body><main id=m><h1>Ship faster</h1><p>{}</p><ul>{items}</ul></main>\
+             </body></html>",
+            prose(0)
+        ));
+        let kept = doc.select_single("#m").nodes()[0].id;
+        assert_eq!(kept_whole(&doc, &[kept], narrow.clone()), narrow);
+        // Nor does it give way when it kept most of what it selected.
+        let doc = parse(&format!(
+            "<html><body><main id=m><h1>Ship faster</h1><p>{}</p><p>{}</p></main></body></html>",
+            prose(0),
+            prose(1)
+        ));
+        let kept = doc.select_single("#m").nodes()[0].id;
+        assert_eq!(kept_whole(&doc, &[kept], narrow.clone()), narrow);
     }
 
     #[test]
