@@ -78,6 +78,9 @@ const GROUP_MIN_GROWTH: f64 = 1.5;
 /// A selection keeping less than this share of the body's text, within one of a page's
 /// sections, widens to them all (see [`section_group`]).
 const SECTIONS_MAX_SHARE: f64 = 0.6;
+/// The sections add short paragraphs worth their noise when these hold at least this part
+/// of the selection's visible characters (see [`sections_add`]).
+const SECTIONS_MIN_ADDED_PART: usize = 2;
 /// A section of a page ([`section_level`]) has at least this many visible characters besides
 /// its headings.
 const SECTION_MIN_TEXT: usize = 80;
@@ -208,7 +211,7 @@ pub(crate) fn main_text(
         let narrow = match sections {
             Some(sections) => {
                 let wide = prune_render(sections, memo);
-                if lost_prose(&narrow, &wide) >= FALLBACK_MIN_PROSE {
+                if sections_add(&narrow, &wide) {
                     wide
                 } else {
                     narrow
@@ -867,6 +870,23 @@ fn is_prose_block(name: &str) -> bool {
     )
 }
 
+/// Whether a page's sections (`wide`) add to the one selection kept (`narrow`) what is worth
+/// their noise: prose (see [`lost_prose`]), or paragraphs of any length, neither headings
+/// nor list items, of at least half the selection's visible characters (a landing page's
+/// features, each a short blurb under its name); not a sidebar's lists beside a post.
+fn sections_add(narrow: &[String], wide: &[String]) -> bool {
+    if lost_prose(narrow, wide) >= FALLBACK_MIN_PROSE {
+        return true;
+    }
+    let kept: HashSet<&str> = narrow.iter().map(String::as_str).collect();
+    let added: usize = wide
+        .iter()
+        .filter(|l| !kept.contains(l.as_str()) && !l.starts_with('#') && !is_list_line(l))
+        .map(|l| visible_len(l))
+        .sum();
+    added >= (visible_chars(narrow) / SECTIONS_MIN_ADDED_PART).max(FALLBACK_MIN_PROSE)
+}
+
 /// Visible characters of the prose lines of `whole` (lines of at least
 /// [`PROSE_MIN_CHARS`]) that `selected` does not have.
 fn lost_prose(selected: &[String], whole: &[String]) -> usize {
@@ -1141,6 +1161,36 @@ mod tests {
         ));
         let kept = doc.select_single("#m").nodes()[0].id;
         assert_eq!(kept_whole(&doc, &[kept], narrow.clone()), narrow);
+    }
+
+    #[test]
+    fn a_page_s_sections_add_their_short_paragraphs_but_not_a_sidebar_s_lists() {
+        let faq = lines(
+            "## Questions\n\nWho is it for? Teams that plan their campaigns with data, large \
+             and small, in every market.\n\nDoes it work with search ads? Yes, with every \
+             channel you already run, paid or not, and with the reports you read today.",
+        );
+        let blurbs: Vec<String> = (0..8)
+            .flat_map(|i| {
+                [
+                    format!("### Insight {i}"),
+                    format!("Adjust campaign {i} as the figures come in."),
+                ]
+            })
+            .collect();
+        let wide: Vec<String> = blurbs.iter().chain(&faq).cloned().collect();
+        assert!(sections_add(&faq, &wide));
+        // A sidebar's headings and lists of names add no paragraph.
+        let lists: Vec<String> = (0..8)
+            .flat_map(|i| {
+                [
+                    format!("## Widget {i}"),
+                    format!("- Contributor number {i}"),
+                ]
+            })
+            .collect();
+        let wide: Vec<String> = faq.iter().chain(&lists).cloned().collect();
+        assert!(!sections_add(&faq, &wide));
     }
 
     #[test]
