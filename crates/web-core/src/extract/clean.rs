@@ -31,6 +31,9 @@ pub(crate) struct Cleaned {
     pub(crate) all_chars: usize,
     /// Script elements in the page, and links that preload a script ([`loads_script`]).
     pub(crate) scripts: usize,
+    /// Whether the page is a discussion thread (it says so, or its voted comments hold its
+    /// prose): its posts are its content.
+    pub(crate) thread: bool,
 }
 
 /// Whether an element loads a script ahead of its use: a `link` that preloads a module
@@ -346,6 +349,7 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
         text_chars: total.saturating_sub(removed_chars),
         all_chars: total,
         scripts,
+        thread,
     }
 }
 

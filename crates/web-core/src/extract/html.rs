@@ -281,7 +281,10 @@ fn extract_pass(
         page_title.title.as_deref(),
         page_title.site.as_deref(),
     );
-    drop_comment_section(&mut lines);
+    // A thread's posts go on past a heading that counts its replies or their comments.
+    if !cleaned.thread {
+        drop_comment_section(&mut lines);
+    }
     drop_tail_chrome(&mut lines);
     // A product's declared description and properties, when the text lacks them.
     put_declared(&mut lines, product);
@@ -645,5 +648,30 @@ mod tests {
             "{:?}",
             out.lines
         );
+    }
+
+    #[test]
+    fn a_thread_s_posts_go_on_past_a_heading_that_counts_comments() {
+        let base = Url::parse("https://example.com/questions/1").unwrap();
+        let post = |i: usize| {
+            format!(
+                "<div class=answer><p>Answer {i}: replace the bearing with a sealed one, since                  the open kind takes in grit and wears out within two winters of use.</p>\
+                 <p>It costs little more and lasts as long as the hub itself does.</p>\
+                 <h3>{i} Comments</h3></div>"
+            )
+        };
+        let posts: String = (0..6).map(post).collect();
+        let page = |head: &str| {
+            format!(
+                "<html><head><title>Bearing wears out</title>{head}</head><body><main>\
+                 <h1>Bearing wears out</h1>{posts}</main></body></html>"
+            )
+        };
+        let island = "<script type='application/ld+json'>{\"@type\":\"QAPage\"}</script>";
+        let out = extract_html(&page(island), &base, usize::MAX, usize::MAX).lines;
+        assert!(out.iter().any(|l| l.starts_with("Answer 5:")), "{out:?}");
+        // Under an article, such a heading past half the text opens its comments.
+        let out = extract_html(&page(""), &base, usize::MAX, usize::MAX).lines;
+        assert!(!out.iter().any(|l| l.starts_with("Answer 5:")), "{out:?}");
     }
 }
