@@ -3,12 +3,12 @@
 //! class name, unless they hold the main content or much of the page's text; then the
 //! boilerplate filter on what is left.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use dom_query::{Document, Element, NodeId, NodeRef};
 
 use super::prune::{Memo, drop_carousels, prune};
-use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
+use super::tree::{Shape, Step, attr, shape_of, visible_len, walk, with_element, with_text};
 use super::vocab::{CHROME_ROLES, has_hidden_class, is_hidden, is_never_content, names_thread};
 
 /// A chrome candidate holding more than this share of the page's text is kept anyway.
@@ -21,6 +21,8 @@ const LAYOUT_SHORT: usize = 200;
 /// On a page with votes, reader comments holding at least this many times the paragraph
 /// text outside them are a discussion's posts.
 const THREAD_MIN_RATIO: usize = 2;
+/// A post's comments lie at most this many elements below the post's own text.
+const POST_MAX_LEVELS: usize = 4;
 
 /// What the chrome filter saw.
 pub(crate) struct Cleaned {
@@ -345,6 +347,14 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
     for id in remove.iter().chain(removed.iter()) {
         NodeRef::new(*id, &doc.tree).remove_from_parent();
     }
+    if thread {
+        // A thread's posts stay; the comments under each of them (a question's and its
+        // answers' remarks) go.
+        for (id, chars) in post_comments(doc, &candidates) {
+            NodeRef::new(id, &doc.tree).remove_from_parent();
+            removed_chars += chars;
+        }
+    }
     Cleaned {
         text_chars: total.saturating_sub(removed_chars),
         all_chars: total,
@@ -372,6 +382,75 @@ fn voted_thread(
         .map(|c| c.1)
         .sum();
     chars > 0 && chars >= outside_prose * THREAD_MIN_RATIO
+}
+
+/// The reader comments under each post of a thread (after the chrome filter removed what
+/// it removes), with their visible characters: the outermost comment blocks whose post (the
+/// nearest element up to [`POST_MAX_LEVELS`] above that holds text outside every comment
+/// block) is one of at least two posts of one shape ([`shape_of`]) that hold such blocks,
+/// when those blocks together hold less text than their posts. A thread whose posts are its
+/// comments (siblings of one list, a tree of replies) has no such blocks.
+fn post_comments(
+    doc: &Document,
+    candidates: &[(NodeId, usize, bool, bool)],
+) -> Vec<(NodeId, usize)> {
+    let ids: HashSet<NodeId> = candidates.iter().filter(|c| c.3).map(|c| c.0).collect();
+    // Each element's text outside every comment block, counted once however many blocks
+    // ask.
+    let mut outside: HashMap<NodeId, usize> = HashMap::new();
+    let mut blocks: Vec<(NodeId, usize, NodeRef<'_>)> = Vec::new();
+    for (id, chars, _, _) in candidates.iter().filter(|c| c.3 && c.1 > 0) {
+        let node = NodeRef::new(*id, &doc.tree);
+        if node.ancestors_it(None).any(|a| ids.contains(&a.id))
+            || !node.ancestors_it(None).any(|a| a.has_name("body"))
+        {
+            continue;
+        }
+        for a in node.ancestors_it(Some(POST_MAX_LEVELS)) {
+            if a.has_name("body") {
+                break;
+            }
+            if *outside.entry(a.id).or_insert_with(|| text_outside(a, &ids)) > 0 {
+                blocks.push((*id, *chars, a));
+                break;
+            }
+        }
+    }
+    let mut posts: HashMap<Shape, HashSet<NodeId>> = HashMap::new();
+    for (_, _, post) in &blocks {
+        posts.entry(shape_of(post)).or_default().insert(post.id);
+    }
+    blocks.retain(|(_, _, post)| posts[&shape_of(post)].len() >= 2);
+    let comments: usize = blocks.iter().map(|b| b.1).sum();
+    let own: usize = posts
+        .values()
+        .filter(|p| p.len() >= 2)
+        .flatten()
+        .map(|p| outside[p])
+        .sum();
+    if blocks.is_empty() || comments >= own {
+        return Vec::new();
+    }
+    blocks
+        .into_iter()
+        .map(|(id, chars, _)| (id, chars))
+        .collect()
+}
+
+/// The visible characters under `node` outside the elements of `skip`.
+fn text_outside(node: NodeRef<'_>, skip: &HashSet<NodeId>) -> usize {
+    let mut chars = 0usize;
+    walk(node, |step| match step {
+        Step::Enter(n) => {
+            if let Some(len) = with_text(&n, visible_len) {
+                chars += len;
+                return false;
+            }
+            n.is_element() && !skip.contains(&n.id)
+        }
+        Step::Leave(..) => true,
+    });
+    chars
 }
 
 /// Whether an element's class names a vote (`upvote`, `VoteBtn`, `unvoted`): the control
@@ -479,6 +558,48 @@ mod tests {
             assert!(!out.contains("the bearing"), "{out}");
             assert!(out.contains("Bearing wears out"), "{out}");
         }
+    }
+
+    #[test]
+    fn the_comments_under_each_post_of_a_thread_go_and_its_posts_stay() {
+        let island = "<script type='application/ld+json'>{\"@type\":\"QAPage\"}</script>";
+        // Each post, a question or an answer, with its own remarks under it.
+        let post = |kind: &str, i: usize| {
+            format!(
+                "<div class={kind}><div class=layout><div class=body><p>{kind} {i}: the \
+                 bearing wore out after two winters, so a sealed one went in its place, \
+                 and it has run quietly since then.</p></div><div class=right>\
+                 <div class=comments><ul><li class=comment>Remark {i}: which brand?</li>\
+                 </ul></div></div></div></div>"
+            )
+        };
+        let posts: String = std::iter::once(post("question", 0))
+            .chain((1..4).map(|i| post("answer", i)))
+            .collect();
+        let out = text(&format!(
+            "<html><head>{island}</head><body><main>{posts}</main></body></html>"
+        ));
+        assert!(out.contains("question 0: the bearing"), "{out}");
+        assert!(out.contains("answer 3: the bearing"), "{out}");
+        assert!(!out.contains("Remark"), "{out}");
+        // A thread whose posts are its comments, one list or a tree of replies under the
+        // first post, keeps them.
+        let replies: String = (0..4)
+            .map(|i| {
+                format!(
+                    "<li class=comment><p>Reply {i}: the bearing wore out after two winters.\
+                     </p><ul class=comments><li class=comment>Reply to {i}: mine too.</li>\
+                     </ul></li>"
+                )
+            })
+            .collect();
+        let out = text(&format!(
+            "<html><head>{island}</head><body><main><div class=story><p>A story about \
+             bearings and how long they last.</p><ul class=comments>{replies}</ul></div>\
+             </main></body></html>"
+        ));
+        assert!(out.contains("Reply 3: the bearing"), "{out}");
+        assert!(out.contains("Reply to 3: mine too"), "{out}");
     }
 
     #[test]
