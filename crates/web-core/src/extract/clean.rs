@@ -828,4 +828,18 @@ mod tests {
         assert!(!out.contains("hidden promotion"), "{out}");
         assert!(!out.contains("every reader"), "{out}");
     }
+
+    #[test]
+    fn a_link_hidden_from_assistive_technology_is_shown() {
+        // A card's summary in a second link to the story, hidden from screen readers only
+        // (the heading's link says the same to them): the eye reads it.
+        let out = text(
+            "<html><body><main><h1>Headphones</h1><article><h2><a href=/a>New colors</a>\
+             </h2><p><a href=/a aria-hidden=true tabindex=-1>Two models gain colorways not \
+             offered before.</a></p></article><div aria-hidden=true><p>A closed drawer.</p>\
+             </div></main></body></html>",
+        );
+        assert!(out.contains("colorways not offered"), "{out}");
+        assert!(!out.contains("closed drawer"), "{out}");
+    }
 }

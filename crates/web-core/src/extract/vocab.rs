@@ -14,7 +14,9 @@ use dom_query::{Element, NodeRef};
 
 use super::tree::{attr, visible_len, with_element};
 
-/// Whether an element is hidden by `aria-hidden="true"`, or by `hidden` or an inline
+/// Whether an element is hidden by `aria-hidden="true"` (but a link, which that hides from
+/// assistive technology alone: a card's second link around its picture or summary, shown
+/// to the eye), or by `hidden` or an inline
 /// `display: none` / `visibility: hidden` unless it is a folded panel ([`is_folded_panel`]),
 /// a streamed segment ([`is_streamed_segment`]) or, made invisible, a cloak over the page
 /// ([`cloaks_page`]).
@@ -22,7 +24,9 @@ pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
     with_element(node, |e| {
         // A server-rendered page streams its late parts in hidden segments that its script
         // moves into place (`<div hidden id="S:0">`): they are shown.
-        if attr(e, "aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
+        if attr(e, "aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+            && &*e.name.local != "a"
+        {
             return true;
         }
         // A folded panel (a tab, an accordion's section) is hidden until the reader opens
