@@ -484,6 +484,9 @@ fn kept_chain<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<Vec<NodeRef<'a>>>
 /// heading of its level, whatever their shapes, which together hold at least [`GROUP_MIN_GROWTH`] times its text: a landing page's
 /// features, each under its heading, of which selection kept one.
 fn section_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
+    if let Some(parent) = sections_kept(doc, ids) {
+        return Some(parent);
+    }
     for node in kept_chain(doc, ids)? {
         let Some(level) = section_level(&node) else {
             continue;
@@ -495,6 +498,46 @@ fn section_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
             .iter()
             .filter(|s| section_level(s) == Some(level))
             .map(|s| visible_len(&s.text()))
+            .fold((0usize, 0usize), |(m, c), n| (m + 1, c + n));
+        if members >= GROUP_MIN_MEMBERS {
+            return (chars as f64 >= own as f64 * GROUP_MIN_GROWTH).then_some(parent);
+        }
+    }
+    None
+}
+
+/// The parent of the elements selection kept (`ids`, in `doc`), when it kept several
+/// siblings of which one is a section ([`section_level`]) among at least
+/// [`GROUP_MIN_MEMBERS`] of its siblings opening with a heading of its level, which together
+/// hold at least [`GROUP_MIN_GROWTH`] times the kept elements' text: a landing page's blocks
+/// laid out one after the other in its body, of which selection kept the hero and the last.
+fn sections_kept<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
+    let nodes: Vec<NodeRef<'a>> = ids.iter().filter_map(|id| doc.tree.get(id)).collect();
+    let parent = nodes.first()?.parent()?;
+    if nodes.len() < 2
+        || nodes
+            .iter()
+            .any(|n| n.parent().map(|p| p.id) != Some(parent.id))
+    {
+        return None;
+    }
+    let own: usize = nodes.iter().map(|n| visible_len(&n.text())).sum();
+    let levels: Vec<Option<u8>> = parent
+        .element_children()
+        .iter()
+        .map(section_level)
+        .collect();
+    let kept: HashSet<NodeId> = ids.iter().copied().collect();
+    for (child, level) in parent.element_children().iter().zip(&levels) {
+        let Some(level) = level.filter(|_| kept.contains(&child.id)) else {
+            continue;
+        };
+        let (members, chars) = parent
+            .element_children()
+            .iter()
+            .zip(&levels)
+            .filter(|(_, l)| **l == Some(level))
+            .map(|(s, _)| visible_len(&s.text()))
             .fold((0usize, 0usize), |(m, c), n| (m + 1, c + n));
         if members >= GROUP_MIN_MEMBERS {
             return (chars as f64 >= own as f64 * GROUP_MIN_GROWTH).then_some(parent);
@@ -1191,6 +1234,30 @@ mod tests {
             .collect();
         let wide: Vec<String> = faq.iter().chain(&lists).cloned().collect();
         assert!(!sections_add(&faq, &wide));
+    }
+
+    #[test]
+    fn a_selection_of_blocks_of_the_body_finds_the_sections_beside_them() {
+        let prose = "Plan the work of every team in one place, with boards, lists and timelines \
+                     that everyone can follow.";
+        let blocks: String = (0..5)
+            .map(|i| format!("<div class=row><h3>Feature {i}</h3><p>{prose}</p></div>"))
+            .collect();
+        let doc = parse(&format!(
+            "<html><body><div id=hero><h1>Plans</h1><p>{prose}</p></div>{blocks}<div id=last>\
+             <h3>Start today</h3><p>{prose}</p></div></body></html>"
+        ));
+        let kept = ["#hero", "#last"].map(|s| doc.select_single(s).nodes()[0].id);
+        let body = doc.body().map(|b| b.id);
+        assert_eq!(section_group(&doc, &kept).map(|g| g.id), body);
+        // Blocks that are no sections of one level beside them are not.
+        let doc = parse(&format!(
+            "<html><body><div id=hero><h1>Plans</h1><p>{prose}</p></div><div><h2>One</h2>\
+             <p>{prose}</p></div><div id=last><h3>Start today</h3><p>{prose}</p></div>\
+             </body></html>"
+        ));
+        let kept = ["#hero", "#last"].map(|s| doc.select_single(s).nodes()[0].id);
+        assert!(section_group(&doc, &kept).is_none());
     }
 
     #[test]
