@@ -49,6 +49,11 @@ const GROUP_MIN_GROWTH: usize = 2;
 /// page after it parse and clean it again rather than copy its tree (see
 /// [`main_text`]).
 const LARGE_SHARE: usize = 4;
+/// A large page of at most this share of the elements it may build keeps one copy of its
+/// cleaned document beside selection's, which selection's attempts and what reads the page
+/// after it copy rather than make again: two trees of it hold no more than one of a page at
+/// the cap.
+const COPY_SHARE: usize = 2;
 /// An answer is partial when the page shows at least this many times its visible
 /// characters…
 const PARTIAL_MIN_RATIO: usize = 10;
@@ -216,6 +221,7 @@ fn extract_pass(
     // A page of more than a share of the elements it may build is never copied: selection
     // and what reads the page after it make it again when they need it.
     let large = marks.elements > max_elements / LARGE_SHARE;
+    let copied = marks.elements <= max_elements / COPY_SHARE;
     if !large && source.parsed.is_none() {
         // Nothing has changed the document yet: the later passes start from a copy.
         source.parsed = Some(Parsed {
@@ -261,6 +267,7 @@ fn extract_pass(
         doc,
         selectable,
         large,
+        copied,
         cleaned.text_chars,
         title,
         &mut memo,

@@ -115,9 +115,10 @@ pub(crate) struct MainText {
 /// `title` gives way to the post; when selection kept too little of the page's prose, the
 /// fallback ([`settle`]). `reparse` gives the page parsed and cleaned again, for the rare page
 /// whose prose region is needed after selection consumed the document. A `large` page (of
-/// many elements) is never copied: `again` gives it exactly as `doc` was given (the same
-/// steps, the same node ids), for each of selection's attempts after the first (see
-/// [`select_content`]) and for what is read of it after selection.
+/// many elements) goes through selection's attempts one at a time, each after the first on
+/// the page as `doc` was given (the same steps, the same node ids; see [`select_content`]):
+/// a copy of it when the page is `copied` (one copy is kept beside selection's tree),
+/// else made again by `again`, as is what is read of it after selection.
 #[expect(
     clippy::too_many_arguments,
     reason = "one caller; the page, its figures and the two ways to make it again"
@@ -126,6 +127,7 @@ pub(crate) fn main_text(
     doc: Document,
     selectable: bool,
     large: bool,
+    copied: bool,
     body_chars: usize,
     title: Option<&str>,
     memo: &mut Memo<'_>,
@@ -135,10 +137,11 @@ pub(crate) fn main_text(
     // Selection consumes the document. Widening to a repeated group reads the cleaned page
     // around what it kept, and a page that marks no main container would need its prose
     // region, should selection keep under a third of it: a copy of the cleaned page is kept
-    // for both, cheaper than parsing and cleaning the page again, unless the page is large:
-    // then it is made again when first needed, rather than held beside selection's own.
+    // for both, cheaper than parsing and cleaning the page again, unless the page is too
+    // large to be copied: then it is made again when first needed, rather than held beside
+    // selection's own.
     let (marks_container, h1) = container_and_h1(&doc);
-    let spare = (selectable && !large).then(|| doc.clone());
+    let spare = (selectable && copied).then(|| doc.clone());
     // What widening and the fallback read of the cleaned page is taken before content
     // selection rewrites the one document: its first h1 and its own containers, rendered.
     let h1 = h1.map(|id| collapse(&NodeRef::new(id, &doc.tree).text()));
@@ -155,7 +158,7 @@ pub(crate) fn main_text(
     // The page as selection is given it, made again: what the steps above changed, changed
     // again.
     let selection_input = |memo: &mut Memo<'_>| {
-        let doc = again(memo);
+        let doc = spare.as_ref().map_or_else(|| again(memo), Document::clone);
         if marks_container {
             Containers::render(&doc, memo);
         }
@@ -1104,6 +1107,51 @@ mod tests {
 
     fn lines(text: &str) -> Vec<String> {
         text.split('\n').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn a_large_page_that_may_be_copied_is_copied_for_each_attempt_not_made_again() {
+        // A short post among alike ones: every attempt keeps under the threshold, and the
+        // selection is widened to its thread, read after selection.
+        let post = |i: usize| {
+            format!(
+                "<div class=post><div class=meta>rider{i}</div><div class=body><p>A reply \
+                 of some length about the climb, the weather and the road home.</p></div></div>"
+            )
+        };
+        let posts: String = (0..5).map(post).collect();
+        let page = format!(
+            "<html><head><title>Climb</title></head><body><div class=thread>{posts}</div>\
+             </body></html>"
+        );
+        let base = Url::parse("https://example.org/t").unwrap();
+        let made = std::cell::Cell::new(0);
+        let answer = |large: bool, copied: bool| {
+            main_text(
+                parse(&page),
+                true,
+                large,
+                copied,
+                1000,
+                None,
+                &mut Memo::new(&base),
+                |_| parse(&page),
+                |_| {
+                    made.set(made.get() + 1);
+                    parse(&page)
+                },
+            )
+            .lines
+        };
+        let whole = answer(false, true);
+        assert_eq!(made.get(), 0);
+        assert_eq!(answer(true, true), whole);
+        assert_eq!(made.get(), 0, "a copied page was made again");
+        assert_eq!(answer(true, false), whole);
+        assert!(
+            made.get() >= 2,
+            "each attempt after the first makes the page"
+        );
     }
 
     #[test]

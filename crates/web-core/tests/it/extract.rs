@@ -1053,6 +1053,27 @@ fn a_page_just_under_the_element_cap_is_selected_within_a_bounded_memory() {
     );
 }
 
+/// A page of half the elements it may build (8,150 links; 16,384 elements at the default
+/// `max-bytes`) keeps one copy of its cleaned tree beside selection's, which selection's
+/// attempts copy rather than parse and clean the page again: two trees of it, no more than
+/// one of the page just under the cap: 7.2 MiB (debug build; 5.9 MiB when it was made again
+/// for each attempt, 11.6 MiB for the page just under the cap).
+#[test]
+fn a_page_of_half_the_element_cap_is_copied_within_a_bounded_memory() {
+    let Some((grew, cut)) = dense_page_growth(
+        "extract::a_page_of_half_the_element_cap_is_copied_within_a_bounded_memory",
+        8_150,
+    ) else {
+        return;
+    };
+    assert!(!cut, "the page was cut at its count of elements");
+    let limit = FETCH_MAX_GROWTH * DEFAULT_MAX_BYTES / 1024;
+    assert!(
+        grew <= limit,
+        "the extraction grew by {grew} KiB > {limit} KiB"
+    );
+}
+
 /// Runs `test` in a child process that extracts a page of `links` links (see
 /// [`a_page_of_tens_of_thousands_of_links_builds_a_bounded_tree`]) with one malloc arena,
 /// after a small page (so the code it runs is resident before the figure starts), and
