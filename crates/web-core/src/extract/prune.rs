@@ -50,7 +50,9 @@ const TEASER_MAX_CHARS: usize = 400;
 const PROMO_MAX_LABEL: usize = 40;
 /// Teasers holding together at least this share of the text under the filtered root are
 /// its content (the cards of a listing, the results of a search), not promotions for other
-/// pages: they are kept.
+/// pages: they are kept. In the pass that keeps cards ([`Memo::with_cards`]), the share is of
+/// the text the other boilerplate leaves (a documentation's landing page, its cards beside a
+/// long menu of links).
 const TEASERS_MIN_SHARE: f64 = 0.3;
 /// Link blocks and teasers within at least this many members of a repeated group of alike
 /// siblings are the group's cards (see [`in_groups`])…
@@ -252,7 +254,19 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
         .filter(|&&(_, _, _, teaser)| teaser)
         .map(|&(_, chars, _, _)| chars)
         .sum();
-    let cards = total > 0 && teasers as f64 >= total as f64 * TEASERS_MIN_SHARE;
+    let others: usize = remove
+        .iter()
+        .filter(|&&(_, _, _, teaser)| !teaser)
+        .map(|&(_, chars, _, _)| chars)
+        .sum();
+    // In the pass that keeps cards, the page's first answer kept no prose: its teasers are
+    // weighed against what the menus and link lists leave.
+    let rest = if memo.cards {
+        total.saturating_sub(others)
+    } else {
+        total
+    };
+    let cards = rest > 0 && teasers as f64 >= rest as f64 * TEASERS_MIN_SHARE;
     // So are link blocks within the members of a repeated group that holds much of the
     // text, when the page's first answer kept no prose (see [`Memo::with_cards`]).
     let grouped = if memo.cards {
@@ -780,6 +794,7 @@ impl<'p> Memo<'p> {
     /// a repeated group of alike siblings holding much of the text kept as the page's cards
     /// (a grid of products, a feed of posts each wholly a link). Asked for when a page's
     /// first answer kept no prose: on an article's page, such a group is its related stories.
+    /// Teasers are then weighed against the text the other boilerplate leaves.
     pub(crate) fn with_cards(mut self) -> Self {
         self.cards = true;
         self
@@ -1341,6 +1356,45 @@ mod tests {
         assert!(!text.contains("June 4, 2013"), "{text}");
         let heading = doc.select_single("h1").nodes()[0];
         assert_eq!(dateline(heading).as_deref(), Some("May 3, 2012 by Jane"));
+    }
+
+    #[test]
+    fn a_landing_page_s_cards_beside_a_long_menu_are_kept_by_the_pass_that_keeps_cards() {
+        let base = Url::parse("https://example.com/actions/workflows").unwrap();
+        // Lists of links, each of its own kind.
+        let menu: String = (0..4)
+            .map(|l| {
+                let items: String = (0..8)
+                    .map(|i| format!("<li><a href=/actions/{l}/{i}>Topic number {l}{i}</a></li>"))
+                    .collect();
+                format!("<ul class=topics-{}>{items}</ul>", ["a", "b", "c", "d"][l])
+            })
+            .collect();
+        let cards: String = (0..4)
+            .map(|i| {
+                format!(
+                    "<div class=card><h3><a href=/actions/guide-{i}>Guide {i}</a></h3><p>How                      to write workflow {i} for your project.</p></div>"
+                )
+            })
+            .collect();
+        let page = format!(
+            "<html><body><div class=menu>{menu}</div><div><h1>Workflows</h1>{cards}</div>\
+             </body></html>"
+        );
+        // The menu's links hold most of the text: the cards are promotions beside it…
+        let doc = Document::from(page.clone());
+        let body = doc.body().unwrap();
+        prune(body, &mut Memo::new(&base));
+        let text = render(body).join("\n");
+        assert!(!text.contains("workflow 2"), "{text}");
+        // …but against the text the menu leaves, they are the page's, in the pass that
+        // keeps cards.
+        let doc = Document::from(page);
+        let body = doc.body().unwrap();
+        prune(body, &mut Memo::new(&base).with_cards());
+        let text = render(body).join("\n");
+        assert!(text.contains("workflow 2"), "{text}");
+        assert!(!text.contains("Topic number 27"), "{text}");
     }
 
     #[test]
