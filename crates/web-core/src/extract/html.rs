@@ -269,6 +269,7 @@ fn extract_pass(
         large,
         copied,
         cleaned.text_chars,
+        cleaned.thread,
         title,
         &mut memo,
         |memo| cleaned_again(source, title, memo),

@@ -129,6 +129,7 @@ pub(crate) fn main_text(
     large: bool,
     copied: bool,
     body_chars: usize,
+    thread: bool,
     title: Option<&str>,
     memo: &mut Memo<'_>,
     reparse: impl FnOnce(&mut Memo<'_>) -> Document,
@@ -183,7 +184,7 @@ pub(crate) fn main_text(
         } else {
             narrow
         };
-        let short = visible_chars(&narrow) < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize;
+        let short = seeks_group(thread, visible_chars(&narrow), body_chars);
         let group = if short {
             repeated_group(made(&mut unselected, &again, memo), &ids)
         } else {
@@ -459,6 +460,14 @@ fn repeated_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> 
         }
     }
     None
+}
+
+/// Whether a selection of `kept` visible characters of a body of `body_chars` looks for the
+/// repeated group it lies in ([`repeated_group`]): when it kept under
+/// [`SELECTION_SHORT_SHARE`] of the body, or on a thread's page, whose posts are its text
+/// however much of it the one selected holds.
+fn seeks_group(thread: bool, kept: usize, body_chars: usize) -> bool {
+    thread || kept < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize
 }
 
 /// The elements around what selection kept (`ids`, in `doc`), innermost first, below the
@@ -1133,6 +1142,7 @@ mod tests {
                 large,
                 copied,
                 1000,
+                false,
                 None,
                 &mut Memo::new(&base),
                 |_| parse(&page),
@@ -1306,6 +1316,13 @@ mod tests {
         ));
         let kept = ["#hero", "#last"].map(|s| doc.select_single(s).nodes()[0].id);
         assert!(section_group(&doc, &kept).is_none());
+    }
+
+    #[test]
+    fn a_thread_s_selection_looks_for_its_posts_however_much_it_kept() {
+        assert!(seeks_group(false, 299, 1000));
+        assert!(!seeks_group(false, 600, 1000));
+        assert!(seeks_group(true, 600, 1000));
     }
 
     #[test]
