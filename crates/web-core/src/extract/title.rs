@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use ::url::Url;
 use dom_query::{Document, Element, NodeId, NodeRef};
 use dom_smoothie::{Config, Readability};
+use html5ever::{local_name, ns};
 
 use super::prune::TITLE_MARK;
 use super::render::{collapse, is_block};
@@ -640,11 +641,10 @@ pub(crate) fn first_attached<'a>(doc: &'a Document, marked: &[NodeId]) -> Option
 /// on every image but the first with the same `alt` text, a picture shown again (its
 /// thumbnail, a gallery's strip).
 pub(crate) fn drop_repeated_alts(doc: &Document, title: Option<&str>) {
-    let images = doc.select("img[alt]");
+    let images = images_with_alt(doc);
     let words = title.map(heading_words).unwrap_or_default();
     if words.len() >= HEADLINE_MIN_WORDS {
         let saying: Vec<NodeRef<'_>> = images
-            .nodes()
             .iter()
             .filter(|img| {
                 with_element(img, |e| {
@@ -665,7 +665,7 @@ pub(crate) fn drop_repeated_alts(doc: &Document, title: Option<&str>) {
         }
     }
     let mut seen: HashSet<String> = HashSet::new();
-    for img in images.nodes() {
+    for img in &images {
         if let Some(alt) = with_element(img, |e| attr(e, "alt").map(collapse)).flatten()
             && !alt.is_empty()
             && !seen.insert(alt)
@@ -673,6 +673,28 @@ pub(crate) fn drop_repeated_alts(doc: &Document, title: Option<&str>) {
             img.remove_attr("alt");
         }
     }
+}
+
+/// The images that have an `alt` attribute, in document order, by one walk: the elements
+/// the selector `img[alt]` finds, matched as the selector engine matches them (the local
+/// name in any namespace, the attribute in no namespace).
+fn images_with_alt(doc: &Document) -> Vec<NodeRef<'_>> {
+    let mut images = Vec::new();
+    walk(doc.root(), |step| {
+        if let Step::Enter(node) = step
+            && with_element(&node, |e| {
+                e.name.local == local_name!("img")
+                    && e.attrs
+                        .iter()
+                        .any(|a| a.name.ns == ns!() && a.name.local == local_name!("alt"))
+            })
+            .unwrap_or(false)
+        {
+            images.push(node);
+        }
+        true
+    });
+    images
 }
 
 /// The page's headline when content selection dropped it: `h1`, the first left after the
@@ -1107,6 +1129,28 @@ mod tests {
             ),
             "Some Generic Blog"
         );
+    }
+
+    #[test]
+    fn one_walk_finds_the_images_with_alt_text_the_selector_finds() {
+        let pages = [
+            "<body><img alt=a><p><img><img ALT=''></p><picture><img alt=b></picture></body>",
+            "<body><svg><img alt=in-svg></img><image alt=x/></svg><math><img alt=m></math></body>",
+            "<body><template><img alt=t></template><IMG alt=c><input type=image alt=d></body>",
+            "<body><p>none</p></body>",
+        ];
+        for page in pages {
+            let doc = parse(page);
+            let by_walk: Vec<NodeId> = images_with_alt(&doc).iter().map(|n| n.id).collect();
+            let by_selector: Vec<NodeId> = doc
+                .select("img[alt]")
+                .nodes()
+                .iter()
+                .map(|n| n.id)
+                .collect();
+            assert_eq!(by_walk, by_selector, "{page}");
+        }
+        assert_eq!(images_with_alt(&parse(pages[0])).len(), 3);
     }
 
     #[test]
