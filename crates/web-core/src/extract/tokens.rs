@@ -182,7 +182,14 @@ impl<S: TreeSink> Feed<'_, S> {
                 }),
                 _ => false,
             };
+        // A self-closed `<iframe/>` (a tag framework's markup, often in a `noscript` that a
+        // browser running scripts never parses) is closed at once: the standard leaves it
+        // open, and the rest of the page would be its text, which no browser shows.
+        let closed_frame = tag.self_closing && tag.name == local_name!("iframe");
         self.give(Token::TagToken(tag));
+        if closed_frame && matches!(self.next, Some(State::RawText)) {
+            self.give(Token::TagToken(self::tag(TagKind::EndTag, b"iframe")));
+        }
         // A `script` or `style` in foreign content is an element like any other.
         self.code = code && matches!(self.next, Some(State::ScriptData | State::RawText));
     }
@@ -632,6 +639,23 @@ mod tests {
         let html = "<script></script>\u{FEFF}x";
         assert!(ours(html).contains("\\u{feff}x"));
         assert!(!dump(&reference(html)).contains("feff"));
+    }
+
+    #[test]
+    fn a_self_closed_frame_is_closed_at_once() {
+        // The standard leaves `<iframe/>` open, its text running to the end of the page; the
+        // page's text after it is shown, as a browser that runs scripts shows it.
+        let html = "<body><noscript><iframe src=x /></noscript><p>Shown</p></body>";
+        let (built, theirs) = (ours(html), dump(&reference(html)));
+        assert!(built.contains("):p ["), "{built}");
+        assert!(!theirs.contains("):p ["), "{theirs}");
+        // A frame with its end tag, or its text, is as the standard builds it.
+        for html in [
+            "<iframe src=x></iframe><p>a</p>",
+            "<iframe><p>a</p></iframe>",
+        ] {
+            assert_eq!(ours(html), dump(&reference(html)), "{html}");
+        }
     }
 
     #[test]
