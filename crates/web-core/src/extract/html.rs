@@ -87,7 +87,7 @@ pub(crate) fn extract_html(
         parsed: None,
     };
     let (first, shown, product, grid) = extract_pass(&mut source, base, max_links, Memo::new(base));
-    let mut answer = answer_of(&mut source, base, max_links, first, grid);
+    let mut answer = answer_of(&mut source, base, max_links, first, grid, product);
     // On one product's page, what offers other products and what a carousel or a second
     // layout says again, whichever answer stands.
     if product {
@@ -129,6 +129,7 @@ fn answer_of(
     max_links: usize,
     first: Extracted,
     grid: usize,
+    product: bool,
 ) -> Extracted {
     if first.flags.javascript_shell {
         return first;
@@ -145,8 +146,10 @@ fn answer_of(
         };
     if prose_chars(&answer.lines) < ANSWER_MIN_PROSE {
         // A page made of a repeated group (a grid of products, rows of results) whose
-        // selection kept a label beside it: the group, when it holds much more.
+        // selection kept a label beside it: the group, when it holds much more. One
+        // product's page is read as one (other products' carousels removed).
         let mut memo = Memo::new(base).with_cards();
+        memo.set_product(product);
         let doc = cleaned_again(source, answer.title.as_deref(), &mut memo);
         if let Some(mut group) = group_region_text(&doc, &mut memo) {
             drop_tail_chrome(&mut group);
@@ -546,6 +549,32 @@ mod tests {
         assert!(!made_again.flags.elements_cut);
         assert_eq!(made_again.text(), copied.text());
         assert_eq!(made_again.flags, copied.flags);
+    }
+
+    #[test]
+    fn a_product_s_page_that_kept_little_prose_does_not_give_way_to_other_products_cards() {
+        // One product's page with a short description beside a long carousel of other
+        // products: the pass that looks for the page's repeated group reads it as the
+        // product's page too, and finds no group in the carousel it removes.
+        let base = Url::parse("https://shop.example.com/p/jacket").unwrap();
+        let cards: String = (0..16)
+            .map(|i| {
+                format!(
+                    "<li class=tile><a href=/p/other-{i}><img src=/i/{i}.jpg></a>\
+                     <h3>Faux leather jacket number {i} in black</h3><span>€39.99</span></li>"
+                )
+            })
+            .collect();
+        let page = format!(
+            "<html><head><title>Leather jacket</title><meta property='og:type' \
+             content='product'><meta property='product:price:amount' content='49.99'>\
+             </head><body><h1>Leather jacket</h1><p>€49.99 VAT included</p><dl><dt>Outer \
+             fabric</dt><dd>100% polyester</dd><dt>Fastening</dt><dd>Zip</dd></dl>\
+             <h2>How about these?</h2><ul class=carousel>{cards}</ul></body></html>"
+        );
+        let text = extract_html(&page, &base, usize::MAX, usize::MAX).text();
+        assert!(text.contains("100% polyester"), "{text}");
+        assert!(!text.contains("jacket number 3"), "{text}");
     }
 
     #[test]

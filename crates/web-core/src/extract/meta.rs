@@ -358,7 +358,7 @@ impl PageSurvey {
     /// Whether the page is one product's: its `og:type` is a product's (not a group of
     /// products), an element's microdata `itemtype` is a product type, or its JSON-LD
     /// declares at its top (an island, an item of one, an item of its `@graph`) one product
-    /// on offer (products of one name, one with `offers`); the first two with an offer
+    /// on offer (products of one name, one with `offers` or a `BuyAction`, see [`on_offer`]); the first two with an offer
     /// (microdata, a price meta, or JSON-LD `offers`); and neither its microdata
     /// (an item of its own) nor its JSON-LD's top declares an article. Not a product nested in another object (the item
     /// a review reviews, the items of a list), nor the products an article reviews.
@@ -420,7 +420,7 @@ impl PageSurvey {
         let one_name = products
             .iter()
             .all(|p| p.get("name") == products.first().and_then(|f| f.get("name")));
-        !products.is_empty() && one_name && products.iter().any(|p| p.get("offers").is_some())
+        !products.is_empty() && one_name && products.iter().any(|p| on_offer(p))
     }
 
     /// The first answer `f` gives for an object of the page's JSON-LD islands, in document
@@ -518,11 +518,27 @@ fn names_type(itemtype: &str, types: &[&str]) -> bool {
         .any(|t| types.contains(&t.trim_end_matches('/').rsplit('/').next().unwrap_or(t)))
 }
 
+/// Whether a JSON-LD product is on offer: it has `offers`, or its `potentialAction` is a
+/// `BuyAction` (a maker's page that sends the buyer to its store).
+fn on_offer(product: &Value) -> bool {
+    let buys = |a: &Value| {
+        a.as_object()
+            .is_some_and(|o| has_type(o, |t| t == "BuyAction"))
+    };
+    product.get("offers").is_some()
+        || match product.get("potentialAction") {
+            Some(Value::Array(actions)) => actions.iter().any(buys),
+            Some(action) => buys(action),
+            None => false,
+        }
+}
+
 /// Whether an `og:type` value is a product's (`product`, `og:product`, `product.item`), not
 /// a group of products (`product.group`).
+/// A site's own namespace (`shop_sharing:product`) names the type in its last part.
 fn is_product_og_type(value: &str) -> bool {
     let value = value.trim().to_ascii_lowercase();
-    let value = value.strip_prefix("og:").unwrap_or(&value);
+    let value = value.rsplit(':').next().unwrap_or(&value);
     value.starts_with("product") && !value.starts_with("product.group")
 }
 
@@ -715,5 +731,28 @@ mod tests {
         assert!(!sells("", "<p>No marks at all.</p>"));
         // Several product items of their own are a grid of products.
         assert!(!sells("", &micro("").repeat(4)));
+    }
+
+    #[test]
+    fn a_product_a_maker_sends_buyers_to_buy_or_a_site_s_own_product_type_is_on_offer() {
+        let sells = |head: &str| {
+            let doc = parse(&format!("<html><head>{head}</head><body></body></html>"));
+            PageSurvey::of(&doc).sells_a_product(&doc)
+        };
+        let island = |json: &str| format!("<script type='application/ld+json'>{json}</script>");
+        // A maker's page whose product has a buy action (to its store) rather than offers.
+        let buy = r#"{"@type":"Product","name":"Pad Pro","potentialAction":{"@type":"BuyAction","url":"/shop"}}"#;
+        assert!(sells(&island(buy)));
+        let actions = r#"{"@type":"Product","name":"Pad Pro","potentialAction":[{"@type":"ViewAction"},{"@type":"BuyAction"}]}"#;
+        assert!(sells(&island(actions)));
+        let view =
+            r#"{"@type":"Product","name":"Pad Pro","potentialAction":{"@type":"ViewAction"}}"#;
+        assert!(!sells(&island(view)));
+        // An `og:type` in the site's own namespace says a product by its last part.
+        let price = "<meta property='product:price:amount' content='49.99'>";
+        let og = |t: &str| format!("<meta property='og:type' content='{t}'>{price}");
+        assert!(sells(&og("shop_sharing:product")));
+        assert!(!sells(&og("shop_sharing:product.group")));
+        assert!(!sells(&og("shop_sharing:article")));
     }
 }
