@@ -9,7 +9,9 @@ use dom_query::{Document, Element, NodeId, NodeRef};
 
 use super::prune::{Memo, drop_carousels, prune};
 use super::tree::{Shape, Step, attr, shape_of, visible_len, walk, with_element, with_text};
-use super::vocab::{CHROME_ROLES, has_hidden_class, is_hidden, is_never_content, names_thread};
+use super::vocab::{
+    CHROME_ROLES, has_hidden_class, is_hidden, is_never_content, names_post_furniture, names_thread,
+};
 
 /// A chrome candidate holding more than this share of the page's text is kept anyway.
 const CHROME_MAX_SHARE: f64 = 0.4;
@@ -354,6 +356,7 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
             NodeRef::new(id, &doc.tree).remove_from_parent();
             removed_chars += chars;
         }
+        removed_chars += drop_post_furniture(doc, cap);
     }
     Cleaned {
         text_chars: total.saturating_sub(removed_chars),
@@ -435,6 +438,39 @@ fn post_comments(
         .into_iter()
         .map(|(id, chars, _)| (id, chars))
         .collect()
+}
+
+/// Removes from a thread's page what each post carries besides its text, by class name
+/// ([`names_post_furniture`]: its writer's signature, the card of the writer's counts),
+/// unless it holds more than `cap` visible characters; returns the characters removed.
+fn drop_post_furniture(doc: &Document, cap: usize) -> usize {
+    let Some(body) = doc.body() else {
+        return 0;
+    };
+    let mut found: Vec<(NodeId, usize)> = Vec::new();
+    walk(body, |step| match step {
+        Step::Enter(n) => {
+            if !n.is_element() {
+                return false;
+            }
+            if with_element(&n, |e| attr(e, "class").is_some_and(names_post_furniture))
+                .unwrap_or(false)
+            {
+                found.push((n.id, visible_len(&n.text())));
+                return false;
+            }
+            true
+        }
+        Step::Leave(..) => true,
+    });
+    let mut chars = 0usize;
+    for (id, len) in found {
+        if len <= cap {
+            NodeRef::new(id, &doc.tree).remove_from_parent();
+            chars += len;
+        }
+    }
+    chars
 }
 
 /// The visible characters under `node` outside the elements of `skip`.
@@ -600,6 +636,29 @@ mod tests {
         ));
         assert!(out.contains("Reply 3: the bearing"), "{out}");
         assert!(out.contains("Reply to 3: mine too"), "{out}");
+    }
+
+    #[test]
+    fn a_thread_s_posts_lose_their_writers_signatures() {
+        let posts: String = (0..3)
+            .map(|i| {
+                format!(
+                    "<div class=post><p>Post {i}: the bearing wore out after two winters.</p>\
+                     <div class='post-signature'>Rider {i}, 1,204 posts, joined 2009</div>\
+                     <div class=signature>Ride safe out there</div></div>"
+                )
+            })
+            .collect();
+        let island = "<script type='application/ld+json'>{\"@type\":\"QAPage\"}</script>";
+        let out = text(&format!(
+            "<html><head>{island}</head><body><main>{posts}</main></body></html>"
+        ));
+        assert!(out.contains("Post 2: the bearing"), "{out}");
+        assert!(!out.contains("joined 2009"), "{out}");
+        assert!(!out.contains("Ride safe"), "{out}");
+        // Elsewhere a signature is the page's text (a letter's, a petition's).
+        let out = text(&format!("<html><body><main>{posts}</main></body></html>"));
+        assert!(out.contains("Ride safe"), "{out}");
     }
 
     #[test]

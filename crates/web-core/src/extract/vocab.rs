@@ -814,6 +814,15 @@ pub(crate) fn names_thread(value: &str) -> bool {
     value.contains("DiscussionForumPosting") || value.contains("QAPage")
 }
 
+/// Whether a class value names what a thread's post carries besides its text: a token
+/// holding `signature` (`message-signature`, `postsignature`: the writer's signature, or a
+/// question's card of its writer).
+pub(crate) fn names_post_furniture(value: &str) -> bool {
+    value
+        .split_ascii_whitespace()
+        .any(|t| t.to_ascii_lowercase().contains("signature"))
+}
+
 /// The last words of class tokens that name a post or an article itself (`entry`, `hentry`,
 /// `serendipity_entry`, `post`).
 const ENTRY_WORDS: &[&str] = &["entry", "hentry", "post", "article", "story"];
