@@ -30,12 +30,10 @@ pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
             return true;
         }
         // A folded panel (a tab, an accordion's section) is hidden until the reader opens
-        // it: its text is the page's.
-        if is_folded_panel(e) {
-            return false;
-        }
+        // it: its text is the page's. Only what is hidden otherwise is asked whether it is
+        // one, not every element.
         if attr(e, "hidden").is_some() && !attr(e, "id").is_some_and(is_streamed_segment) {
-            return true;
+            return !is_folded_panel(e);
         }
         attr(e, "style").is_some_and(|s| {
             let s: String = s
@@ -43,7 +41,10 @@ pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
                 .filter(|c| !c.is_whitespace())
                 .collect::<String>()
                 .to_ascii_lowercase();
-            s.contains("display:none") || (s.contains("visibility:hidden") && !cloaks_page(node))
+            let none = s.contains("display:none");
+            (none || s.contains("visibility:hidden"))
+                && !is_folded_panel(e)
+                && (none || !cloaks_page(node))
         })
     })
     .unwrap_or(false)
@@ -875,6 +876,40 @@ mod tests {
 
     fn names_entry(value: &str) -> bool {
         Sense::of(value).entry
+    }
+
+    #[test]
+    fn a_folded_panel_is_shown_whatever_hides_it_and_a_visible_one_is_not_hidden() {
+        let hides = [
+            "",
+            " hidden",
+            " hidden id='S:1'",
+            " style='display: None'",
+            " style='visibility:hidden'",
+            " aria-hidden=true",
+        ];
+        let folds = [
+            "",
+            " class='tab accordion-body'",
+            " role=tabpanel",
+            " class=faq",
+        ];
+        for hide in hides {
+            for fold in folds {
+                let doc = crate::extract::parse::parse(&format!(
+                    "<html><body><div{hide}{fold}><p>Text.</p></div><p>More text of \
+                     the page than the panel holds.</p></body></html>"
+                ));
+                let node = doc.select_single("body > div").nodes()[0];
+                let folded = with_element(&node, is_folded_panel).unwrap_or(false);
+                let hidden = match hide {
+                    "" | " hidden id='S:1'" => false,
+                    " aria-hidden=true" => true,
+                    _ => !folded,
+                };
+                assert_eq!(is_hidden(&node), hidden, "{hide} {fold}");
+            }
+        }
     }
 
     #[test]
