@@ -62,6 +62,13 @@ const GROUP_MIN_CARDS: usize = 3;
 const GROUP_MIN_SHARE: f64 = 0.3;
 /// …a member's siblings of its shape being compared with it up to this many.
 const GROUP_MAX_COMPARED: usize = 8;
+/// A byline, a date or a rating (metadata or an author box by name) of at most this many
+/// visible characters within a card of a repeated group is the card's, not the page's…
+const CARD_META_MAX_CHARS: usize = 80;
+/// …the card being the element itself or one of this many elements above it…
+const CARD_META_MAX_UP: usize = 3;
+/// …that links to another page, found among its first this many descendants.
+const CARD_MAX_SCANNED: usize = 400;
 /// A group around the nearest one keeps its cards when its members hold together at least
 /// this share of the text under the filtered root (most of the page: a sidebar's widgets,
 /// each a list, hold less)…
@@ -248,6 +255,13 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
     // is one long author box).
     let cap = (total as f64 * PRUNE_MAX_SHARE) as usize;
     remove.retain(|&(_, chars, _, _)| chars <= cap);
+    // A listing's cards keep their bylines, dates and ratings.
+    let mut siblings = Siblings::default();
+    remove.retain(|&(id, chars, kind, _)| {
+        !(matches!(kind, Kind::Meta | Kind::Author)
+            && chars <= CARD_META_MAX_CHARS
+            && in_card(NodeRef::new(id, root.tree), root, &mut siblings, memo))
+    });
     // Teasers that hold much of the text together are the page's cards, not promotions.
     let teasers: usize = remove
         .iter()
@@ -531,6 +545,39 @@ fn in_groups(
             && largest as f64 <= held as f64 * GROUP_MAX_MEMBER_SHARE
     });
     nearest.chain(outer).flat_map(|(ids, _)| ids).collect()
+}
+
+/// Whether an element (a byline, a date, a rating) lies within a card: itself or one of the
+/// [`CARD_META_MAX_UP`] elements above it (short of `root`) a member of a repeated group of
+/// alike siblings that links to another page (among its first [`CARD_MAX_SCANNED`]
+/// descendants), a listing's row or a grid's card, and none of them a figure or its caption
+/// (a gallery's pictures).
+fn in_card(
+    node: NodeRef<'_>,
+    root: NodeRef<'_>,
+    siblings: &mut Siblings,
+    memo: &mut Memo<'_>,
+) -> bool {
+    let up: Vec<NodeRef<'_>> = std::iter::once(node)
+        .chain(node.ancestors_it(None))
+        .take_while(|n| n.id != root.id)
+        .take(CARD_META_MAX_UP + 1)
+        .collect();
+    if up
+        .iter()
+        .any(|n| n.has_name("figure") || n.has_name("figcaption"))
+    {
+        return false;
+    }
+    let Some(card) = up.into_iter().find(|n| siblings.in_group(n)) else {
+        return false;
+    };
+    card.descendants_it().take(CARD_MAX_SCANNED).any(|d| {
+        with_element(&d, |e| {
+            &*e.name.local == "a" && attr(e, "href").is_some_and(|h| memo.leaves_the_page(h))
+        })
+        .unwrap_or(false)
+    })
 }
 
 /// Whether an element lies within the page's main content, as its markup says: a `main`, an
@@ -1520,6 +1567,36 @@ mod tests {
         let text = render(body).join("\n");
         assert!(text.contains("A bag for the gear of trip 3."), "{text}");
         assert!(!text.contains("May 3, 2024"), "{text}");
+    }
+
+    #[test]
+    fn a_listing_s_cards_keep_their_bylines_and_a_gallery_its_captions_not() {
+        let base = Url::parse("https://example.com/news").unwrap();
+        let rows: String = (0..4)
+            .map(|i| {
+                format!(
+                    "<div class=item><h3><a href=/story-{i}>Story {i}</a></h3><p>What                      happened on day {i} of the long trial.</p><div class=byline>Jane Roe                      on Mar 0{i}</div></div>"
+                )
+            })
+            .collect();
+        let figures: String = (0..4)
+            .map(|i| {
+                format!(
+                    "<div class=shot><figure><a href=https://other.example/p{i}><img                      src=/p{i}.jpg></a><div class=caption>Shot {i} of the harbour</div>\
+                     </figure></div>"
+                )
+            })
+            .collect();
+        let doc = Document::from(format!(
+            "<html><body><h1>News</h1><div class=date>Mar 09</div><div class=rows>{rows}\
+             </div><div class=gallery>{figures}</div></body></html>"
+        ));
+        let body = doc.body().unwrap();
+        prune(body, &mut Memo::new(&base));
+        let text = render(body).join("\n");
+        assert!(text.contains("Jane Roe on Mar 03"), "{text}");
+        assert!(!text.contains("Shot 3 of the harbour"), "{text}");
+        assert!(!text.contains("Mar 09"), "{text}");
     }
 
     #[test]
