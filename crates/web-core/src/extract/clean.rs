@@ -639,13 +639,14 @@ mod tests {
     }
 
     #[test]
-    fn a_thread_s_posts_lose_their_writers_signatures() {
+    fn a_thread_s_posts_lose_their_writers_signatures_and_cards() {
         let posts: String = (0..3)
             .map(|i| {
                 format!(
                     "<div class=post><p>Post {i}: the bearing wore out after two winters.</p>\
                      <div class='post-signature'>Rider {i}, 1,204 posts, joined 2009</div>\
-                     <div class=signature>Ride safe out there</div></div>"
+                     <div class=signature>Ride safe out there</div><div \
+                     class=message-userExtras>Messages 311 Reaction score 87</div></div>"
                 )
             })
             .collect();
@@ -656,6 +657,7 @@ mod tests {
         assert!(out.contains("Post 2: the bearing"), "{out}");
         assert!(!out.contains("joined 2009"), "{out}");
         assert!(!out.contains("Ride safe"), "{out}");
+        assert!(!out.contains("Reaction score"), "{out}");
         // Elsewhere a signature is the page's text (a letter's, a petition's).
         let out = text(&format!("<html><body><main>{posts}</main></body></html>"));
         assert!(out.contains("Ride safe"), "{out}");

@@ -819,10 +819,26 @@ pub(crate) fn names_thread(value: &str) -> bool {
 /// holding `signature` (`message-signature`, `postsignature`: the writer's signature, or a
 /// question's card of its writer).
 pub(crate) fn names_post_furniture(value: &str) -> bool {
-    value
-        .split_ascii_whitespace()
-        .any(|t| t.to_ascii_lowercase().contains("signature"))
+    value.split_ascii_whitespace().any(|t| {
+        let joined: String = t
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        POST_FURNITURE.iter().any(|p| joined.contains(p))
+    })
 }
+
+/// What names a thread's post's furniture in a class token, its separators removed: the
+/// writer's signature, and the card of the writer's counts (`message-userExtras`,
+/// `user-details`, `userstats`, `extraUserInfo`).
+const POST_FURNITURE: &[&str] = &[
+    "signature",
+    "userextra",
+    "userdetails",
+    "userstats",
+    "extrauserinfo",
+];
 
 /// The last words of class tokens that name a post or an article itself (`entry`, `hentry`,
 /// `serendipity_entry`, `post`).
