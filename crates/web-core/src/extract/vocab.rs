@@ -36,18 +36,38 @@ pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
             return !is_folded_panel(e);
         }
         attr(e, "style").is_some_and(|s| {
-            let s: String = s
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect::<String>()
-                .to_ascii_lowercase();
-            let none = s.contains("display:none");
-            (none || s.contains("visibility:hidden"))
-                && !is_folded_panel(e)
-                && (none || !cloaks_page(node))
+            let [none, invisible] = style_says(s, [b"display:none", b"visibility:hidden"]);
+            (none || invisible) && !is_folded_panel(e) && (none || !cloaks_page(node))
         })
     })
     .unwrap_or(false)
+}
+
+/// Whether an inline style says each of two declarations (lowercase ASCII, each with a
+/// first byte it does not repeat), its whitespace aside and ASCII case ignored: by one scan,
+/// without a copy. Past a mismatch, a match can only start at the byte that broke it.
+fn style_says(style: &str, needles: [&[u8]; 2]) -> [bool; 2] {
+    let mut at = [0usize; 2];
+    let mut found = [false; 2];
+    for c in style.chars().filter(|c| !c.is_whitespace()) {
+        let c = c.to_ascii_lowercase();
+        for ((needle, at), found) in needles.iter().zip(&mut at).zip(&mut found) {
+            if *found {
+                continue;
+            }
+            let byte = |i: usize| char::from(needle[i]);
+            *at = if c == byte(*at) {
+                *at + 1
+            } else {
+                usize::from(c == byte(0))
+            };
+            *found = *at == needle.len();
+        }
+        if found == [true; 2] {
+            break;
+        }
+    }
+    found
 }
 
 /// Whether an element made invisible (not removed from the layout) holds an `h1` and at
@@ -892,6 +912,36 @@ mod tests {
 
     fn names_entry(value: &str) -> bool {
         Sense::of(value).entry
+    }
+
+    #[test]
+    fn a_style_says_a_declaration_as_its_copy_without_whitespace_in_lowercase_does() {
+        let needles: [&[u8]; 2] = [b"display:none", b"visibility:hidden"];
+        let styles = [
+            "",
+            "display:none",
+            "DISPLAY : None;",
+            "color:red; display:\tn o n e",
+            "ddisplay:none",
+            "display:display:none",
+            "display:nonvisibility:hidden",
+            "visibility: visible; display: block",
+            "visibility:hiddeN",
+            "visibilityvisibility:hidden",
+            "dis\u{a0}play:none",
+            "display:non",
+            "ÉDISPLAY:NONE",
+        ];
+        for style in styles {
+            let copy = style
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+                .to_ascii_lowercase();
+            let want = needles.map(|n| copy.contains(std::str::from_utf8(n).unwrap()));
+            assert_eq!(style_says(style, needles), want, "{style}");
+        }
+        assert_eq!(style_says("display: None", needles), [true, false]);
     }
 
     #[test]
