@@ -142,6 +142,7 @@ pub(crate) fn main_text(
     // large to be copied: then it is made again when first needed, rather than held beside
     // selection's own.
     let (marks_container, h1) = container_and_h1(&doc);
+    let h1_id = h1;
     let spare = (selectable && copied).then(|| doc.clone());
     // What widening and the fallback read of the cleaned page is taken before content
     // selection rewrites the one document: its first h1 and its own containers, rendered.
@@ -238,6 +239,14 @@ pub(crate) fn main_text(
         let doc = made(&mut unselected, &again, memo);
         prose_region(doc).map(|n| prune_render(n, memo))
     });
+    if !whole_body
+        && memo.product()
+        && let Some(h1) = h1_id
+    {
+        // One product's page: the blocks after its name and price that describe it.
+        let doc = made(&mut unselected, &again, memo);
+        lines.extend(product_details(doc, h1, &lines, memo));
+    }
     if !whole_body
         && let Some(post) = post
         && anchored_elsewhere(&lines, &post)
@@ -1084,6 +1093,111 @@ fn anchored_elsewhere(selected: &[String], post: &[String]) -> bool {
     text.peek().is_some() && text.all(|l| !kept.contains(l.as_str()))
 }
 
+/// Ancestors of a product's `h1` whose following siblings are read for its description.
+const PRODUCT_LEVELS: usize = 4;
+
+/// Following siblings read at each of [`PRODUCT_LEVELS`].
+const PRODUCT_MAX_SIBLINGS: usize = 8;
+
+/// Visible characters at most of a block read for a product's description.
+const PRODUCT_BLOCK_MAX_CHARS: usize = 3000;
+
+/// Visible characters at most of a line that names a product's description.
+const PRODUCT_LABEL_MAX_CHARS: usize = 40;
+
+/// Words of a label over a product's description.
+const DESCRIPTION_WORDS: [&str; 5] = [
+    "description",
+    "details",
+    "features",
+    "specifications",
+    "specs",
+];
+
+/// The lines a product's `answer` lacks of the blocks that follow its `h1` (in `doc`, the
+/// cleaned page before selection) or one of its first [`PRODUCT_LEVELS`] ancestors, each of
+/// at most [`PRODUCT_BLOCK_MAX_CHARS`] visible characters and no chrome, whose lines the
+/// answer lacks hold prose (see [`lost_prose`]) or come under a label that names a
+/// description (see [`DESCRIPTION_WORDS`]): the description under the name and price row.
+fn product_details(
+    doc: &Document,
+    h1: NodeId,
+    answer: &[String],
+    memo: &mut Memo<'_>,
+) -> Vec<String> {
+    let mut added: Vec<String> = Vec::new();
+    let kept: HashSet<&str> = answer.iter().map(String::as_str).collect();
+    let Some(mut node) = doc.tree.get(&h1) else {
+        return added;
+    };
+    for _ in 0..PRODUCT_LEVELS {
+        // The body's own blocks are the page's layout (its header, footer and dialogs).
+        let Some(parent) = node
+            .parent()
+            .filter(|p| p.is_element() && !p.has_name("body") && !p.has_name("html"))
+        else {
+            break;
+        };
+        let mut next = node.next_element_sibling();
+        for _ in 0..PRODUCT_MAX_SIBLINGS {
+            let Some(block) = next else {
+                break;
+            };
+            next = block.next_element_sibling();
+            // A block that holds an `h1` is the product's header again (a second layout).
+            if named_chrome(&block, memo)
+                || text_within(block, PRODUCT_BLOCK_MAX_CHARS)
+                    .is_none_or(|t| visible_len(&t) < FALLBACK_MIN_PROSE)
+                || holds_h1(block)
+            {
+                continue;
+            }
+            let lines = prune_render(block, memo);
+            let new: Vec<String> = lines
+                .into_iter()
+                .filter(|l| l.is_empty() || !kept.contains(l.as_str()))
+                .collect();
+            // The block's first line or one of its headings names a description.
+            let first = new.iter().position(|l| !l.is_empty());
+            let labelled = new.iter().enumerate().any(|(i, l)| {
+                let n = visible_len(l);
+                (Some(i) == first || l.starts_with('#'))
+                    && n > 0
+                    && n <= PRODUCT_LABEL_MAX_CHARS
+                    && {
+                        let lower = l.to_lowercase();
+                        lower
+                            .split(|c: char| !c.is_alphanumeric())
+                            .any(|w| DESCRIPTION_WORDS.contains(&w))
+                    }
+            });
+            let prose = lost_prose(answer, &new) >= FALLBACK_MIN_PROSE;
+            let chars = visible_chars(&new);
+            if (labelled && chars >= FALLBACK_MIN_PROSE) || prose {
+                added.push(String::new());
+                added.extend(new);
+            }
+        }
+        node = parent;
+    }
+    added
+}
+
+/// Whether an element holds an `h1`.
+fn holds_h1(node: NodeRef<'_>) -> bool {
+    let mut found = false;
+    walk(node, |step| {
+        if let Step::Enter(n) = step
+            && !found
+            && n.has_name("h1")
+        {
+            found = true;
+        }
+        !found
+    });
+    found
+}
+
 /// Prunes boilerplate from a subtree of the page `memo` resolves links against, then
 /// renders it.
 fn prune_render(node: NodeRef<'_>, memo: &mut Memo<'_>) -> Vec<String> {
@@ -1185,6 +1299,35 @@ mod tests {
         assert!(!container_and_h1(&doc).0);
         let doc = parse(pages[3]);
         assert!(container_and_h1(&doc).0);
+    }
+
+    #[test]
+    fn a_product_s_description_after_its_name_and_price_joins_the_answer() {
+        let base = Url::parse("https://shop.example.com/p/jacket").unwrap();
+        let prose = "A light jacket of recycled polyester that packs into its own chest \
+                     pocket, warm even when wet, for climbing days and town alike.";
+        let page = format!(
+            "<html><body><div class=page><div class=top><div class=offer><h1>Nano jacket</h1>\
+             <div class=price>$229.00</div><p>{prose}</p></div></div>\
+             <div class=details><h2>Product description</h2><ul><li>Weight: 13 oz</li><li>Insulation of recycled polyester, warm when wet</li>\
+             <li>Two zippered hand pockets and an inner chest pocket</li><li>Made in a Fair \
+             Trade Certified factory</li><li>Shell of recycled polyester ripstop with a \
+             water repellent finish</li></ul></div><div><p>{prose}</p><p>Sewn \
+             {prose}</p><p>Worn {prose}</p></div><div id=dup><h1>Nano jacket</h1><p>Again {prose} {prose}</p>\
+             </div></div><div id=dialog><p>Add {prose}</p><p>Or {prose}</p></div></body></html>"
+        );
+        let doc = parse(&page);
+        let h1 = doc.select_single("h1").nodes()[0].id;
+        let answer = lines(&format!("# Nano jacket\n\n$229.00\n\n{prose}"));
+        let added = product_details(&doc, h1, &answer, &mut Memo::new(&base)).join("\n");
+        // The labelled block and the block of prose two levels up join; the header made
+        // again and the body's own blocks do not.
+        assert!(added.contains("Made in a Fair Trade"), "{added}");
+        assert!(added.contains("Sewn A light"), "{added}");
+        assert!(!added.contains("Again"), "{added}");
+        assert!(!added.contains("Add A light"), "{added}");
+        // What the answer holds already is not added again.
+        assert!(!added.contains(&format!("\n{prose}\n")), "{added}");
     }
 
     #[test]
