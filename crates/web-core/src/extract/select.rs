@@ -1105,6 +1105,12 @@ const PRODUCT_BLOCK_MAX_CHARS: usize = 3000;
 /// Visible characters at most of a line that names a product's description.
 const PRODUCT_LABEL_MAX_CHARS: usize = 40;
 
+/// Lines at least of a block of a product's points.
+const PRODUCT_MIN_POINTS: usize = 3;
+
+/// Visible characters a line of a block of a product's points has on average, at least.
+const PRODUCT_POINT_MIN_CHARS: usize = 50;
+
 /// Words of a label over a product's description.
 const DESCRIPTION_WORDS: [&str; 5] = [
     "description",
@@ -1117,8 +1123,11 @@ const DESCRIPTION_WORDS: [&str; 5] = [
 /// The lines a product's `answer` lacks of the blocks that follow its `h1` (in `doc`, the
 /// cleaned page before selection) or one of its first [`PRODUCT_LEVELS`] ancestors, each of
 /// at most [`PRODUCT_BLOCK_MAX_CHARS`] visible characters and no chrome, whose lines the
-/// answer lacks hold prose (see [`lost_prose`]) or come under a label that names a
-/// description (see [`DESCRIPTION_WORDS`]): the description under the name and price row.
+/// answer lacks hold prose (see [`lost_prose`]), are sentences (at least
+/// [`PRODUCT_MIN_POINTS`] lines of [`PRODUCT_POINT_MIN_CHARS`] visible characters on
+/// average) or come under a label that names a description (see [`DESCRIPTION_WORDS`]),
+/// each kind holding [`FALLBACK_MIN_PROSE`] visible characters: the description under the
+/// name and price row.
 fn product_details(
     doc: &Document,
     h1: NodeId,
@@ -1173,7 +1182,17 @@ fn product_details(
             });
             let prose = lost_prose(answer, &new) >= FALLBACK_MIN_PROSE;
             let chars = visible_chars(&new);
-            if (labelled && chars >= FALLBACK_MIN_PROSE) || prose {
+            // Or its lines (a list of the product's points, none long) are sentences.
+            let text: Vec<usize> = new
+                .iter()
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(|l| visible_len(l))
+                .collect();
+            let sum: usize = text.iter().sum();
+            let listed = text.len() >= PRODUCT_MIN_POINTS
+                && sum >= FALLBACK_MIN_PROSE
+                && sum >= text.len() * PRODUCT_POINT_MIN_CHARS;
+            if (labelled && chars >= FALLBACK_MIN_PROSE) || prose || listed {
                 added.push(String::new());
                 added.extend(new);
             }
@@ -1306,9 +1325,18 @@ mod tests {
         let base = Url::parse("https://shop.example.com/p/jacket").unwrap();
         let prose = "A light jacket of recycled polyester that packs into its own chest \
                      pocket, warm even when wet, for climbing days and town alike.";
+        // The store's short perks beside the name; the product's points, none long, after.
+        let perks: String = (0..10)
+            .map(|i| format!("<li>Free shipping on order {i}</li>"))
+            .collect();
+        let perks = format!("<ul>{perks}</ul>");
+        let points = "<ul><li>Packs down into its own zippered chest pocket for travel and storage</li>\
+                      <li>Stays warm when it gets wet in the rain, the sleet or the snow</li>\
+                      <li>Fits over a light base layer and under a waterproof rain shell</li>\
+                      <li>Zippered hand pockets keep small things from falling out</li></ul>";
         let page = format!(
             "<html><body><div class=page><div class=top><div class=offer><h1>Nano jacket</h1>\
-             <div class=price>$229.00</div><p>{prose}</p></div></div>\
+             <div class=price>$229.00</div><p>{prose}</p>{perks}</div>{points}</div>\
              <div class=details><h2>Product description</h2><ul><li>Weight: 13 oz</li><li>Insulation of recycled polyester, warm when wet</li>\
              <li>Two zippered hand pockets and an inner chest pocket</li><li>Made in a Fair \
              Trade Certified factory</li><li>Shell of recycled polyester ripstop with a \
@@ -1324,6 +1352,8 @@ mod tests {
         // again and the body's own blocks do not.
         assert!(added.contains("Made in a Fair Trade"), "{added}");
         assert!(added.contains("Sewn A light"), "{added}");
+        assert!(added.contains("Stays warm when it gets wet"), "{added}");
+        assert!(!added.contains("Free shipping"), "{added}");
         assert!(!added.contains("Again"), "{added}");
         assert!(!added.contains("Add A light"), "{added}");
         // What the answer holds already is not added again.
