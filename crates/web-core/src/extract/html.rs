@@ -27,6 +27,9 @@ use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
 /// An answer with prose gives way to the page's cards when the boilerplate filter removed
 /// at least this many times its visible characters of them (see [`with_grid`]).
 const GRID_MIN_GROWTH: usize = 2;
+/// …or this many times, when that pass put the grid in beside the lead its selection kept
+/// (see [`Memo::over_lead`]).
+const LED_GRID_MIN_GROWTH: usize = 1;
 /// A page with scripts and less visible text than this looks like a JavaScript shell.
 const SHELL_MAX_TEXT: usize = 200;
 /// …provided its markup is at least this large.
@@ -178,9 +181,10 @@ fn answer_of(
 /// The answer of a page whose first pass answered `first`, which kept prose, when the
 /// boilerplate filter removed `grid` visible characters of a repeated group's cards: the
 /// answer of a pass that keeps the cards (see [`Memo::with_cards`]) when those are at least
-/// [`GRID_MIN_GROWTH`] times the first answer's visible characters and that answer has at
-/// least [`CARDS_MIN_GROWTH`] times them (a lead of prose over a grid of products, a listing's
-/// intro over its cards); else `first`.
+/// [`GRID_MIN_GROWTH`] times the first answer's visible characters (or
+/// [`LED_GRID_MIN_GROWTH`] times, when that pass put the grid in beside the lead its
+/// selection kept) and that answer has at least [`CARDS_MIN_GROWTH`] times them (a lead of
+/// prose over a grid of products, a listing's intro over its cards); else `first`.
 fn with_grid(
     source: &mut Source<'_>,
     base: &Url,
@@ -189,11 +193,15 @@ fn with_grid(
     grid: usize,
 ) -> Extracted {
     let shown = visible_chars(&first.lines);
-    if grid < shown * GRID_MIN_GROWTH {
+    if grid < shown * LED_GRID_MIN_GROWTH {
         return first;
     }
-    let (cards, _, _, _) = extract_pass(source, base, max_links, Memo::new(base).with_cards());
-    if visible_chars(&cards.lines) >= shown * CARDS_MIN_GROWTH {
+    let memo = Memo::new(base).with_cards().over_lead();
+    let (cards, _, _, led) = extract_pass(source, base, max_links, memo);
+    // A smaller grid counts when the pass put it in beside the lead its selection kept.
+    if visible_chars(&cards.lines) >= shown * CARDS_MIN_GROWTH
+        && (grid >= shown * GRID_MIN_GROWTH || led > 0)
+    {
         cards
     } else {
         first
@@ -517,6 +525,52 @@ mod tests {
         let text = extract_html(&page("div"), &base, usize::MAX, usize::MAX).text();
         assert!(text.contains("Our courses are taught"), "{text}");
         assert!(!text.contains("Course 9: designing"), "{text}");
+    }
+
+    #[test]
+    fn a_lead_over_a_grid_as_long_as_it_that_selection_drops_is_put_beside_the_grid() {
+        let base = Url::parse("https://example.com/courses").unwrap();
+        let lead = "Our courses are taught by the faculty who do the research, in short \
+                    sessions that fit a working week, and each of them ends with a project \
+                    that you can take back to your own team and put to use the next day. ";
+        let cards: String = (0..10)
+            .map(|i| {
+                format!(
+                    "<div class=course><a href=/courses/{i}>Course {i}: designing resilient \
+                     systems that last</a> <span>Online</span></div>"
+                )
+            })
+            .collect();
+        let grid = format!("<div class=courses>{cards}</div>");
+        let intro = format!("<div class=intro><h1>Courses</h1><p>{lead}</p><p>{lead}</p></div>");
+        let page = |inside: &str| {
+            format!(
+                "<html><head><title>Courses</title></head><body><main>{inside}</main>\
+                 </body></html>"
+            )
+        };
+        // The grid under the lead: both.
+        let text = extract_html(
+            &page(&format!("{intro}{grid}")),
+            &base,
+            usize::MAX,
+            usize::MAX,
+        )
+        .text();
+        assert!(text.contains("Our courses are taught"), "{text}");
+        for i in [0, 5, 9] {
+            assert!(text.contains(&format!("Course {i}: designing")), "{text}");
+        }
+        // The group before the prose leads nothing: the prose stands.
+        let text = extract_html(
+            &page(&format!("{grid}{intro}")),
+            &base,
+            usize::MAX,
+            usize::MAX,
+        )
+        .text();
+        assert!(text.contains("Our courses are taught"), "{text}");
+        assert!(!text.contains("Course 5: designing"), "{text}");
     }
 
     #[test]

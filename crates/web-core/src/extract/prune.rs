@@ -77,6 +77,9 @@ const OUTER_GROUP_MIN_SHARE: f64 = 0.6;
 /// beside its sidebars).
 const GROUP_MAX_MEMBER_SHARE: f64 = 0.5;
 
+/// The blocks of a grid placed to find the element around them, at most.
+const GRID_MAX_BLOCKS: usize = 256;
+
 /// An open element during the walk.
 struct Frame {
     id: NodeId,
@@ -284,7 +287,11 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
     // So are link blocks within the members of a repeated group that holds much of the
     // text, when the page's first answer kept no prose (see [`Memo::with_cards`]).
     let grouped = if memo.cards {
-        in_groups(&remove, root, total, true)
+        let grouped = in_groups(&remove, root, total, true);
+        if memo.lead {
+            memo.note_grid(&remove, &grouped, root);
+        }
+        grouped
     } else {
         // What such a pass would keep in the page's main content, told to the caller: a grid
         // under a lead of prose (see [`Memo::grid_chars`]).
@@ -812,6 +819,12 @@ pub(crate) struct Memo<'p> {
     /// Whether the page is one product's (see
     /// [`sells_a_product`](super::meta::PageSurvey::sells_a_product)).
     product: bool,
+    /// Whether the pass keeps cards for a grid under a lead of prose (see
+    /// [`Memo::over_lead`]).
+    lead: bool,
+    /// The element around the most cards such a pass kept in the page's main content, with
+    /// their visible characters.
+    grid: Option<(NodeId, usize)>,
 }
 
 impl<'p> Memo<'p> {
@@ -824,6 +837,61 @@ impl<'p> Memo<'p> {
             cards: false,
             grid_chars: 0,
             product: false,
+            lead: false,
+            grid: None,
+        }
+    }
+
+    /// The same, for a pass that keeps cards because a grid of them lies under a lead of
+    /// prose: the element around the cards it keeps is noted (see [`Memo::kept_grid`]).
+    pub(crate) fn over_lead(mut self) -> Self {
+        self.lead = true;
+        self
+    }
+
+    /// The nearest element around the cards in the page's main content that a pass
+    /// [`over_lead`](Memo::over_lead) kept under one filtered root (the one that kept the
+    /// most of them).
+    pub(crate) fn kept_grid(&self) -> Option<NodeId> {
+        self.grid.map(|(id, _)| id)
+    }
+
+    /// Notes the nearest element around the blocks of `found` that `grouped` keeps within
+    /// the page's main content under `root`, when they hold more than the grid noted so far;
+    /// up to [`GRID_MAX_BLOCKS`] blocks are placed.
+    fn note_grid(
+        &mut self,
+        found: &[(NodeId, usize, Kind, bool)],
+        grouped: &HashSet<NodeId>,
+        root: NodeRef<'_>,
+    ) {
+        let blocks: Vec<(NodeId, usize)> = found
+            .iter()
+            .filter(|&&(id, _, _, _)| grouped.contains(&id) && in_main(NodeRef::new(id, root.tree)))
+            .map(|&(id, chars, _, _)| (id, chars))
+            .collect();
+        let held: usize = blocks.iter().map(|&(_, chars)| chars).sum();
+        if blocks.is_empty() || self.grid.is_some_and(|(_, most)| most >= held) {
+            return;
+        }
+        // The first block's ancestors, nearest first; each other block raises the element
+        // around them all to the nearest of these it lies in.
+        let chain: Vec<NodeId> = NodeRef::new(blocks[0].0, root.tree)
+            .ancestors_it(None)
+            .map(|a| a.id)
+            .collect();
+        let at: HashMap<NodeId, usize> = chain.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+        let mut top = 0usize;
+        for &(id, _) in blocks.iter().skip(1).take(GRID_MAX_BLOCKS) {
+            if let Some(i) = NodeRef::new(id, root.tree)
+                .ancestors_it(None)
+                .find_map(|a| at.get(&a.id).copied())
+            {
+                top = top.max(i);
+            }
+        }
+        if let Some(&id) = chain.get(top) {
+            self.grid = Some((id, held));
         }
     }
 
@@ -855,6 +923,12 @@ impl<'p> Memo<'p> {
     /// outside it.
     pub(crate) fn grid_chars(&self) -> usize {
         self.grid_chars
+    }
+
+    /// Says how many visible characters of the grid a pass [`over_lead`](Memo::over_lead)
+    /// put in beside its lead, read back as [`Memo::grid_chars`].
+    pub(crate) fn set_grid_chars(&mut self, chars: usize) {
+        self.grid_chars = chars;
     }
 
     /// The page's address.

@@ -46,6 +46,13 @@ const CONTAINER_MIN_SHARE: f64 = 0.3;
 /// The whole-body fallback narrows to the smallest element holding this share of the
 /// body's prose.
 const REGION_MIN_PROSE: f64 = 0.95;
+/// A selection that holds less than this share of the grid of cards its pass kept for gives
+/// way to the element around both (see [`with_kept_grid`])…
+const GRID_MIN_HELD: f64 = 0.5;
+/// …when that holds at most this many times the two together…
+const GRID_MAX_EXTRA: f64 = 1.5;
+/// …and the selection, a lead, has at most this many visible characters of prose.
+const LEAD_MAX_PROSE: usize = 1500;
 /// A selection is widened to the page's main container only when at least this share of its
 /// text is found there…
 const WIDEN_MIN_COVER: f64 = 0.8;
@@ -143,6 +150,8 @@ pub(crate) fn main_text(
     // selection's own.
     let (marks_container, h1) = container_and_h1(&doc);
     let h1_id = h1;
+    // The grid of cards the pass keeps for, under a lead of prose, noted by its filters.
+    let grid = memo.kept_grid();
     let spare = (selectable && copied).then(|| doc.clone());
     // What widening and the fallback read of the cleaned page is taken before content
     // selection rewrites the one document: its first h1 and its own containers, rendered.
@@ -225,6 +234,17 @@ pub(crate) fn main_text(
             None => narrow,
         };
         let lines = widen(narrow, &containers);
+        // The cards the pass kept for, when the selection dropped them: the lead and the
+        // grid together.
+        let lines = match grid {
+            Some(grid) => {
+                let (lines, led) =
+                    with_kept_grid(made(&mut unselected, &again, memo), &ids, grid, lines);
+                memo.set_grid_chars(led);
+                lines
+            }
+            None => lines,
+        };
         let chars = visible_chars(&lines);
         (lines, chars)
     });
@@ -260,6 +280,84 @@ pub(crate) fn main_text(
         lines,
         whole_body,
         h1,
+    }
+}
+
+/// A selection (`narrow`, of the elements `ids` in `doc`, the cleaned page before
+/// selection) that holds under [`GRID_MIN_HELD`] of the visible characters of the grid of
+/// cards the pass kept (`grid`) gives way to the nearest element around both, rendered, when
+/// that lies under the body and holds at most [`GRID_MAX_EXTRA`] times the two together;
+/// with the visible characters of the grid when it was put in, else 0.
+fn with_kept_grid(
+    doc: &Document,
+    ids: &[NodeId],
+    grid: NodeId,
+    narrow: Vec<String>,
+) -> (Vec<String>, usize) {
+    let (Some(grid), Some(&first)) = (doc.tree.get(&grid), ids.first()) else {
+        return (narrow, 0);
+    };
+    let cards = render(grid);
+    let shown: HashSet<&str> = narrow.iter().map(String::as_str).collect();
+    let total = visible_chars(&cards);
+    let held: usize = cards
+        .iter()
+        .filter(|l| shown.contains(l.as_str()))
+        .map(|l| visible_len(l))
+        .sum();
+    if total == 0 || held as f64 >= total as f64 * GRID_MIN_HELD {
+        return (narrow, 0);
+    }
+    let around: HashSet<NodeId> = std::iter::once(grid.id)
+        .chain(grid.ancestors_it(None).map(|a| a.id))
+        .collect();
+    let Some(both) = doc.tree.get(&first).and_then(|n| {
+        std::iter::once(n)
+            .chain(n.ancestors_it(None))
+            .find(|a| around.contains(&a.id))
+    }) else {
+        return (narrow, 0);
+    };
+    let top = with_element(&both, |e| matches!(&*e.name.local, "body" | "html")).unwrap_or(true);
+    if top || prose_chars(&narrow) > LEAD_MAX_PROSE {
+        return (narrow, 0);
+    }
+    // A lead over the grid: the selection comes first (a menu of links before an article
+    // is no grid it leads).
+    let under = |id: NodeId| {
+        doc.tree.get(&id).and_then(|n| {
+            std::iter::once(n)
+                .chain(n.ancestors_it(None))
+                .find(|a| a.parent().is_some_and(|p| p.id == both.id))
+                .map(|a| a.id)
+        })
+    };
+    // The selection or the grid holds the other: what selection's own cleaning dropped.
+    let leads = both.id == grid.id
+        || both.id == first
+        || match (under(first), under(grid.id)) {
+            (Some(lead), Some(cards_at)) => {
+                lead != cards_at
+                    && both
+                        .element_children()
+                        .iter()
+                        .map(|c| c.id)
+                        .find(|&id| id == lead || id == cards_at)
+                        == Some(lead)
+            }
+            _ => false,
+        };
+    if !leads {
+        return (narrow, 0);
+    }
+    let mut lines = render(both);
+    drop_orphan_headings(&mut lines);
+    let wide = visible_chars(&lines);
+    let limit = (visible_chars(&narrow) + total) as f64 * GRID_MAX_EXTRA;
+    if wide > visible_chars(&narrow) && wide as f64 <= limit {
+        (lines, total)
+    } else {
+        (narrow, 0)
     }
 }
 
