@@ -128,6 +128,6 @@ python3 "$root/bench/extract_table.py" "$devset" "${rows[@]}"
 if ! grep -q '"title"' "$devset/cases.json"; then
   for x in "${extractors[@]}"; do
     echo "== $x, title exactness"
-    python3 "$root/bench/titles.py" "$devset" "$out/$x-answer"
+    "$python" "$root/bench/titles.py" "$devset" "$out/$x-answer"
   done
 fi
