@@ -17,6 +17,13 @@ use super::vocab::{
 const CHROME_MAX_SHARE: f64 = 0.4;
 /// Chrome by class name holding a paragraph of at least this many visible characters is kept.
 const NAMED_CHROME_MAX_PARAGRAPH: usize = 400;
+/// The share of the page's text above which what strong names alone mark as chrome is kept:
+/// chrome is at the page's margins, not most of it.
+const NAMED_CHROME_MAX_TOTAL_SHARE: f64 = 0.5;
+/// The share of the page's text under which what the chrome filter would leave is too
+/// little for the removals by strong names alone to be right (see
+/// [`NAMED_CHROME_MAX_TOTAL_SHARE`]).
+const NAMED_CHROME_MIN_LEFT_SHARE: f64 = 0.2;
 /// Layout chrome by name is removed when at least a quarter of its text is links, or when
 /// it has no more visible characters than this.
 const LAYOUT_SHORT: usize = 200;
@@ -192,6 +199,8 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
     // above the share cap (a short `noscript`, reader comments), and whether it is reader
     // comments or a form inside them (kept on a page that says it is a thread).
     let mut candidates: Vec<(NodeId, usize, bool, bool)> = Vec::new();
+    // The candidates that are chrome by a strong class or id name alone.
+    let mut named: HashSet<NodeId> = HashSet::new();
     let mut thread = false;
     let mut frames: Vec<Frame> = Vec::new();
     let mut in_main = 0usize;
@@ -309,6 +318,9 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
                     // posts, each its own form).
                     let kept =
                         comments || (in_comments > 0 && matches!(frame.verdict, Verdict::Form));
+                    if matches!(frame.verdict, Verdict::NamedChrome) {
+                        named.insert(frame.id);
+                    }
                     candidates.push((frame.id, frame.chars, forced, kept));
                 }
                 if let Some(parent) = frames.last_mut() {
@@ -324,27 +336,44 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
         }
     });
     let cap = (total as f64 * CHROME_MAX_SHARE) as usize;
-    let mut removed_chars = 0usize;
-    // Candidates arrive innermost first; an outer removal covers inner ones.
-    let mut removed: HashSet<NodeId> = HashSet::new();
     // A page whose posts are voted on and whose comments hold most of its prose is a
     // discussion (a link submitted with its thread, a short post and its replies): its
     // comments are its content. Under an article, they are not.
     thread = thread || (votes && voted_thread(doc, &candidates, outside_prose));
-    for (id, chars, forced, comments) in candidates.iter().rev() {
-        // A thread's posts are the page's content, even where its markup names them
-        // comments.
-        if *comments && thread {
-            continue;
-        }
-        if *chars <= cap || *forced {
-            let node = NodeRef::new(*id, &doc.tree);
-            if node.ancestors_it(None).any(|a| removed.contains(&a.id)) {
+    // Candidates arrive innermost first; an outer removal covers inner ones.
+    let chosen = |spare_named: bool| {
+        let mut removed: HashSet<NodeId> = HashSet::new();
+        let (mut removed_chars, mut named_chars) = (0usize, 0usize);
+        for (id, chars, forced, comments) in candidates.iter().rev() {
+            // A thread's posts are the page's content, even where its markup names them
+            // comments.
+            if (*comments && thread) || (spare_named && named.contains(id)) {
                 continue;
             }
-            removed.insert(*id);
-            removed_chars += chars;
+            if *chars <= cap || *forced {
+                let node = NodeRef::new(*id, &doc.tree);
+                if node.ancestors_it(None).any(|a| removed.contains(&a.id)) {
+                    continue;
+                }
+                removed.insert(*id);
+                removed_chars += chars;
+                if named.contains(id) {
+                    named_chars += chars;
+                }
+            }
         }
+        (removed, removed_chars, named_chars)
+    };
+    // Chrome lies at the page's margins: when what strong names alone would remove holds
+    // most of the page's text and the filter would leave little of it, the names are a
+    // design system's words for its content blocks (promotions, calls to action), and
+    // those blocks stay.
+    let (mut removed, mut removed_chars, named_chars) = chosen(false);
+    let left = total.saturating_sub(removed_chars);
+    if named_chars as f64 > total as f64 * NAMED_CHROME_MAX_TOTAL_SHARE
+        && (left as f64) < total as f64 * NAMED_CHROME_MIN_LEFT_SHARE
+    {
+        (removed, removed_chars, _) = chosen(true);
     }
     for id in remove.iter().chain(removed.iter()) {
         NodeRef::new(*id, &doc.tree).remove_from_parent();
@@ -717,6 +746,32 @@ mod tests {
         // Without the attribute, a block of that much text is kept.
         let out = text(&page(""));
         assert!(out.contains("personal information"), "{out}");
+    }
+
+    #[test]
+    fn blocks_named_promotions_that_hold_most_of_the_page_are_its_content() {
+        // A landing page whose design system names its feature blocks `promo`: removing
+        // them by that name would leave its heading alone.
+        let block = |n: usize| {
+            format!(
+                "<div class=promo><h2>Feature {n}</h2><p>Our advisers help teams plan the \
+                 work, measure what changes and report to the board each quarter, number \
+                 {n}.</p></div>"
+            )
+        };
+        let blocks: String = (1..=3).map(block).collect();
+        let page =
+            |more: &str| format!("<html><body><h1>Consulting</h1>{blocks}{more}</body></html>");
+        let out = text(&page(""));
+        assert!(out.contains("number 2."), "{out}");
+        // Beside an article that holds much of the page, they are promotions and go.
+        let story = "<p>The firm reported its results on Tuesday, and the figures showed \
+                     growth in every region where it works, led by its advisory practice \
+                     and the teams it added last year.</p>"
+            .repeat(2);
+        let out = text(&page(&story));
+        assert!(out.contains("every region"), "{out}");
+        assert!(!out.contains("number 2."), "{out}");
     }
 
     #[test]
