@@ -494,21 +494,29 @@ mod tests {
         assert!(!text.contains("Month 7 of the archive"), "{text}");
     }
 
-    #[test]
-    fn a_lead_of_prose_over_a_grid_of_linked_cards_in_main_gives_way_to_the_grid() {
-        let base = Url::parse("https://example.com/courses").unwrap();
-        let lead = "Our courses are taught by the faculty who do the research, in short \
-                    sessions that fit a working week, and each of them ends with a project \
-                    that you can take back to your own team and put to use the next day. ";
-        // Each card a link to its course, beside a short label: a link block to the filter.
-        let cards: String = (0..20)
+    /// A lead of prose over a grid of courses.
+    const COURSES_LEAD: &str = "Our courses are taught by the faculty who do the research, in \
+                                short sessions that fit a working week, and each of them ends \
+                                with a project that you can take back to your own team and \
+                                put to use the next day. ";
+
+    /// `n` cards of courses, each a link to its course beside a short label: a link block to
+    /// the boilerplate filter.
+    fn course_cards(n: usize) -> String {
+        (0..n)
             .map(|i| {
                 format!(
                     "<div class=course><a href=/courses/{i}>Course {i}: designing resilient \
                      systems that last</a> <span>Online</span></div>"
                 )
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn a_lead_of_prose_over_a_grid_of_linked_cards_in_main_gives_way_to_the_grid() {
+        let base = Url::parse("https://example.com/courses").unwrap();
+        let (lead, cards) = (COURSES_LEAD, course_cards(20));
         let page = |wrapper: &str| {
             format!(
                 "<html><head><title>Courses</title></head><body><{wrapper}><h1>Courses</h1>\
@@ -530,17 +538,7 @@ mod tests {
     #[test]
     fn a_lead_over_a_grid_as_long_as_it_that_selection_drops_is_put_beside_the_grid() {
         let base = Url::parse("https://example.com/courses").unwrap();
-        let lead = "Our courses are taught by the faculty who do the research, in short \
-                    sessions that fit a working week, and each of them ends with a project \
-                    that you can take back to your own team and put to use the next day. ";
-        let cards: String = (0..10)
-            .map(|i| {
-                format!(
-                    "<div class=course><a href=/courses/{i}>Course {i}: designing resilient \
-                     systems that last</a> <span>Online</span></div>"
-                )
-            })
-            .collect();
+        let (lead, cards) = (COURSES_LEAD, course_cards(10));
         let grid = format!("<div class=courses>{cards}</div>");
         let intro = format!("<div class=intro><h1>Courses</h1><p>{lead}</p><p>{lead}</p></div>");
         let page = |inside: &str| {
