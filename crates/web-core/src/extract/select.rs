@@ -883,7 +883,8 @@ fn prose_region(doc: &Document) -> Option<NodeRef<'_>> {
 /// members hold together the most visible characters, with that count and the body's. A
 /// group of table rows stands for its table. A group within an element `chrome` says is
 /// chrome (a sidebar's archive list, a menu, kept by the chrome filter for its share of a
-/// short page's text) is none.
+/// short page's text) is none; the body and the root are not asked, their names being the
+/// page's template.
 pub(crate) fn largest_group(
     doc: &Document,
     mut chrome: impl FnMut(&NodeRef<'_>) -> bool,
@@ -964,6 +965,9 @@ pub(crate) fn largest_group(
                 && best.is_none_or(|(_, b)| held > b)
                 && !std::iter::once(parent)
                     .chain(parent.ancestors_it(None))
+                    // The body's and the root's names say the page's template (`archive`,
+                    // `left-sidebar`), not a block of it.
+                    .take_while(|n| !n.has_name("body") && !n.has_name("html"))
                     .any(|n| chrome(&n))
             {
                 best = Some((id, held));
@@ -1660,6 +1664,14 @@ mod tests {
             "<html><body><div id=grid>{cards}</div></body></html>"
         ));
         assert!(largest_group(&doc, |n: &NodeRef<'_>| n.has_name("div")).is_none());
+        // The body's and the root's names are the page's template: a grid under a body the
+        // caller would call chrome is still the group.
+        let doc = parse(&format!(
+            "<html class=sidebar><body class=sidebar><div id=grid>{cards}</div></body></html>"
+        ));
+        let sidebar = |n: &NodeRef<'_>| n.attr("class").is_some_and(|c| &*c == "sidebar");
+        let (node, _, _) = largest_group(&doc, sidebar).unwrap();
+        assert_eq!(node.id, doc.select_single("#grid").nodes()[0].id);
     }
 
     #[test]
