@@ -569,6 +569,17 @@ mod tests {
         .text();
         assert!(text.contains("Our courses are taught"), "{text}");
         assert!(!text.contains("Course 5: designing"), "{text}");
+        // …unless it names prices: a shop's products over its category's text.
+        let priced = grid.replace("<span>Online</span>", "<div>$120</div>");
+        let text = extract_html(
+            &page(&format!("{priced}{intro}")),
+            &base,
+            usize::MAX,
+            usize::MAX,
+        )
+        .text();
+        assert!(text.contains("Our courses are taught"), "{text}");
+        assert!(text.contains("Course 5: designing"), "{text}");
     }
 
     #[test]

@@ -53,6 +53,11 @@ const GRID_MIN_HELD: f64 = 0.5;
 const GRID_MAX_EXTRA: f64 = 1.5;
 /// …and the selection, a lead, has at most this many visible characters of prose.
 const LEAD_MAX_PROSE: usize = 1500;
+/// A grid is priced when at least one in this many of its lines names a price (see
+/// [`priced`])…
+const PRICED_MAX_LINES: usize = 6;
+/// …a line of at most this many characters.
+const PRICE_MAX_CHARS: usize = 40;
 /// A selection is widened to the page's main container only when at least this share of its
 /// text is found there…
 const WIDEN_MIN_COVER: f64 = 0.8;
@@ -286,7 +291,8 @@ pub(crate) fn main_text(
 /// A selection (`narrow`, of the elements `ids` in `doc`, the cleaned page before
 /// selection) that holds under [`GRID_MIN_HELD`] of the visible characters of the grid of
 /// cards the pass kept (`grid`) gives way to the nearest element around both, rendered, when
-/// that lies under the body and holds at most [`GRID_MAX_EXTRA`] times the two together;
+/// that lies under the body and holds at most [`GRID_MAX_EXTRA`] times the two together
+/// (the selection coming first, or the grid naming prices, see [`priced`]);
 /// with the visible characters of the grid when it was put in, else 0.
 fn with_kept_grid(
     doc: &Document,
@@ -347,6 +353,9 @@ fn with_kept_grid(
             }
             _ => false,
         };
+    // …or the grid comes first and is priced: a shop's products over its category's text,
+    // where a menu before an article names no prices.
+    let leads = leads || priced(&cards);
     if !leads {
         return (narrow, 0);
     }
@@ -359,6 +368,28 @@ fn with_kept_grid(
     } else {
         (narrow, 0)
     }
+}
+
+/// Whether the rendered lines of a grid name prices: at least [`GROUP_MIN_MEMBERS`] short
+/// lines with a currency sign beside a digit, one in [`PRICED_MAX_LINES`] lines or more.
+fn priced(lines: &[String]) -> bool {
+    let prices = lines
+        .iter()
+        .filter(|l| l.chars().count() <= PRICE_MAX_CHARS && names_a_price(l))
+        .count();
+    prices >= GROUP_MIN_MEMBERS && prices * PRICED_MAX_LINES >= lines.len()
+}
+
+/// Whether a line holds a currency sign with a digit right before or after it (`$12`,
+/// `12,50 €`, `£ 8`).
+fn names_a_price(line: &str) -> bool {
+    let chars: Vec<char> = line.chars().collect();
+    chars.iter().enumerate().any(|(i, c)| {
+        matches!(c, '$' | '€' | '£' | '¥' | '₹' | '₩' | '₽' | '₺')
+            && [i.wrapping_sub(2), i.wrapping_sub(1), i + 1, i + 2]
+                .iter()
+                .any(|&j| chars.get(j).is_some_and(char::is_ascii_digit))
+    })
 }
 
 /// The cleaned page as it was before selection: `doc`, made by `again` first when it is
@@ -1629,6 +1660,33 @@ mod tests {
         let doc = parse(&format!("<html><body><div>{two}</div></body></html>"));
         let body = doc.select_single("#b1").nodes()[0].id;
         assert!(repeated_group(&doc, &[body]).is_none());
+    }
+
+    #[test]
+    fn a_grid_of_products_names_prices_and_a_menu_none() {
+        let lines = |rows: &[&str]| rows.iter().map(|r| (*r).to_owned()).collect::<Vec<_>>();
+        let shop = lines(&[
+            "Reflect Earrings",
+            "$490.00",
+            "Offspring",
+            "12,50 €",
+            "Hoops",
+            "£ 8",
+        ]);
+        assert!(priced(&shop));
+        let menu = lines(&[
+            "Earrings",
+            "Rings",
+            "Necklaces",
+            "Gift cards",
+            "Sale",
+            "About",
+        ]);
+        assert!(!priced(&menu));
+        // A price in a sentence is no card's price; nor are two prices a grid.
+        let sentence = "Every order over $50 ships free to any address in the country.";
+        assert!(!priced(&lines(&[sentence; 4])));
+        assert!(!priced(&shop[..4]));
     }
 
     #[test]
