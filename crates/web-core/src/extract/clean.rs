@@ -958,4 +958,15 @@ mod tests {
         assert!(out.contains("colorways not offered"), "{out}");
         assert!(!out.contains("closed drawer"), "{out}");
     }
+
+    #[test]
+    fn a_struck_and_a_new_price_hidden_from_assistive_technology_are_shown() {
+        // A shop's sale price: the old price struck and the new one inserted, hidden from
+        // screen readers, who read a sentence of their own instead.
+        let out = text(
+            "<html><body><main><h1>Gear bags</h1><p>A bag for the car's back seat, with              pockets.</p><span class=price><del aria-hidden=true>$30.00</del>              <ins aria-hidden=true>$21.00</ins></span><span aria-hidden=true>An icon's              label.</span></main></body></html>",
+        );
+        assert!(out.contains("$30.00") && out.contains("$21.00"), "{out}");
+        assert!(!out.contains("icon's label"), "{out}");
+    }
 }

@@ -16,7 +16,8 @@ use super::tree::{attr, visible_len, with_element};
 
 /// Whether an element is hidden by `aria-hidden="true"` (but a link, which that hides from
 /// assistive technology alone: a card's second link around its picture or summary, shown
-/// to the eye), or by `hidden` or an inline
+/// to the eye; and a struck or inserted text, a sale's old and new prices, which screen
+/// readers are told in words of their own), or by `hidden` or an inline
 /// `display: none` / `visibility: hidden` unless it is a folded panel ([`is_folded_panel`]),
 /// a streamed segment ([`is_streamed_segment`]) or, made invisible, a cloak over the page
 /// ([`cloaks_page`]).
@@ -25,7 +26,7 @@ pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
         // A server-rendered page streams its late parts in hidden segments that its script
         // moves into place (`<div hidden id="S:0">`): they are shown.
         if attr(e, "aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
-            && &*e.name.local != "a"
+            && !matches!(&*e.name.local, "a" | "del" | "ins")
         {
             return true;
         }
