@@ -931,11 +931,6 @@ impl<'p> Memo<'p> {
         self.grid_chars = chars;
     }
 
-    /// The page's address.
-    pub(crate) fn page(&self) -> &'p Url {
-        self.page
-    }
-
     /// What a class or id value says ([`Sense::of`]), read once per distinct value: a page
     /// repeats its class names on many elements, and each of them is read by several walks.
     pub(crate) fn sense(&mut self, value: &str) -> Sense {

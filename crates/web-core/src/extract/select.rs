@@ -461,15 +461,13 @@ fn select_content(
         keep_classes: true,
         ..Config::default()
     };
-    let base = memo.page();
-    let url = matches!(base.scheme(), "http" | "https").then(|| base.as_str());
     let readability = match again {
         None => {
-            let mut readability = readable(doc, url, config)?;
+            let mut readability = readable(doc, config)?;
             readability.parse().ok()?;
             readability
         }
-        Some(again) => one_at_a_time(doc, url, &config, || again(memo))?,
+        Some(again) => one_at_a_time(doc, &config, || again(memo))?,
     };
     let marked = readability.doc.select(&format!("[{H1_MARK}]"));
     marked.rename("h1");
@@ -489,10 +487,13 @@ const POLICIES: [ParsePolicy; 4] = [
 ];
 
 /// A selector over `doc`, its `h1` elements marked first: the selector writes every `h1`
-/// it keeps as `h2`, and the mark lets the page's own levels be restored afterwards.
-fn readable(doc: Document, url: Option<&str>, config: Config) -> Option<Readability> {
+/// it keeps as `h2`, and the mark lets the page's own levels be restored afterwards. It is
+/// given no address: with one it would rewrite every relative link it keeps as absolute,
+/// and what reads the links after it (`Memo::leaves_the_page`) resolves them against the
+/// page itself.
+fn readable(doc: Document, config: Config) -> Option<Readability> {
     doc.select("h1").set_attr(H1_MARK, "");
-    Readability::with_document(doc, url, Some(config)).ok()
+    Readability::with_document(doc, None, Some(config)).ok()
 }
 
 /// Selection's attempts ([`POLICIES`]) made one at a time, as `Readability::parse` makes
@@ -502,7 +503,6 @@ fn readable(doc: Document, url: Option<&str>, config: Config) -> Option<Readabil
 /// still held; one tree is held at a time.
 fn one_at_a_time(
     doc: Document,
-    url: Option<&str>,
     config: &Config,
     mut again: impl FnMut() -> Document,
 ) -> Option<Readability> {
@@ -515,7 +515,7 @@ fn one_at_a_time(
         // One tree at a time: the last attempt goes before the page is made again.
         last = None;
         let page = doc.take().unwrap_or_else(&mut again);
-        let mut readability = readable(page, url, config.clone())?;
+        let mut readability = readable(page, config.clone())?;
         if readability.parse_with_policy(policy).is_err() {
             continue;
         }
@@ -539,7 +539,7 @@ fn one_at_a_time(
     {
         return Some(readability);
     }
-    let mut readability = readable(again(), url, config.clone())?;
+    let mut readability = readable(again(), config.clone())?;
     readability.parse_with_policy(POLICIES[at]).ok()?;
     Some(readability)
 }
@@ -1382,6 +1382,31 @@ mod tests {
 
     fn lines(text: &str) -> Vec<String> {
         text.split('\n').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn selection_keeps_the_links_as_the_page_wrote_them() {
+        let para = "<p>A long paragraph about the climb, the weather on the pass and the \
+                    road home, long enough for selection to keep it as the article. See \
+                    <a href=\"/road\">the road</a> and <a href=\"#map\">the map</a>.</p>";
+        let page = format!(
+            "<html><head><title>Climb</title></head><body><article>{}</article></body></html>",
+            para.repeat(4)
+        );
+        let mut readability = readable(parse(&page), Config::default()).unwrap();
+        readability.parse().unwrap();
+        let hrefs: Vec<String> = readability
+            .doc
+            .select("#readability-page-1 a")
+            .nodes()
+            .iter()
+            .filter_map(|a| a.attr("href").map(|h| h.to_string()))
+            .collect();
+        assert_eq!(hrefs.len(), 8);
+        assert!(
+            hrefs.iter().all(|h| h == "/road" || h == "#map"),
+            "{hrefs:?}"
+        );
     }
 
     #[test]
