@@ -194,6 +194,7 @@ struct Frame {
 /// (navigation, site headers and footers, asides, banners, share bars, …) unless it holds the
 /// main content or a large share of the text.
 fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
+    unfold_tab_panels(doc);
     let mut remove: Vec<NodeId> = Vec::new();
     // Chrome candidates: the element, its visible characters, whether it is removed even
     // above the share cap (a short `noscript`, reader comments), and whether it is reader
@@ -556,6 +557,43 @@ pub(crate) fn clean_and_prune(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
     cleaned
 }
 
+/// Shows the panels that a tab (`role=tab`) names in `aria-controls`: the reader opens
+/// them in place, so their text is the page's however the page hides them until then
+/// (hidden classes, `aria-hidden`, `hidden`, an inline `display: none`).
+fn unfold_tab_panels(doc: &Document) {
+    let mut panels: HashSet<String> = HashSet::new();
+    for node in doc.select("[role][aria-controls]").nodes() {
+        let tab = with_element(node, |e| {
+            attr(e, "role").is_some_and(|r| r.trim().eq_ignore_ascii_case("tab"))
+        });
+        if tab.unwrap_or(false)
+            && let Some(ids) = node.attr("aria-controls")
+        {
+            panels.extend(ids.split_ascii_whitespace().map(str::to_owned));
+        }
+    }
+    if panels.is_empty() {
+        return;
+    }
+    for node in doc.select("[id]").nodes() {
+        if !node.attr("id").is_some_and(|id| panels.contains(id.trim())) {
+            continue;
+        }
+        node.remove_attr("aria-hidden");
+        node.remove_attr("hidden");
+        if node.attr("style").is_some() && is_hidden(node) {
+            node.remove_attr("style");
+        }
+        if let Some(class) = node.attr("class").filter(|c| has_hidden_class(c)) {
+            let shown: Vec<&str> = class
+                .split_ascii_whitespace()
+                .filter(|t| !has_hidden_class(t))
+                .collect();
+            node.set_attr("class", &shown.join(" "));
+        }
+    }
+}
+
 /// Whether an element says it is a modal dialog (`aria-modal="true"`), which only a dialog
 /// lying over the page may say.
 fn is_modal(e: &Element) -> bool {
@@ -724,6 +762,26 @@ mod tests {
         // Without votes, they are reader comments too.
         let out = text(&page("<a href='/x'>example.com</a>").replace("upvoter", "avatar"));
         assert!(!out.contains("Reply 0"), "{out}");
+    }
+
+    #[test]
+    fn a_tab_s_panel_is_shown_however_the_page_hides_it() {
+        // Three tabs of a plan's details: the open one shows, the others are hidden by a
+        // class, by `aria-hidden` and by an inline style until the reader picks them. A
+        // hidden block that no tab names stays hidden.
+        let out = text(
+            "<html><body><main><div role=tablist><a role=tab aria-controls=p1>Storage</a>\
+             <a role=tab aria-controls=p2>Security</a><a role=tab aria-controls='p3'>Support\
+             </a></div><div id=p1 role=tabpanel><p>Ten gigabytes for every member of the \
+             team.</p></div><div id=p2 class='panel hidden'><p>Every file is encrypted at \
+             rest.</p></div><div id=p3 aria-hidden=true style='display:none'><p>Help by \
+             phone all day.</p></div><div class=hidden><p>A hidden promotion.</p></div>\
+             </main></body></html>",
+        );
+        assert!(out.contains("Ten gigabytes"), "{out}");
+        assert!(out.contains("encrypted at rest"), "{out}");
+        assert!(out.contains("Help by phone"), "{out}");
+        assert!(!out.contains("hidden promotion"), "{out}");
     }
 
     #[test]
