@@ -386,7 +386,10 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
             NodeRef::new(id, &doc.tree).remove_from_parent();
             removed_chars += chars;
         }
-        removed_chars += drop_post_furniture(doc, cap);
+        removed_chars += drop_post_furniture(doc, cap, true);
+    } else {
+        // Posts that each carry their writer's signature are a thread's, said or not.
+        removed_chars += drop_post_furniture(doc, cap, false);
     }
     Cleaned {
         text_chars: total.saturating_sub(removed_chars),
@@ -473,7 +476,11 @@ fn post_comments(
 /// Removes from a thread's page what each post carries besides its text, by class name
 /// ([`names_post_furniture`]: its writer's signature, the card of the writer's counts),
 /// unless it holds more than `cap` visible characters; returns the characters removed.
-fn drop_post_furniture(doc: &Document, cap: usize) -> usize {
+/// On a page that does not say it is a thread (`thread` false), only when the page holds
+/// at least [`FURNITURE_MIN_POSTS`] such blocks of [`FURNITURE_MIN_MEAN_CHARS`] visible
+/// characters on average: the signatures of a thread's posts, a line of their writers'
+/// own, not the name-and-date bylines some blogs' comments carry under that class.
+fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> usize {
     let Some(body) = doc.body() else {
         return 0;
     };
@@ -493,6 +500,12 @@ fn drop_post_furniture(doc: &Document, cap: usize) -> usize {
         }
         Step::Leave(..) => true,
     });
+    let total: usize = found.iter().map(|(_, len)| len).sum();
+    if !thread
+        && (found.len() < FURNITURE_MIN_POSTS || total < FURNITURE_MIN_MEAN_CHARS * found.len())
+    {
+        return 0;
+    }
     let mut chars = 0usize;
     for (id, len) in found {
         if len <= cap {
@@ -502,6 +515,12 @@ fn drop_post_furniture(doc: &Document, cap: usize) -> usize {
     }
     chars
 }
+
+/// How many posts' furniture blocks make a page that does not say so a thread's.
+const FURNITURE_MIN_POSTS: usize = 3;
+
+/// The mean visible characters of those blocks: a signature's line, not a byline.
+const FURNITURE_MIN_MEAN_CHARS: usize = 50;
 
 /// The visible characters under `node` outside the elements of `skip`.
 fn text_outside(node: NodeRef<'_>, skip: &HashSet<NodeId>) -> usize {
@@ -728,6 +747,29 @@ mod tests {
         // Elsewhere a signature is the page's text (a letter's, a petition's).
         let out = text(&format!("<html><body><main>{posts}</main></body></html>"));
         assert!(out.contains("Ride safe"), "{out}");
+    }
+
+    #[test]
+    fn posts_that_each_carry_a_signature_lose_it_on_a_page_that_does_not_say_thread() {
+        let posts = |sig: &str| -> String {
+            (0..3)
+                .map(|i| {
+                    format!(
+                        "<div class=post><p>Post {i}: the bearing wore out after two winters \
+                         and the replacement came from the shop down the road.</p>\
+                         <div class=signature>{sig} {i}</div></div>"
+                    )
+                })
+                .collect()
+        };
+        let page = |sig: &str| format!("<html><body><main>{}</main></body></html>", posts(sig));
+        let line = "Running two rebuilt engines since the spring rally, parts list in my profile";
+        let out = text(&page(line));
+        assert!(out.contains("Post 2: the bearing"), "{out}");
+        assert!(!out.contains("rebuilt engines"), "{out}");
+        // A blog comment's byline under that class (a date and a name) stays.
+        let out = text(&page("October 11, 2012 | Eve"));
+        assert!(out.contains("October 11, 2012 | Eve 2"), "{out}");
     }
 
     #[test]
