@@ -263,6 +263,7 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
     remove.retain(|&(id, chars, kind, _)| {
         !(matches!(kind, Kind::Meta | Kind::Author)
             && chars <= CARD_META_MAX_CHARS
+            && !lists_tags(NodeRef::new(id, root.tree))
             && in_card(NodeRef::new(id, root.tree), root, &mut siblings, memo))
     });
     // Teasers that hold much of the text together are the page's cards, not promotions.
@@ -582,6 +583,22 @@ fn in_card(
     card.descendants_it().take(CARD_MAX_SCANNED).any(|d| {
         with_element(&d, |e| {
             &*e.name.local == "a" && attr(e, "href").is_some_and(|h| memo.leaves_the_page(h))
+        })
+        .unwrap_or(false)
+    })
+}
+
+/// Whether an element links to tags or categories (a link whose `rel` says `tag`, among
+/// its first [`CARD_MAX_SCANNED`] descendants): a card's "posted in" list, which names
+/// the site's sections, not the card's item.
+fn lists_tags(node: NodeRef<'_>) -> bool {
+    node.descendants_it().take(CARD_MAX_SCANNED).any(|d| {
+        with_element(&d, |e| {
+            &*e.name.local == "a"
+                && attr(e, "rel").is_some_and(|r| {
+                    r.split_ascii_whitespace()
+                        .any(|t| t.eq_ignore_ascii_case("tag"))
+                })
         })
         .unwrap_or(false)
     })
@@ -1644,7 +1661,8 @@ mod tests {
         let rows: String = (0..4)
             .map(|i| {
                 format!(
-                    "<div class=item><h3><a href=/story-{i}>Story {i}</a></h3><p>What                      happened on day {i} of the long trial.</p><div class=byline>Jane Roe                      on Mar 0{i}</div></div>"
+                    "<div class=item><h3><a href=/story-{i}>Story {i}</a></h3><p>What                      happened on day {i} of the long trial.</p><div class=byline>Jane Roe                      on Mar 0{i}</div><div class=byline>Filed in <a rel='category tag' \
+                     href=/c/law>Law</a></div></div>"
                 )
             })
             .collect();
@@ -1664,6 +1682,8 @@ mod tests {
         prune(body, &mut Memo::new(&base));
         let text = render(body).join("\n");
         assert!(text.contains("Jane Roe on Mar 03"), "{text}");
+        // A card's list of the site's sections (links whose `rel` says `tag`) is no byline.
+        assert!(!text.contains("Filed in"), "{text}");
         assert!(!text.contains("Shot 3 of the harbour"), "{text}");
         assert!(!text.contains("Mar 09"), "{text}");
     }
