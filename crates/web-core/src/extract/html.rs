@@ -541,43 +541,26 @@ mod tests {
         let (lead, cards) = (COURSES_LEAD, course_cards(10));
         let grid = format!("<div class=courses>{cards}</div>");
         let intro = format!("<div class=intro><h1>Courses</h1><p>{lead}</p><p>{lead}</p></div>");
-        let page = |inside: &str| {
-            format!(
+        let answer = |inside: String| {
+            let page = format!(
                 "<html><head><title>Courses</title></head><body><main>{inside}</main>\
                  </body></html>"
-            )
+            );
+            extract_html(&page, &base, usize::MAX, usize::MAX).text()
         };
         // The grid under the lead: both.
-        let text = extract_html(
-            &page(&format!("{intro}{grid}")),
-            &base,
-            usize::MAX,
-            usize::MAX,
-        )
-        .text();
+        let text = answer(format!("{intro}{grid}"));
         assert!(text.contains("Our courses are taught"), "{text}");
         for i in [0, 5, 9] {
             assert!(text.contains(&format!("Course {i}: designing")), "{text}");
         }
         // The group before the prose leads nothing: the prose stands.
-        let text = extract_html(
-            &page(&format!("{grid}{intro}")),
-            &base,
-            usize::MAX,
-            usize::MAX,
-        )
-        .text();
+        let text = answer(format!("{grid}{intro}"));
         assert!(text.contains("Our courses are taught"), "{text}");
         assert!(!text.contains("Course 5: designing"), "{text}");
         // …unless it names prices: a shop's products over its category's text.
         let priced = grid.replace("<span>Online</span>", "<div>$120</div>");
-        let text = extract_html(
-            &page(&format!("{priced}{intro}")),
-            &base,
-            usize::MAX,
-            usize::MAX,
-        )
-        .text();
+        let text = answer(format!("{priced}{intro}"));
         assert!(text.contains("Our courses are taught"), "{text}");
         assert!(text.contains("Course 5: designing"), "{text}");
     }
