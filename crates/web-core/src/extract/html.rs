@@ -566,6 +566,43 @@ mod tests {
     }
 
     #[test]
+    fn a_short_lead_beside_a_grid_of_priced_products_the_filters_left_is_put_beside_it() {
+        // A shop's category page that marks no main content: a short text about the
+        // category over its products, each a linked name, a code and a price the filters
+        // keep, which selection leaves out.
+        let base = Url::parse("https://shop.example.com/pots").unwrap();
+        let lead = "Indoor pots bring colour and warmth to rooms in every season of the year, \
+                    and we offer a broad range of them, from traditional to modern, from \
+                    ornate to minimalist, each made to last for many years indoors.";
+        let products: String = (0..40)
+            .map(|i| {
+                format!(
+                    "<div class=item><a href=/p/{i}><img src=/i/{i}.jpg>\
+                     <span class=name>Pot number {i}, glazed</span></a>\
+                     <div class=sku>SKU: X{i}</div><div class=price>${i}9.00</div></div>"
+                )
+            })
+            .collect();
+        let answer = |products: &str| {
+            let page = format!(
+                "<html><head><title>Indoor pots</title></head><body><div class=page>\
+                 <div class=intro><h1>Indoor pots</h1><p>{lead}</p><p>{lead}</p></div>\
+                 <div class=items>{products}</div></div></body></html>"
+            );
+            extract_html(&page, &base, usize::MAX, usize::MAX).text()
+        };
+        let text = answer(&products);
+        assert!(text.contains("Indoor pots bring colour"), "{text}");
+        for i in [0, 20, 39] {
+            assert!(text.contains(&format!("Pot number {i}, glazed")), "{text}");
+        }
+        // Cards that name no prices are no shop's grid: the lead stands alone.
+        let text = answer(&products.replace('$', "No. "));
+        assert!(text.contains("Indoor pots bring colour"), "{text}");
+        assert!(!text.contains("Pot number 20, glazed"), "{text}");
+    }
+
+    #[test]
     fn a_large_page_made_again_answers_as_a_copied_one() {
         // One product's page whose selection keeps too little (every attempt is made, the
         // best made again) beside a gallery whose pictures would say more than its text, and

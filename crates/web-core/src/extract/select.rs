@@ -58,6 +58,9 @@ const LEAD_MAX_PROSE: usize = 1500;
 const PRICED_MAX_LINES: usize = 6;
 /// …a line of at most this many characters.
 const PRICE_MAX_CHARS: usize = 40;
+/// A grid of priced cards the filters left joins a short lead beside it when its members
+/// hold at least this share of the cleaned body's visible characters.
+const PRICED_GROUP_MIN_SHARE: f64 = 0.5;
 /// A selection is widened to the page's main container only when at least this share of its
 /// text is found there…
 const WIDEN_MIN_COVER: f64 = 0.8;
@@ -248,6 +251,17 @@ pub(crate) fn main_text(
                 memo.set_grid_chars(led);
                 lines
             }
+            // A short lead the filters left beside a grid of priced cards (a shop's
+            // category text over its products): the two together.
+            None if visible_chars(&lines)
+                < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize =>
+            {
+                let doc = made(&mut unselected, &again, memo);
+                match priced_group(doc, memo) {
+                    Some(group) => with_kept_grid(doc, &ids, group, lines).0,
+                    None => lines,
+                }
+            }
             None => lines,
         };
         let chars = visible_chars(&lines);
@@ -368,6 +382,15 @@ fn with_kept_grid(
     } else {
         (narrow, 0)
     }
+}
+
+/// The page's largest repeated group ([`largest_group`]) when its members hold at least
+/// [`PRICED_GROUP_MIN_SHARE`] of the cleaned body's visible characters and name prices
+/// ([`priced`]): a shop's grid of products that the filters left.
+fn priced_group(doc: &Document, memo: &mut Memo<'_>) -> Option<NodeId> {
+    let (node, held, total) = largest_group(doc, |n| named_chrome(n, memo))?;
+    (held as f64 >= total as f64 * PRICED_GROUP_MIN_SHARE && priced(&render(node)))
+        .then_some(node.id)
 }
 
 /// Whether the rendered lines of a grid name prices: at least [`GROUP_MIN_MEMBERS`] short
