@@ -257,9 +257,9 @@ impl PageText {
 
 /// The notice of an answer that holds a small part of the text its page shows
 /// ([`Flags::partial`]).
-pub const PARTIAL_NOTICE: &str = "[partial: this text is under a tenth of the text the page \
-shows; the rest was taken for menus, sidebars, comments or links and left out, and may hold \
-more of what you want]";
+pub const PARTIAL_NOTICE: &str = "[partial: this text is under half of the text the page \
+shows; the rest was taken for menus, sidebars, comments, links or another part of the page \
+and left out, and may hold more of what you want]";
 
 /// The notice of a body the fetch cut, `kept` characters long.
 fn fetch_notice(cut: Truncation, kept: usize) -> String {

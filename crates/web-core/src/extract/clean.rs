@@ -40,6 +40,9 @@ pub(crate) struct Cleaned {
     /// Visible characters before chrome was removed (hidden and never-content elements
     /// excluded).
     pub(crate) all_chars: usize,
+    /// Visible characters left in the body once boilerplate was pruned as well (see
+    /// [`clean_and_prune`]).
+    pub(crate) kept_chars: usize,
     /// Script elements in the page, and links that preload a script ([`loads_script`]).
     pub(crate) scripts: usize,
     /// Whether the page is a discussion thread (it says so, or its voted comments hold its
@@ -394,6 +397,7 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
     Cleaned {
         text_chars: total.saturating_sub(removed_chars),
         all_chars: total,
+        kept_chars: total.saturating_sub(removed_chars),
         scripts,
         thread,
     }
@@ -571,7 +575,7 @@ pub(crate) fn clean_and_prune(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
             let removed = drop_carousels(body, memo);
             cleaned.text_chars = cleaned.text_chars.saturating_sub(removed);
         }
-        prune(body, memo);
+        cleaned.kept_chars = prune(body, memo);
     }
     cleaned
 }

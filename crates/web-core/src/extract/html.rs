@@ -60,7 +60,10 @@ const COPY_SHARE: usize = 2;
 /// An answer is partial when the page shows at least this many times its visible
 /// characters…
 const PARTIAL_MIN_RATIO: usize = 10;
-/// …and at least this many visible characters.
+/// …or when what the chrome and boilerplate filters left of the page holds at least this
+/// many times them (selection left out content the filters kept)…
+const PARTIAL_MIN_KEPT_RATIO: usize = 2;
+/// …and the page shows (or the filters left) at least this many visible characters.
 const PARTIAL_MIN_PAGE: usize = 1000;
 
 /// Extracts an HTML body, never answering a fragment of the page: an answer that kept no
@@ -74,8 +77,9 @@ const PARTIAL_MIN_PAGE: usize = 1000;
 /// gives way to the page's prose region when that holds much more (see
 /// [`region_replaces`]). An answer with prose beside a grid of cards in the page's main
 /// content that held much more gives way to the pass that keeps them (see [`with_grid`]).
-/// An answer that still holds a small part of the text the page shows
-/// is flagged [`Flags::partial`] (see [`is_partial`]), never silently short. The page's
+/// An answer that still holds a small part of the text the page shows, or under half of
+/// what the chrome and boilerplate filters left of it, is flagged [`Flags::partial`] (see
+/// [`is_partial`]), never silently short. The page's
 /// first `max_links` links are kept, and its markup read up to its first `max_elements`
 /// elements.
 pub(crate) fn extract_html(
@@ -97,7 +101,7 @@ pub(crate) fn extract_html(
         drop_recommendations(&mut answer.lines);
         drop_repeated_lines(&mut answer.lines);
     }
-    answer.flags.partial = !answer.flags.javascript_shell && is_partial(&answer.lines, shown);
+    answer.flags.partial = !answer.flags.javascript_shell && is_partial(&answer.lines, &shown);
     answer
 }
 
@@ -218,7 +222,7 @@ fn extract_pass(
     base: &Url,
     max_links: usize,
     mut memo: Memo<'_>,
-) -> (Extracted, usize, bool, usize) {
+) -> (Extracted, Shown, bool, usize) {
     let Parsed {
         doc,
         flattened,
@@ -332,17 +336,30 @@ fn extract_pass(
     };
     (
         extracted,
-        cleaned.all_chars,
+        Shown {
+            all: cleaned.all_chars,
+            kept: cleaned.kept_chars,
+        },
         memo.product(),
         memo.grid_chars(),
     )
 }
 
-/// Whether an answer of these `lines` holds a small part of a page that shows `shown`
-/// visible characters: under [`PARTIAL_MIN_RATIO`]th of them, of at least
-/// [`PARTIAL_MIN_PAGE`].
-fn is_partial(lines: &[String], shown: usize) -> bool {
-    shown >= PARTIAL_MIN_PAGE && visible_chars(lines) * PARTIAL_MIN_RATIO < shown
+/// The visible characters of a page, as its first pass counted them.
+struct Shown {
+    /// What the page shows (hidden and never-content elements excluded).
+    all: usize,
+    /// What the chrome and boilerplate filters left of it, for selection to choose from.
+    kept: usize,
+}
+
+/// Whether an answer of these `lines` holds a small part of a page that `shown` counted:
+/// under [`PARTIAL_MIN_RATIO`]th of what it shows, or under [`PARTIAL_MIN_KEPT_RATIO`]th of
+/// what its filters left, either of at least [`PARTIAL_MIN_PAGE`].
+fn is_partial(lines: &[String], shown: &Shown) -> bool {
+    let answer = visible_chars(lines);
+    (shown.all >= PARTIAL_MIN_PAGE && answer * PARTIAL_MIN_RATIO < shown.all)
+        || (shown.kept >= PARTIAL_MIN_PAGE && answer * PARTIAL_MIN_KEPT_RATIO < shown.kept)
 }
 
 /// Whether the page's prose `region` replaces an `answer` that kept little prose: the answer
@@ -429,6 +446,7 @@ fn looks_like_shell(body: &str, cleaned: &Cleaned, lines: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::extract::tree::visible_len;
 
     #[test]
     fn an_answer_without_prose_gives_way_to_a_region_that_holds_much_more() {
@@ -692,11 +710,50 @@ mod tests {
 
     #[test]
     fn an_answer_under_a_tenth_of_a_page_of_some_size_is_partial() {
+        let shows = |all| Shown { all, kept: 0 };
         let answer = vec!["x".repeat(99)];
-        assert!(is_partial(&answer, 1000));
-        assert!(!is_partial(&answer, 990));
+        assert!(is_partial(&answer, &shows(1000)));
+        assert!(!is_partial(&answer, &shows(990)));
         // A small page whose answer is short is not.
-        assert!(!is_partial(&["x".repeat(50)], 900));
+        assert!(!is_partial(&["x".repeat(50)], &shows(900)));
+    }
+
+    #[test]
+    fn an_answer_under_half_of_what_the_filters_left_is_partial() {
+        let left = |kept| Shown { all: 4000, kept };
+        let answer = vec!["x".repeat(600)];
+        assert!(is_partial(&answer, &left(1201)));
+        assert!(!is_partial(&answer, &left(1200)));
+        // Under the page's size, what the filters left says nothing.
+        assert!(!is_partial(&["x".repeat(400)], &left(999)));
+    }
+
+    #[test]
+    fn a_page_whose_selection_left_out_prose_the_filters_kept_says_so() {
+        let base = Url::parse("https://example.com/guide").unwrap();
+        // An article, and a list of as much prose in a part of the page of its own.
+        let para = "<p>A paragraph of plain prose that goes on long enough, with commas, to \
+                    count as the kind of text a reader came for.</p>";
+        let item = "<li>An item of plain prose that goes on long enough, with commas, to count \
+                    as the kind of text a reader came for, and more.</li>";
+        let page = format!(
+            "<html><head><title>Guide</title></head><body><div><div><article>{}</article>\
+             </div></div><div><ul>{}</ul></div></body></html>",
+            para.repeat(6),
+            item.repeat(12)
+        );
+        let answer = extract_html(&page, &base, usize::MAX, usize::MAX);
+        let text = answer.text();
+        // Selection took the article and left the list out, though no filter dropped it…
+        assert!(
+            text.contains("A paragraph") && !text.contains("An item"),
+            "{text}"
+        );
+        // …and the article is more than a tenth of the page: only what the filters left
+        // tells the answer short.
+        let shown = Document::from(page.as_str()).select("body").text();
+        assert!(visible_chars(&answer.lines) * PARTIAL_MIN_RATIO > visible_len(&shown));
+        assert!(answer.flags.partial, "{text}");
     }
 
     #[test]

@@ -102,8 +102,9 @@ pub struct Flags {
     /// JSON that arrived minified and was pretty-printed.
     pub reformatted: bool,
     /// The text holds a small part of the text the page shows (under a tenth of its visible
-    /// characters, hidden elements aside): the rest was taken for chrome (menus, sidebars,
-    /// reader comments, related links) and left out, and may hold what the reader wants.
+    /// characters, hidden elements aside, or under half of what is left of them once menus
+    /// and boilerplate are filtered out): the rest was taken for chrome (menus, sidebars,
+    /// reader comments, related links) or not chosen, and may hold what the reader wants.
     pub partial: bool,
     /// The page has more elements than its byte cap lets the extractor build (see
     /// [`max_elements`]): its markup was read up to the last one, and the text stops there.

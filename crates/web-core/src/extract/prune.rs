@@ -135,8 +135,8 @@ enum Kind {
 
 /// Removes link lists, link farms, teasers, promotions, short metadata and author boxes
 /// from the subtree of `root` (never `root` itself); `memo` says which links leave the page
-/// and what class names say.
-pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
+/// and what class names say. Returns the visible characters left in the subtree.
+pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) -> usize {
     let mut frames: Vec<Frame> = Vec::new();
     // Boilerplate found: the element, its visible characters, its kind (a heading just before
     // a block of links or teasers is its title, not one before a date or a caption), and
@@ -324,10 +324,12 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
             }
         }
     }
-    for (id, _, kind, _) in remove
+    let mut left = total;
+    for (id, chars, kind, _) in remove
         .into_iter()
         .filter(|&(id, _, _, teaser)| !kept(id, teaser) && !holds_kept.contains(&id))
     {
+        left = left.saturating_sub(chars);
         let node = NodeRef::new(id, root.tree);
         // A heading just before a removed block of links or teasers was its title ("Related
         // stories"); the page's headline (`h1`) is never such a title.
@@ -340,6 +342,7 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) {
         }
         node.remove_from_parent();
     }
+    left
 }
 
 /// On one product's page, a card of another product has at most this many visible
@@ -1483,10 +1486,12 @@ mod tests {
              June 4, 2013 by Joe</div></div></body></html>",
         );
         let body = doc.body().unwrap();
-        prune(body, &mut Memo::new(&base));
+        let left = prune(body, &mut Memo::new(&base));
         let text = render(body).join("\n");
         assert!(text.contains("May 3, 2012 by Jane"), "{text}");
         assert!(!text.contains("June 4, 2013"), "{text}");
+        // What is left is counted as the page shows it, the metadata removed.
+        assert_eq!(left, visible_len(&body.text()));
         let heading = doc.select_single("h1").nodes()[0];
         assert_eq!(dateline(heading).as_deref(), Some("May 3, 2012 by Jane"));
     }
