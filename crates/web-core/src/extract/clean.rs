@@ -1032,6 +1032,29 @@ mod tests {
     }
 
     #[test]
+    fn a_deferred_block_that_holds_every_h1_is_shown_and_other_removed_ones_are_not() {
+        // The product held back until the page's script is ready: it holds the only `h1`.
+        let out = text(
+            "<html><body><div class=defer-block style='display: none'><article>\
+             <h1>Almond Thins</h1><ul><li>Product code: ALD-00601</li></ul><p>Baked in \
+             small batches from a family recipe.</p></article></div><div \
+             style='display:none'><p>Email a friend.</p></div></body></html>",
+        );
+        assert!(out.contains("Product code: ALD-00601"), "{out}");
+        assert!(out.contains("small batches"), "{out}");
+        assert!(!out.contains("Email a friend"), "{out}");
+        // A removed block that holds one of the page's two `h1`s (a second layout) stays
+        // removed.
+        let out = text(
+            "<html><body><main><h1>Almond Thins</h1><p>Baked in small batches.</p></main>\
+             <div style='display:none'><h1>Almond Thins</h1><p>A quick view.</p></div>\
+             </body></html>",
+        );
+        assert!(out.contains("small batches"), "{out}");
+        assert!(!out.contains("quick view"), "{out}");
+    }
+
+    #[test]
     fn a_folded_panel_is_shown_and_other_hidden_elements_are_not() {
         // A product's specifications in a collapsed accordion, a tab panel hidden until it
         // is chosen: the reader unfolds them.

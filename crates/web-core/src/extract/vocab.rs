@@ -19,8 +19,8 @@ use super::tree::{attr, visible_len, with_element};
 /// to the eye; and a struck or inserted text, a sale's old and new prices, which screen
 /// readers are told in words of their own), or by `hidden` or an inline
 /// `display: none` / `visibility: hidden` unless it is a folded panel ([`is_folded_panel`]),
-/// a streamed segment ([`is_streamed_segment`]) or, made invisible, a cloak over the page
-/// ([`cloaks_page`]).
+/// a streamed segment ([`is_streamed_segment`]) or a cloak over the page: made invisible,
+/// [`cloaks_page`]; removed from the layout, [`holds_every_h1`].
 pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
     with_element(node, |e| {
         // A server-rendered page streams its late parts in hidden segments that its script
@@ -38,7 +38,13 @@ pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
         }
         attr(e, "style").is_some_and(|s| {
             let [none, invisible] = style_says(s, [b"display:none", b"visibility:hidden"]);
-            (none || invisible) && !is_folded_panel(e) && (none || !cloaks_page(node))
+            (none || invisible)
+                && !is_folded_panel(e)
+                && !(if none {
+                    holds_every_h1(node)
+                } else {
+                    cloaks_page(node)
+                })
         })
     })
     .unwrap_or(false)
@@ -69,6 +75,21 @@ fn style_says(style: &str, needles: [&[u8]; 2]) -> [bool; 2] {
         }
     }
     found
+}
+
+/// Whether an element removed from the layout (`display: none`) holds every `h1` of its
+/// document: the page's whole product or post held back until its script is ready (a
+/// deferred block), not a hidden part of it. Asked of hidden elements alone, whose subtrees
+/// do not overlap, so at most once for each `h1`.
+fn holds_every_h1(node: &NodeRef<'_>) -> bool {
+    let inside = node.descendants_it().filter(|d| d.has_name("h1")).count();
+    inside > 0
+        && node.ancestors_it(None).last().is_some_and(|root| {
+            root.descendants_it()
+                .filter(|d| d.has_name("h1"))
+                .nth(inside)
+                .is_none()
+        })
 }
 
 /// Whether an element made invisible (not removed from the layout) holds an `h1` and at
