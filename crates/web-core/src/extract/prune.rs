@@ -16,7 +16,8 @@ use dom_query::{NodeId, NodeRef};
 
 use super::render::{collapse, render};
 use super::tree::{
-    Shape, Step, alike, attr, inner_shapes, shape_of, visible_len, walk, with_element, with_text,
+    Shape, Shapes, Step, alike, attr, inner_shapes, shape_of, visible_len, walk, with_element,
+    with_text,
 };
 use super::vocab::{
     COMMENT_OPENERS, FOOTER_OPENERS, FOOTER_PHRASES, MONTH_NAMES, RECOMMENDATION_PHRASES, Sense,
@@ -628,6 +629,8 @@ struct Siblings {
     by_parent: HashMap<NodeId, HashMap<Shape, Vec<NodeId>>>,
     /// Whether an element is a member, once asked.
     member: HashMap<NodeId, bool>,
+    /// The shapes of an element's children, once read.
+    inner: HashMap<NodeId, Shapes>,
 }
 
 impl Siblings {
@@ -650,11 +653,22 @@ impl Siblings {
         });
         let same = shapes.get(&shape_of(node)).map_or(&[][..], Vec::as_slice);
         let member = same.len() >= GROUP_MIN_CARDS && {
-            let inner = inner_shapes(node);
-            same.iter()
-                .filter(|&&id| id != node.id)
+            // Each element's children are read once, however many siblings compare with it.
+            let compared: Vec<NodeId> = same
+                .iter()
+                .copied()
+                .filter(|&id| id != node.id)
                 .take(GROUP_MAX_COMPARED)
-                .filter(|&&id| alike(&inner_shapes(&NodeRef::new(id, node.tree)), &inner))
+                .collect();
+            for &id in compared.iter().chain([&node.id]) {
+                self.inner
+                    .entry(id)
+                    .or_insert_with(|| inner_shapes(&NodeRef::new(id, node.tree)));
+            }
+            let inner = &self.inner[&node.id];
+            compared
+                .iter()
+                .filter(|&id| alike(&self.inner[id], inner))
                 .count()
                 + 1
                 >= GROUP_MIN_CARDS

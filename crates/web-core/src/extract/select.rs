@@ -995,7 +995,7 @@ pub(crate) fn largest_group(
             }
         }
         for same in by_shape.values().filter(|v| v.len() >= GROUP_MIN_MEMBERS) {
-            let inner: Vec<HashSet<Shape>> = same.iter().map(inner_shapes).collect();
+            let inner: Vec<_> = same.iter().map(inner_shapes).collect();
             // The members alike to the one most alike to the others.
             let held = (0..inner.len().min(GROUP_PIVOTS))
                 .map(|p| {

@@ -1,9 +1,7 @@
 //! Iterative walks over a parsed document (no recursion, so any depth is safe), and element
 //! and text helpers.
 
-use std::collections::HashSet;
-
-use dom_query::{Element, NodeData, NodeRef};
+use dom_query::{Element, LocalName, NodeData, NodeRef};
 
 /// A step of a depth-first walk.
 pub(crate) enum Step<'a> {
@@ -117,16 +115,19 @@ pub(crate) fn attr<'e>(e: &'e Element, name: &str) -> Option<&'e str> {
 
 /// The greatest element depth under `root` and the number of elements, without recursion.
 /// An element's shape (see [`shape_of`]): its name and first class name, digits aside.
-pub(crate) type Shape = Option<(String, String)>;
+pub(crate) type Shape = Option<(LocalName, String)>;
+
+/// A set of shapes (see [`inner_shapes`]).
+pub(crate) type Shapes = foldhash::HashSet<Shape>;
 
 /// The shapes of an element's children.
-pub(crate) fn inner_shapes(node: &NodeRef<'_>) -> HashSet<Shape> {
+pub(crate) fn inner_shapes(node: &NodeRef<'_>) -> Shapes {
     node.element_children().iter().map(shape_of).collect()
 }
 
 /// Whether two elements' children are alike (a repeated group's members: posts, cards, rows,
 /// not layout columns): at least half the shapes of either are shared.
-pub(crate) fn alike(a: &HashSet<Shape>, b: &HashSet<Shape>) -> bool {
+pub(crate) fn alike(a: &Shapes, b: &Shapes) -> bool {
     let shared = a.intersection(b).count();
     shared * 2 >= a.len().max(b.len())
 }
@@ -143,7 +144,7 @@ pub(crate) fn shape_of(node: &NodeRef<'_>) -> Shape {
             .chars()
             .filter(|c| !c.is_ascii_digit())
             .collect();
-        (e.name.local.to_string(), class)
+        (e.name.local.clone(), class)
     })
 }
 

@@ -862,13 +862,22 @@ pub(crate) fn names_thread(value: &str) -> bool {
 /// holding `signature` (`message-signature`, `postsignature`: the writer's signature, or a
 /// question's card of its writer).
 pub(crate) fn names_post_furniture(value: &str) -> bool {
+    // A token shorter than every word holds none; the others are joined in one buffer.
+    let shortest = POST_FURNITURE.iter().map(|p| p.len()).min().unwrap_or(0);
+    let mut joined: Vec<u8> = Vec::new();
     value.split_ascii_whitespace().any(|t| {
-        let joined: String = t
-            .chars()
-            .filter(char::is_ascii_alphanumeric)
-            .map(|c| c.to_ascii_lowercase())
-            .collect();
-        POST_FURNITURE.iter().any(|p| joined.contains(p))
+        if t.len() < shortest {
+            return false;
+        }
+        joined.clear();
+        joined.extend(
+            t.bytes()
+                .filter(u8::is_ascii_alphanumeric)
+                .map(|b| b.to_ascii_lowercase()),
+        );
+        POST_FURNITURE
+            .iter()
+            .any(|p| joined.windows(p.len()).any(|w| w == p.as_bytes()))
     })
 }
 
