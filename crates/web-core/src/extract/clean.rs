@@ -1057,17 +1057,20 @@ mod tests {
     #[test]
     fn a_folded_panel_is_shown_and_other_hidden_elements_are_not() {
         // A product's specifications in a collapsed accordion, a tab panel hidden until it
-        // is chosen: the reader unfolds them.
+        // is chosen, an accordion's section that says it is folded to assistive technology
+        // too: the reader unfolds them.
         let out = text(
             "<html><body><main><h1>Fire Pit</h1><div class=chakra-collapse \
              style='overflow:hidden;display:none'><p>Stack small dry split wood around \
              the cone.</p></div><div role=tabpanel hidden><p>Never leave a lit fire \
              unattended.</p></div><div style='display:none'><p>A hidden promotion.</p>\
-             </div><div class=collapse aria-hidden=true><p>Hidden from every reader.</p>\
-             </div></main></body></html>",
+             </div><div role=region aria-labelledby=q1 aria-hidden=true><p>Orders ship \
+             within two days.</p></div><div aria-hidden=true><p>Hidden from every \
+             reader.</p></div></main></body></html>",
         );
         assert!(out.contains("Stack small dry split wood"), "{out}");
         assert!(out.contains("Never leave a lit fire"), "{out}");
+        assert!(out.contains("Orders ship within two days"), "{out}");
         assert!(!out.contains("hidden promotion"), "{out}");
         assert!(!out.contains("every reader"), "{out}");
     }

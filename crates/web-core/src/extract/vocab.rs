@@ -16,8 +16,8 @@ use super::tree::{attr, visible_len, with_element};
 
 /// Whether an element is hidden by `aria-hidden="true"` (but a link, which that hides from
 /// assistive technology alone: a card's second link around its picture or summary, shown
-/// to the eye; and a struck or inserted text, a sale's old and new prices, which screen
-/// readers are told in words of their own), or by `hidden` or an inline
+/// to the eye; a struck or inserted text, a sale's old and new prices, which screen
+/// readers are told in words of their own; and a folded panel), or by `hidden` or an inline
 /// `display: none` / `visibility: hidden` unless it is a folded panel ([`is_folded_panel`]),
 /// a streamed segment ([`is_streamed_segment`]) or a cloak over the page: made invisible,
 /// [`cloaks_page`]; removed from the layout, [`holds_every_h1`].
@@ -27,6 +27,8 @@ pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
         // moves into place (`<div hidden id="S:0">`): they are shown.
         if attr(e, "aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
             && !matches!(&*e.name.local, "a" | "del" | "ins")
+            // An accordion's folded section says it to assistive technology as well.
+            && !is_folded_panel(e)
         {
             return true;
         }
@@ -990,6 +992,7 @@ mod tests {
             "",
             " class='tab accordion-body'",
             " role=tabpanel",
+            " role=region aria-labelledby=b1",
             " class=faq",
         ];
         for hide in hides {
@@ -1002,7 +1005,6 @@ mod tests {
                 let folded = with_element(&node, is_folded_panel).unwrap_or(false);
                 let hidden = match hide {
                     "" | " hidden id='S:1'" => false,
-                    " aria-hidden=true" => true,
                     _ => !folded,
                 };
                 assert_eq!(is_hidden(&node), hidden, "{hide} {fold}");
