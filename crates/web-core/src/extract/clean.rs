@@ -32,6 +32,9 @@ const LAYOUT_SHORT: usize = 200;
 const THREAD_MIN_RATIO: usize = 2;
 /// A post's comments lie at most this many elements below the post's own text.
 const POST_MAX_LEVELS: usize = 4;
+/// An accordion's control (a button or link with `aria-expanded` and `aria-controls`) lies
+/// within a heading at most this many elements above it.
+const ACCORDION_MAX_LEVELS: usize = 2;
 
 /// What the chrome filter saw.
 pub(crate) struct Cleaned {
@@ -580,9 +583,11 @@ pub(crate) fn clean_and_prune(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
     cleaned
 }
 
-/// Shows the panels that a tab (`role=tab`) names in `aria-controls`: the reader opens
-/// them in place, so their text is the page's however the page hides them until then
-/// (hidden classes, `aria-hidden`, `hidden`, an inline `display: none`).
+/// Shows the panels that a tab (`role=tab`) names in `aria-controls`, and those an
+/// accordion's heading names (a control with `aria-expanded` and `aria-controls` within a
+/// heading): the reader opens them in place, so their text is the page's however the page
+/// hides them until then (hidden classes, `aria-hidden`, `hidden`, an inline
+/// `display: none`).
 fn unfold_tab_panels(doc: &Document) {
     let mut panels: HashSet<String> = HashSet::new();
     for node in doc.select("[role][aria-controls]").nodes() {
@@ -592,6 +597,19 @@ fn unfold_tab_panels(doc: &Document) {
         if tab.unwrap_or(false)
             && let Some(ids) = node.attr("aria-controls")
         {
+            panels.extend(ids.split_ascii_whitespace().map(str::to_owned));
+        }
+    }
+    // An accordion's headings: a control that says whether its panel is expanded, within
+    // a heading.
+    for node in doc.select("[aria-expanded][aria-controls]").nodes() {
+        let in_heading = node.ancestors_it(Some(ACCORDION_MAX_LEVELS)).any(|a| {
+            with_element(&a, |e| {
+                matches!(&*e.name.local, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+            })
+            .unwrap_or(false)
+        });
+        if in_heading && let Some(ids) = node.attr("aria-controls") {
             panels.extend(ids.split_ascii_whitespace().map(str::to_owned));
         }
     }
@@ -828,6 +846,25 @@ mod tests {
         assert!(out.contains("encrypted at rest"), "{out}");
         assert!(out.contains("Help by phone"), "{out}");
         assert!(!out.contains("hidden promotion"), "{out}");
+    }
+
+    #[test]
+    fn an_accordion_s_panels_are_shown_however_the_page_hides_them() {
+        // Questions and answers: each question a heading whose button says whether its
+        // answer is expanded; the answers hidden until the reader opens them. A control
+        // outside a heading (a menu's toggle) opens nothing of the page's.
+        let out = text(
+            "<html><body><main><h3><button aria-expanded=false aria-controls=a1>Can I \
+             cancel?</button></h3><div id=a1 hidden><p>Yes, at any time, from your \
+             account.</p></div><h3><span><a href='#a2' aria-expanded=false \
+             aria-controls=a2>Is there a trial?</a></span></h3><div id=a2 class='answer \
+             hidden' aria-hidden=true><p>Thirty days, free of charge.</p></div><button \
+             aria-expanded=false aria-controls=m1>Menu</button><div id=m1 hidden><p>A \
+             hidden menu.</p></div></main></body></html>",
+        );
+        assert!(out.contains("at any time"), "{out}");
+        assert!(out.contains("Thirty days"), "{out}");
+        assert!(!out.contains("hidden menu"), "{out}");
     }
 
     #[test]

@@ -369,7 +369,7 @@ fn with_kept_grid(
         };
     // …or the grid comes first and is priced: a shop's products over its category's text,
     // where a menu before an article names no prices.
-    let leads = leads || priced(&cards);
+    let leads = leads || priced(&cards) || priced_members(&grid);
     if !leads {
         return (narrow, 0);
     }
@@ -389,8 +389,24 @@ fn with_kept_grid(
 /// ([`priced`]): a shop's grid of products that the filters left.
 fn priced_group(doc: &Document, memo: &mut Memo<'_>) -> Option<NodeId> {
     let (node, held, total) = largest_group(doc, |n| named_chrome(n, memo))?;
-    (held as f64 >= total as f64 * PRICED_GROUP_MIN_SHARE && priced(&render(node)))
+    (held as f64 >= total as f64 * PRICED_GROUP_MIN_SHARE && priced_members(&node))
         .then_some(node.id)
+}
+
+/// Whether the members of a group (the element children of `node` that hold text) name
+/// prices: at least [`GROUP_MIN_MEMBERS`] of them, and half of them or more, hold a
+/// currency sign beside a digit.
+fn priced_members(node: &NodeRef<'_>) -> bool {
+    let (mut members, mut priced) = (0usize, 0usize);
+    for child in node.element_children() {
+        let text = child.text();
+        if text.trim().is_empty() {
+            continue;
+        }
+        members += 1;
+        priced += usize::from(names_a_price(&text));
+    }
+    priced >= GROUP_MIN_MEMBERS && priced * 2 >= members
 }
 
 /// Whether the rendered lines of a grid name prices: at least [`GROUP_MIN_MEMBERS`] short
@@ -1735,6 +1751,34 @@ mod tests {
         let sentence = "Every order over $50 ships free to any address in the country.";
         assert!(!priced(&lines(&[sentence; 4])));
         assert!(!priced(&shop[..4]));
+    }
+
+    #[test]
+    fn a_grid_whose_cards_each_name_a_price_is_priced_however_many_lines_they_hold() {
+        // Each card says its name, price, saving, reviews and two properties: one line in
+        // eight names a price, too few for the lines' test, not for the cards'.
+        let cards: String = (0..6)
+            .map(|i| {
+                format!(
+                    "<li><a href=/p/{i}>Shoe {i}</a><div>${i}9.00</div><div>Save 25%</div>\
+                     <div>{i} reviews</div><div>Type:</div><div>Neutral</div><div>Last:</div>\
+                     <div>Slip-lasted</div></li>"
+                )
+            })
+            .collect();
+        let doc = Document::from(format!("<html><body><ul>{cards}</ul></body></html>"));
+        let grid = doc.select_single("ul").nodes()[0];
+        assert!(!priced(&render(grid)));
+        assert!(priced_members(&grid));
+        // A menu names no prices; a price in two cards of six is no shop's grid.
+        let menu = Document::from(
+            "<html><body><ul><li><a href=/a>Shoes</a></li><li><a href=/b>Ropes</a></li>\
+             <li><a href=/c>Packs</a></li><li><a href=/d>Sale</a></li></ul></body></html>",
+        );
+        assert!(!priced_members(&menu.select_single("ul").nodes()[0]));
+        let few = cards.replacen('$', "No. ", 4);
+        let doc = Document::from(format!("<html><body><ul>{few}</ul></body></html>"));
+        assert!(!priced_members(&doc.select_single("ul").nodes()[0]));
     }
 
     #[test]

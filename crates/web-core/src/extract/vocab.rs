@@ -160,12 +160,12 @@ pub(crate) const CODE_LANGUAGE: &str = "data-lang";
 
 /// The attributes something reads, by name: content selection and the filters (`class`,
 /// `id`, `role`, `itemprop`, `itemtype`, `style`, `hidden`, `aria-hidden`, `aria-modal`, `href`, `rel`,
-/// `dir`, a tab's `aria-controls`, and a table's `datatable`, `summary` and `colspan`), metadata (`content`, `name`,
+/// `dir`, a tab's `aria-controls`, an accordion's `aria-expanded`, and a table's `datatable`, `summary` and `colspan`), metadata (`content`, `name`,
 /// `property`, `http-equiv`, `charset`, `lang`, and `type`, which marks a data island),
 /// rendering (`alt`, a list's `start`, [`CODE_LANGUAGE`]), and the tree builder, whose
 /// rules read an `input`'s `type`, a `font`'s `color`, `face` and `size`, an
 /// `annotation-xml`'s `encoding` and a `template`'s `shadowrootmode`.
-const READ_ATTRIBUTES: [&str; 31] = [
+const READ_ATTRIBUTES: [&str; 32] = [
     "class",
     "id",
     "role",
@@ -176,6 +176,7 @@ const READ_ATTRIBUTES: [&str; 31] = [
     "aria-hidden",
     "aria-modal",
     "aria-controls",
+    "aria-expanded",
     "href",
     "rel",
     "dir",
