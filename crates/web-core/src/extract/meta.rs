@@ -139,6 +139,10 @@ pub(crate) struct PageSurvey {
     product_items: u8,
     /// Whether a microdata product item lies nested in another item.
     nested_product: bool,
+    /// Microdata product items of their own that hold an `h1`, counted up to two: of
+    /// several items, the one that holds the page's heading is the page's product, the
+    /// others its recommendations.
+    headed_items: u8,
     /// Whether an element's microdata `itemtype` says the page is an article: an item of
     /// its own, not nested in another.
     article_marked: bool,
@@ -158,6 +162,9 @@ impl PageSurvey {
         // Open `head` elements around the node entered, and open elements.
         let mut in_head = 0usize;
         let mut depth = 0usize;
+        // The depth of the open product item of its own, and whether it holds an `h1`.
+        let mut item_at: Option<usize> = None;
+        let mut item_headed = false;
         walk(doc.root(), |step| {
             match step {
                 Step::Enter(node) => {
@@ -170,6 +177,10 @@ impl PageSurvey {
                         }
                         let local = &e.name.local;
                         let html = e.name.ns == ns!(html);
+                        if *local == local_name!("h1") && item_at.is_some() && !item_headed {
+                            item_headed = true;
+                            marks.headed_items = (marks.headed_items + 1).min(2);
+                        }
                         // An attribute in no namespace, as an attribute selector reads it.
                         let has = |name: LocalName| {
                             e.attrs
@@ -186,6 +197,10 @@ impl PageSurvey {
                                     marks.nested_product = true;
                                 } else {
                                     marks.product_items = (marks.product_items + 1).min(2);
+                                    if item_at.is_none() {
+                                        item_at = Some(depth);
+                                        item_headed = false;
+                                    }
                                 }
                             }
                             marks.offer_marked |= names_type(itemtype, &OFFER_TYPES);
@@ -273,6 +288,9 @@ impl PageSurvey {
                 }
                 Step::Leave(node, _) => {
                     with_element(&node, |e| {
+                        if item_at == Some(depth) {
+                            item_at = None;
+                        }
                         depth = depth.saturating_sub(1);
                         if e.name.local == local_name!("head") {
                             in_head -= 1;
@@ -372,12 +390,13 @@ impl PageSurvey {
             .map(|id| NodeRef::new(*id, &doc.tree).text().to_string())
             .filter(|t| t.len() <= ISLAND_MAX_BYTES)
             .collect();
-        // One product item of its own says a product's page; several say a grid of them.
+        // One product item of its own says a product's page; several say a grid of them,
+        // unless one alone holds a heading (the product beside its recommendations' tiles).
         let product_marked = self.product_marked
             || match self.product_items {
                 0 => self.nested_product,
                 1 => true,
-                _ => false,
+                _ => self.headed_items == 1,
             };
         if !product_marked && !texts.iter().any(|t| t.contains("Product")) {
             return false;
@@ -729,8 +748,17 @@ mod tests {
         let own = "<div itemscope itemtype='https://schema.org/Review'>Our verdict</div>";
         assert!(!sells("", &format!("{}{own}", micro(""))));
         assert!(!sells("", "<p>No marks at all.</p>"));
-        // Several product items of their own are a grid of products.
+        // Several product items of their own are a grid of products…
         assert!(!sells("", &micro("").repeat(4)));
+        // …unless one alone holds an `h1`: the product, beside its recommendations' tiles.
+        let tile = "<div itemscope itemtype='https://schema.org/Product'><a href=/b>Other \
+                    Tee</a></div>";
+        assert!(sells("", &format!("{tile}{}{tile}", micro(""))));
+        let offered = tile.replace(
+            "</a>",
+            "</a><div itemprop=offers itemscope itemtype='https://schema.org/Offer'>$9</div>",
+        );
+        assert!(!sells("", &format!("<h1>Tees</h1>{}", offered.repeat(3))));
     }
 
     #[test]
