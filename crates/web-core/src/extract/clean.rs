@@ -8,7 +8,9 @@ use std::collections::{HashMap, HashSet};
 use dom_query::{Document, Element, NodeId, NodeRef};
 
 use super::prune::{Memo, drop_carousels, prune};
-use super::tree::{Shape, Step, attr, shape_of, visible_len, walk, with_element, with_text};
+use super::tree::{
+    Shape, Step, alike, attr, inner_shapes, shape_of, visible_len, walk, with_element, with_text,
+};
 use super::vocab::{
     CHROME_ROLES, has_hidden_class, is_hidden, is_never_content, names_post_furniture, names_thread,
 };
@@ -30,6 +32,15 @@ const LAYOUT_SHORT: usize = 200;
 /// On a page with votes, reader comments holding at least this many times the paragraph
 /// text outside them are a discussion's posts.
 const THREAD_MIN_RATIO: usize = 2;
+/// Cards of a grid in the page's main content that strong names mark are content when at
+/// least this many of them…
+const NAMED_CARDS_MIN: usize = 3;
+/// …hold together at least this share of the page's text (see [`named_cards`]).
+const NAMED_CARDS_MIN_SHARE: f64 = 0.3;
+/// A card is the element a strong name marks or one of this many elements above it.
+const NAMED_CARD_MAX_UP: usize = 2;
+/// A card is compared with this many of its siblings of its shape at most.
+const NAMED_CARD_COMPARED: usize = 8;
 /// A post's comments lie at most this many elements below the post's own text.
 const POST_MAX_LEVELS: usize = 4;
 /// An accordion's control (a button or link with `aria-expanded` and `aria-controls`) lies
@@ -348,13 +359,13 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
     // comments are its content. Under an article, they are not.
     thread = thread || (votes && voted_thread(doc, &candidates, outside_prose));
     // Candidates arrive innermost first; an outer removal covers inner ones.
-    let chosen = |spare_named: bool| {
+    let chosen = |spare: &HashSet<NodeId>| {
         let mut removed: HashSet<NodeId> = HashSet::new();
         let (mut removed_chars, mut named_chars) = (0usize, 0usize);
         for (id, chars, forced, comments) in candidates.iter().rev() {
             // A thread's posts are the page's content, even where its markup names them
             // comments.
-            if (*comments && thread) || (spare_named && named.contains(id)) {
+            if (*comments && thread) || spare.contains(id) {
                 continue;
             }
             if *chars <= cap || *forced {
@@ -375,12 +386,19 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
     // most of the page's text and the filter would leave little of it, the names are a
     // design system's words for its content blocks (promotions, calls to action), and
     // those blocks stay.
-    let (mut removed, mut removed_chars, named_chars) = chosen(false);
+    let (mut removed, mut removed_chars, named_chars) = chosen(&HashSet::new());
     let left = total.saturating_sub(removed_chars);
     if named_chars as f64 > total as f64 * NAMED_CHROME_MAX_TOTAL_SHARE
         && (left as f64) < total as f64 * NAMED_CHROME_MIN_LEFT_SHARE
     {
-        (removed, removed_chars, _) = chosen(true);
+        (removed, removed_chars, _) = chosen(&named);
+    } else {
+        // The cards of a grid that strong names alone mark (a card named for the
+        // subscription it offers) and that hold much of the page's text are its content.
+        let cards = named_cards(doc, &candidates, &named, &removed, total);
+        if !cards.is_empty() {
+            (removed, removed_chars, _) = chosen(&cards);
+        }
     }
     for id in remove.iter().chain(removed.iter()) {
         NodeRef::new(*id, &doc.tree).remove_from_parent();
@@ -633,6 +651,87 @@ fn unfold_tab_panels(doc: &Document) {
             node.set_attr("class", &shown.join(" "));
         }
     }
+}
+
+/// The blocks that strong names alone mark as chrome (`removed` by the filter, and among
+/// `named`) that are cards of a grid in the page's main content: each is, or lies up to
+/// [`NAMED_CARD_MAX_UP`] elements below, a member of a repeated group of alike siblings
+/// (elements of one shape whose children are alike) within a `main`, an `article` or role
+/// `main`, and at least [`NAMED_CARDS_MIN`] of them together hold at least
+/// [`NAMED_CARDS_MIN_SHARE`] of the page's `total` visible characters. A design system names
+/// a shop's cards after what they offer (a subscription, a promotion); chrome lies at the
+/// margins, not in a grid of the main content.
+fn named_cards(
+    doc: &Document,
+    candidates: &[(NodeId, usize, bool, bool)],
+    named: &HashSet<NodeId>,
+    removed: &HashSet<NodeId>,
+    total: usize,
+) -> HashSet<NodeId> {
+    // By group (its parent and the members' shape): the candidates and their characters.
+    let mut groups: HashMap<(NodeId, Shape), (Vec<NodeId>, usize)> = HashMap::new();
+    // By parent, its children by shape.
+    let mut by_parent: HashMap<NodeId, HashMap<Shape, Vec<NodeId>>> = HashMap::new();
+    for &(id, chars, _, _) in candidates {
+        if !removed.contains(&id) || !named.contains(&id) {
+            continue;
+        }
+        let node = NodeRef::new(id, &doc.tree);
+        for member in std::iter::once(node)
+            .chain(node.ancestors_it(None))
+            .take(NAMED_CARD_MAX_UP + 1)
+        {
+            let Some(parent) = member.parent() else {
+                break;
+            };
+            let shapes = by_parent.entry(parent.id).or_insert_with(|| {
+                let mut shapes: HashMap<Shape, Vec<NodeId>> = HashMap::new();
+                for child in parent.element_children() {
+                    shapes.entry(shape_of(&child)).or_default().push(child.id);
+                }
+                shapes
+            });
+            let shape = shape_of(&member);
+            let same = shapes.get(&shape).map_or(&[][..], Vec::as_slice);
+            let inner = inner_shapes(&member);
+            let alike_ones = same
+                .iter()
+                .filter(|&&s| s != member.id)
+                .take(NAMED_CARD_COMPARED)
+                .filter(|&&s| alike(&inner_shapes(&NodeRef::new(s, &doc.tree)), &inner))
+                .count();
+            if alike_ones + 1 >= NAMED_CARDS_MIN {
+                let group = groups.entry((parent.id, shape)).or_default();
+                group.0.push(id);
+                group.1 += chars;
+                break;
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|((parent, _), (ids, chars))| {
+            ids.len() >= NAMED_CARDS_MIN
+                && *chars as f64 >= total as f64 * NAMED_CARDS_MIN_SHARE
+                && in_main(NodeRef::new(*parent, &doc.tree))
+        })
+        .map(|(_, group)| group)
+        .flat_map(|(ids, _)| ids)
+        .collect()
+}
+
+/// Whether an element is or lies within the page's main content, as its markup says: a
+/// `main`, an `article` or an element of role `main`.
+fn in_main(node: NodeRef<'_>) -> bool {
+    std::iter::once(node)
+        .chain(node.ancestors_it(None))
+        .any(|a| {
+            with_element(&a, |e| {
+                matches!(&*e.name.local, "main" | "article")
+                    || attr(e, "role").is_some_and(|r| r.eq_ignore_ascii_case("main"))
+            })
+            .unwrap_or(false)
+        })
 }
 
 /// Whether an element says it is a modal dialog (`aria-modal="true"`), which only a dialog
@@ -990,6 +1089,34 @@ mod tests {
         assert!(out.contains("The post about social media."), "{out}");
         assert!(out.contains("The article's own text."), "{out}");
         assert!(!out.contains("Share this post."), "{out}");
+    }
+
+    #[test]
+    fn a_grid_s_cards_named_like_chrome_in_main_are_content_and_a_share_bar_is_not() {
+        let cards: String = (0..6)
+            .map(|i| {
+                format!(
+                    "<li class=grid-item><div class='card subscription-eligible'><h3><a \
+                     href=/p/{i}>Dark roast number {i}</a></h3><span>$19.99</span></div></li>"
+                )
+            })
+            .collect();
+        let page = |wrapper: &str| {
+            format!(
+                "<html><body><{wrapper}><h1>Coffee</h1><p>Our coffee is roasted in small \
+                 batches every week, from beans we buy from the farms that grow them, and \
+                 shipped to you within days of roasting so that it reaches your cup \
+                 fresh.</p><ul class=grid>{cards}</ul><div class=social-share><p>Share \
+                 this page.</p></div></{wrapper}></body></html>"
+            )
+        };
+        let out = text(&page("main"));
+        assert!(out.contains("Dark roast number 4"), "{out}");
+        assert!(!out.contains("Share this page."), "{out}");
+        // Outside the page's main content, such a group is chrome as its names say.
+        let out = text(&page("div"));
+        assert!(!out.contains("Dark roast number 4"), "{out}");
+        assert!(out.contains("Our coffee is roasted"), "{out}");
     }
 
     #[test]

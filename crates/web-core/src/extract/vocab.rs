@@ -20,7 +20,7 @@ use super::tree::{attr, visible_len, with_element};
 /// readers are told in words of their own; and a folded panel), or by `hidden` or an inline
 /// `display: none` / `visibility: hidden` unless it is a folded panel ([`is_folded_panel`]),
 /// a streamed segment ([`is_streamed_segment`]) or a cloak over the page: made invisible,
-/// [`cloaks_page`]; removed from the layout, [`holds_every_h1`].
+/// [`cloaks_page`]; removed from the layout, [`holds_every_h1`] or [`locks_main`].
 pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
     with_element(node, |e| {
         // A server-rendered page streams its late parts in hidden segments that its script
@@ -43,7 +43,7 @@ pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
             (none || invisible)
                 && !is_folded_panel(e)
                 && !(if none {
-                    holds_every_h1(node)
+                    holds_every_h1(node) || locks_main(node)
                 } else {
                     cloaks_page(node)
                 })
@@ -93,6 +93,24 @@ fn holds_every_h1(node: &NodeRef<'_>) -> bool {
                 .is_none()
         })
 }
+
+/// Whether an element removed from the layout (`display: none`) within the page's `main`
+/// holds at least [`LOCK_MIN_CHARS`] visible characters and half of the body's: the main
+/// content held back until the page's script lifts a lock (a shop's grid a plugin shows
+/// once it is ready), not a hidden part of it. Asked of hidden elements alone.
+fn locks_main(node: &NodeRef<'_>) -> bool {
+    let chars = visible_len(&node.text());
+    chars >= LOCK_MIN_CHARS
+        && node.ancestors_it(None).any(|a| a.has_name("main"))
+        && node
+            .ancestors_it(None)
+            .find(|a| a.has_name("body"))
+            .is_some_and(|body| chars * 2 >= visible_len(&body.text()))
+}
+
+/// A block removed from the layout within the page's `main` is the content held back only
+/// with at least this many visible characters (see [`locks_main`]).
+const LOCK_MIN_CHARS: usize = 1000;
 
 /// Whether an element made invisible (not removed from the layout) holds an `h1` and at
 /// least half of the body's text: a cloak over the page, which its script lifts once the
@@ -204,36 +222,10 @@ const READ_ATTRIBUTES: [&str; 32] = [
 /// data for its scripts (`data-*`), event handlers, presentation, accessibility labels and
 /// the like.
 pub(crate) fn is_unread_attribute(name: &[u8]) -> bool {
-    // Most names share no length and first letter with a read one: told at once.
-    let Some(first) = name.first() else {
-        return true;
-    };
-    let (at, bit) = read_key(name.len(), *first);
-    READ_KEYS[at] & bit == 0
-        || !READ_ATTRIBUTES
-            .iter()
-            .any(|r| name.eq_ignore_ascii_case(r.as_bytes()))
+    !READ_ATTRIBUTES
+        .iter()
+        .any(|r| name.eq_ignore_ascii_case(r.as_bytes()))
 }
-
-/// Where a name of `len` bytes starting with `first` is marked in [`READ_KEYS`]: its
-/// length's entry (modulo 16) and its first letter's bit (the lowercase byte modulo 32).
-/// Names that differ may share a mark; a name with none is not read.
-const fn read_key(len: usize, first: u8) -> (usize, u32) {
-    (len % 16, 1 << (first.to_ascii_lowercase() % 32))
-}
-
-/// The marks of the [`READ_ATTRIBUTES`] (see [`read_key`]).
-const READ_KEYS: [u32; 16] = {
-    let mut keys = [0u32; 16];
-    let mut i = 0;
-    while i < READ_ATTRIBUTES.len() {
-        let name = READ_ATTRIBUTES[i].as_bytes();
-        let (at, bit) = read_key(name.len(), name[0]);
-        keys[at] |= bit;
-        i += 1;
-    }
-    keys
-};
 
 /// Elements whose attributes are all read or all matter, whatever their names:
 /// - pictures and media, which content selection keeps by a lazy-loaded source in any
@@ -871,18 +863,13 @@ pub(crate) const FOOTER_OPENERS: &[&str] = &["posted", "published", "filed"];
 /// Whether a class or id value names a headline or a title: holds `headline` or `title`,
 /// compared without ASCII case, anywhere (`entry-title`, `articleHeadline`, `subtitle`).
 pub(crate) fn names_headline(value: &str) -> bool {
-    // One pass over the bytes: the words are tried only where their first letter is.
-    let bytes = value.as_bytes();
-    let at = |i: usize, word: &[u8]| {
-        bytes
-            .get(i..i + word.len())
-            .is_some_and(|w| w.eq_ignore_ascii_case(word))
-    };
-    (0..bytes.len()).any(|i| match bytes[i].to_ascii_lowercase() {
-        b't' => at(i, b"title"),
-        b'h' => at(i, b"headline"),
-        _ => false,
-    })
+    static NAMES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(["headline", "title"])
+            .ok()
+    });
+    NAMES.as_ref().is_some_and(|ac| ac.is_match(value))
 }
 
 /// Whether a schema.org type (a microdata `itemtype`, or a JSON-LD island's text) names a
@@ -1042,6 +1029,24 @@ mod tests {
                 assert_eq!(is_hidden(&node), hidden, "{hide} {fold}");
             }
         }
+    }
+
+    #[test]
+    fn a_hidden_wrapper_of_most_of_the_main_content_is_a_lock_its_script_lifts() {
+        let grid: String = (0..30)
+            .map(|i| format!("<li>Dark roast coffee number {i}, one pound bag, $19.99</li>"))
+            .collect();
+        let hidden = |wrapper: &str, more: &str| {
+            let doc = crate::extract::parse::parse(&format!(
+                "<html><body><{wrapper}><div class=locked style='display:none'><ul>{grid}\
+                 </ul></div><p>{more}</p></{wrapper}></body></html>"
+            ));
+            is_hidden(&doc.select_single("div.locked").nodes()[0])
+        };
+        assert!(!hidden("main", "Fresh coffee."));
+        // Outside the page's main, or holding a small part of the page, it stays hidden.
+        assert!(hidden("div", "Fresh coffee."));
+        assert!(hidden("main", &"Fresh coffee. ".repeat(200)));
     }
 
     #[test]
@@ -1207,20 +1212,6 @@ mod tests {
         }
         for value in ["", "titl", "head-line", "entry-tit le", "héadline"] {
             assert!(!names_headline(value), "{value}");
-        }
-    }
-
-    #[test]
-    fn every_read_attribute_is_read_in_any_case_and_others_are_not() {
-        for name in READ_ATTRIBUTES {
-            assert!(!is_unread_attribute(name.as_bytes()), "{name}");
-            let upper = name.to_ascii_uppercase();
-            assert!(!is_unread_attribute(upper.as_bytes()), "{upper}");
-        }
-        for name in [
-            "", "data-id", "onclick", "tabindex", "classes", "ids", "x", "hre",
-        ] {
-            assert!(is_unread_attribute(name.as_bytes()), "{name}");
         }
     }
 
