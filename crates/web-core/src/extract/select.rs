@@ -1268,8 +1268,10 @@ fn anchored_elsewhere(selected: &[String], post: &[String]) -> bool {
 /// Ancestors of a product's `h1` whose following siblings are read for its description.
 const PRODUCT_LEVELS: usize = 4;
 
-/// Following siblings read at each of [`PRODUCT_LEVELS`].
-const PRODUCT_MAX_SIBLINGS: usize = 8;
+/// Following siblings read at each of [`PRODUCT_LEVELS`]: a buy box lays out a dozen
+/// blocks (prices, ratings, swatches, the cart button again for each screen) before the
+/// description.
+const PRODUCT_MAX_SIBLINGS: usize = 16;
 
 /// Visible characters at most of a block read for a product's description.
 const PRODUCT_BLOCK_MAX_CHARS: usize = 3000;
@@ -1555,6 +1557,30 @@ mod tests {
         assert!(!added.contains("Add A light"), "{added}");
         // What the answer holds already is not added again.
         assert!(!added.contains(&format!("\n{prose}\n")), "{added}");
+    }
+
+    #[test]
+    fn a_product_s_description_past_a_dozen_blocks_of_its_buy_box_joins_the_answer() {
+        let base = Url::parse("https://shop.example.com/p/watch").unwrap();
+        // The name, then the buy box's blocks (prices, ratings, swatches, cart buttons for
+        // each screen), then the description.
+        let boxes: String = (0..12)
+            .map(|i| format!("<div class=box-{i}><span>$168.00</span></div>"))
+            .collect();
+        let page = format!(
+            "<html><body><div class=page><div class=side><h1>Classic II</h1>{boxes}\
+             <div class=description><div>Description</div><div>The Classic II sticks to \
+             its roots: minimalism is the perfect amount of something. Revamped details \
+             give it a fresh feel, its clean dial meets hex skeleton hands, a smooth \
+             unibody case and rich matte and polished steels, on a strap you change in \
+             seconds without a tool.</div></div></div></div>\
+             </body></html>"
+        );
+        let doc = parse(&page);
+        let h1 = doc.select_single("h1").nodes()[0].id;
+        let answer = lines("# Classic II\n\n$168.00");
+        let added = product_details(&doc, h1, &answer, &mut Memo::new(&base)).join("\n");
+        assert!(added.contains("sticks to its roots"), "{added}");
     }
 
     #[test]

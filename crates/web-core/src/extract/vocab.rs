@@ -222,10 +222,36 @@ const READ_ATTRIBUTES: [&str; 32] = [
 /// data for its scripts (`data-*`), event handlers, presentation, accessibility labels and
 /// the like.
 pub(crate) fn is_unread_attribute(name: &[u8]) -> bool {
-    !READ_ATTRIBUTES
-        .iter()
-        .any(|r| name.eq_ignore_ascii_case(r.as_bytes()))
+    // Most names share no length and first letter with a read one: told at once.
+    let Some(first) = name.first() else {
+        return true;
+    };
+    let (at, bit) = read_key(name.len(), *first);
+    READ_KEYS[at] & bit == 0
+        || !READ_ATTRIBUTES
+            .iter()
+            .any(|r| name.eq_ignore_ascii_case(r.as_bytes()))
 }
+
+/// Where a name of `len` bytes starting with `first` is marked in [`READ_KEYS`]: its
+/// length's entry (modulo 16) and its first letter's bit (the lowercase byte modulo 32).
+/// Names that differ may share a mark; a name with none is not read.
+const fn read_key(len: usize, first: u8) -> (usize, u32) {
+    (len % 16, 1 << (first.to_ascii_lowercase() % 32))
+}
+
+/// The marks of the [`READ_ATTRIBUTES`] (see [`read_key`]).
+const READ_KEYS: [u32; 16] = {
+    let mut keys = [0u32; 16];
+    let mut i = 0;
+    while i < READ_ATTRIBUTES.len() {
+        let name = READ_ATTRIBUTES[i].as_bytes();
+        let (at, bit) = read_key(name.len(), name[0]);
+        keys[at] |= bit;
+        i += 1;
+    }
+    keys
+};
 
 /// Elements whose attributes are all read or all matter, whatever their names:
 /// - pictures and media, which content selection keeps by a lazy-loaded source in any
@@ -863,13 +889,18 @@ pub(crate) const FOOTER_OPENERS: &[&str] = &["posted", "published", "filed"];
 /// Whether a class or id value names a headline or a title: holds `headline` or `title`,
 /// compared without ASCII case, anywhere (`entry-title`, `articleHeadline`, `subtitle`).
 pub(crate) fn names_headline(value: &str) -> bool {
-    static NAMES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
-        AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .build(["headline", "title"])
-            .ok()
-    });
-    NAMES.as_ref().is_some_and(|ac| ac.is_match(value))
+    // One pass over the bytes: the words are tried only where their first letter is.
+    let bytes = value.as_bytes();
+    let at = |i: usize, word: &[u8]| {
+        bytes
+            .get(i..i + word.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(word))
+    };
+    (0..bytes.len()).any(|i| match bytes[i].to_ascii_lowercase() {
+        b't' => at(i, b"title"),
+        b'h' => at(i, b"headline"),
+        _ => false,
+    })
 }
 
 /// Whether a schema.org type (a microdata `itemtype`, or a JSON-LD island's text) names a
@@ -1212,6 +1243,20 @@ mod tests {
         }
         for value in ["", "titl", "head-line", "entry-tit le", "héadline"] {
             assert!(!names_headline(value), "{value}");
+        }
+    }
+
+    #[test]
+    fn every_read_attribute_is_read_in_any_case_and_others_are_not() {
+        for name in READ_ATTRIBUTES {
+            assert!(!is_unread_attribute(name.as_bytes()), "{name}");
+            let upper = name.to_ascii_uppercase();
+            assert!(!is_unread_attribute(upper.as_bytes()), "{upper}");
+        }
+        for name in [
+            "", "data-id", "onclick", "tabindex", "classes", "ids", "x", "hre",
+        ] {
+            assert!(is_unread_attribute(name.as_bytes()), "{name}");
         }
     }
 
