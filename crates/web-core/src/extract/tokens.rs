@@ -277,11 +277,62 @@ fn text(bytes: &[u8]) -> Cow<'_, str> {
     }
 }
 
+/// The interned name of a tag or an attribute as the tokenizer reads it (lowercase): the
+/// most frequent ones at once, the others looked up in the set of known names first, as
+/// `LocalName::from` does.
+fn local(name: &[u8]) -> LocalName {
+    match name {
+        b"a" => local_name!("a"),
+        b"b" => local_name!("b"),
+        b"i" => local_name!("i"),
+        b"p" => local_name!("p"),
+        b"g" => local_name!("g"),
+        b"br" => local_name!("br"),
+        b"li" => local_name!("li"),
+        b"ul" => local_name!("ul"),
+        b"td" => local_name!("td"),
+        b"tr" => local_name!("tr"),
+        b"h2" => local_name!("h2"),
+        b"h3" => local_name!("h3"),
+        b"id" => local_name!("id"),
+        b"div" => local_name!("div"),
+        b"img" => local_name!("img"),
+        b"svg" => local_name!("svg"),
+        b"use" => local_name!("use"),
+        b"nav" => local_name!("nav"),
+        b"rel" => local_name!("rel"),
+        b"alt" => local_name!("alt"),
+        b"src" => local_name!("src"),
+        b"span" => local_name!("span"),
+        b"path" => local_name!("path"),
+        b"meta" => local_name!("meta"),
+        b"link" => local_name!("link"),
+        b"href" => local_name!("href"),
+        b"role" => local_name!("role"),
+        b"type" => local_name!("type"),
+        b"name" => local_name!("name"),
+        b"class" => local_name!("class"),
+        b"style" => local_name!("style"),
+        b"input" => local_name!("input"),
+        b"label" => local_name!("label"),
+        b"script" => local_name!("script"),
+        b"button" => local_name!("button"),
+        b"option" => local_name!("option"),
+        b"strong" => local_name!("strong"),
+        b"source" => local_name!("source"),
+        b"section" => local_name!("section"),
+        b"content" => local_name!("content"),
+        b"article" => local_name!("article"),
+        b"property" => local_name!("property"),
+        _ => LocalName::from(&*text(name)),
+    }
+}
+
 /// A start or end tag named `name`, without attributes.
 fn tag(kind: TagKind, name: &[u8]) -> Tag {
     Tag {
         kind,
-        name: LocalName::from(&*text(name)),
+        name: local(name),
         self_closing: false,
         attrs: Vec::new(),
         had_duplicate_attributes: false,
@@ -303,7 +354,7 @@ impl<S: TreeSink> Callback<Infallible, ()> for Feed<'_, S> {
                 if let Some(tag) = &mut self.tag {
                     self.skip = !self.keeps_all && is_unread_attribute(name);
                     if !self.skip {
-                        let local = LocalName::from(&*text(name));
+                        let local = local(name);
                         self.skip = tag.attrs.iter().any(|a| a.name.local == local);
                         if self.skip {
                             tag.had_duplicate_attributes = true;
@@ -639,6 +690,19 @@ mod tests {
         let html = "<script></script>\u{FEFF}x";
         assert!(ours(html).contains("\\u{feff}x"));
         assert!(!dump(&reference(html)).contains("feff"));
+    }
+
+    #[test]
+    fn names_are_interned_as_the_set_of_known_names_has_them() {
+        for name in [
+            "a", "b", "i", "p", "g", "br", "li", "ul", "td", "tr", "h2", "h3", "id", "div", "img",
+            "svg", "use", "nav", "rel", "alt", "src", "span", "path", "meta", "link", "href",
+            "role", "type", "name", "class", "style", "input", "label", "script", "button",
+            "option", "strong", "source", "section", "content", "article", "property", "h1",
+            "x-card", "data-k", "Div", "",
+        ] {
+            assert_eq!(local(name.as_bytes()), LocalName::from(name), "{name}");
+        }
     }
 
     #[test]
