@@ -96,6 +96,10 @@ const SECTIONS_MAX_SHARE: f64 = 0.6;
 /// The sections add short paragraphs worth their noise when these hold at least this part
 /// of the selection's visible characters (see [`sections_add`]).
 const SECTIONS_MIN_ADDED_PART: usize = 2;
+/// Selection's blocks, nested in the blocks of one element, widen to their sections when
+/// at least this many of these are sections of the heading level of one holding a kept block
+/// (see [`sections_around`]).
+const SECTIONS_AROUND_MIN_MEMBERS: usize = 2;
 /// A section of a page ([`section_level`]) has at least this many visible characters besides
 /// its headings.
 const SECTION_MIN_TEXT: usize = 80;
@@ -671,7 +675,8 @@ fn kept_chain<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<Vec<NodeRef<'a>>>
 /// selection kept (`ids`, in `doc`, the cleaned page before selection) that is a section
 /// ([`section_level`]) among at least [`GROUP_MIN_MEMBERS`] sibling sections opening with a
 /// heading of its level, whatever their shapes, which together hold at least [`GROUP_MIN_GROWTH`] times its text: a landing page's
-/// features, each under its heading, of which selection kept one.
+/// features, each under its heading, of which selection kept one. Failing that, the element
+/// around several kept elements nested in its sections ([`sections_around`]).
 fn section_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
     if let Some(parent) = sections_kept(doc, ids) {
         return Some(parent);
@@ -690,6 +695,46 @@ fn section_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
             .fold((0usize, 0usize), |(m, c), n| (m + 1, c + n));
         if members >= GROUP_MIN_MEMBERS {
             return (chars as f64 >= own as f64 * GROUP_MIN_GROWTH).then_some(parent);
+        }
+    }
+    sections_around(doc, ids)
+}
+
+/// The nearest element around the several elements selection kept (`ids`, in `doc`), each
+/// nested in one of its blocks, when one such block is a section ([`section_level`]) and at
+/// least [`SECTIONS_AROUND_MIN_MEMBERS`] of its blocks are sections of that level, the
+/// element holding at least [`GROUP_MIN_GROWTH`] times the kept elements' text: a page's
+/// blocks of prose under their headings, each wrapped in layout elements, of which selection
+/// kept the lead and the first section.
+fn sections_around<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
+    let nodes: Vec<NodeRef<'a>> = ids.iter().filter_map(|id| doc.tree.get(id)).collect();
+    if nodes.len() < 2 {
+        return None;
+    }
+    let around = *kept_chain(doc, ids)?.first()?;
+    let own: usize = nodes.iter().map(|n| visible_len(&n.text())).sum();
+    // The block of `around` each kept element lies in.
+    let kept: HashSet<NodeId> = nodes
+        .iter()
+        .filter_map(|n| {
+            std::iter::once(*n)
+                .chain(n.ancestors_it(None))
+                .find(|a| a.parent().map(|p| p.id) == Some(around.id))
+                .map(|a| a.id)
+        })
+        .collect();
+    let blocks = around.element_children();
+    let levels: Vec<Option<u8>> = blocks.iter().map(section_level).collect();
+    let held = blocks
+        .iter()
+        .zip(&levels)
+        .filter(|(b, _)| kept.contains(&b.id))
+        .filter_map(|(_, l)| *l);
+    for level in held {
+        let members = levels.iter().filter(|l| **l == Some(level)).count();
+        if members >= SECTIONS_AROUND_MIN_MEMBERS {
+            let chars = visible_len(&around.text());
+            return (chars as f64 >= own as f64 * GROUP_MIN_GROWTH).then_some(around);
         }
     }
     None
@@ -1711,6 +1756,35 @@ mod tests {
              </body></html>"
         ));
         let kept = ["#hero", "#last"].map(|s| doc.select_single(s).nodes()[0].id);
+        assert!(section_group(&doc, &kept).is_none());
+    }
+
+    #[test]
+    fn a_selection_nested_in_a_page_s_sections_finds_the_sections_it_left() {
+        let prose = "Plan the work of every team in one place, with boards, lists and timelines \
+                     that everyone can follow.";
+        let wrap =
+            |inner: &str| format!("<div class=col><div><div class=text>{inner}</div></div></div>");
+        let lead = wrap(&format!("<p id=lead>{prose}</p>"));
+        let first = wrap(&format!("<h3>Boards</h3><p id=first>{prose}</p>"));
+        let second = wrap(&format!(
+            "<h3>Timelines</h3><p>{prose} And more {prose}</p>"
+        ));
+        let doc = parse(&format!(
+            "<html><body><div id=top>{lead}{first}{second}</div></body></html>"
+        ));
+        let kept = ["#lead", "#first"].map(|s| doc.select_single(s).nodes()[0].id);
+        let top = doc.select_single("#top").nodes()[0].id;
+        assert_eq!(section_group(&doc, &kept).map(|g| g.id), Some(top));
+        // One kept element, or a block beside them that is no section of their level, is not.
+        assert!(section_group(&doc, &kept[..1]).is_none());
+        let other = wrap(&format!(
+            "<h2>Timelines</h2><p>{prose} And more {prose}</p>"
+        ));
+        let doc = parse(&format!(
+            "<html><body><div id=top>{lead}{first}{other}</div></body></html>"
+        ));
+        let kept = ["#lead", "#first"].map(|s| doc.select_single(s).nodes()[0].id);
         assert!(section_group(&doc, &kept).is_none());
     }
 
