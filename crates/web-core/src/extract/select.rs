@@ -213,11 +213,13 @@ pub(crate) fn main_text(
             None
         };
         let mut widened = false;
+        let mut group_id = None;
         let narrow = match group {
             Some(group) => {
                 let wide = prune_render(group, memo);
                 if lost_prose(&narrow, &wide) >= FALLBACK_MIN_PROSE {
                     widened = true;
+                    group_id = Some(group.id);
                     wide
                 } else {
                     narrow
@@ -227,10 +229,12 @@ pub(crate) fn main_text(
         };
         // One section of a page of sections (a landing page's features, each under its
         // heading): the sections together, when they add prose.
-        let sections = if !widened
-            && visible_chars(&narrow) < (body_chars as f64 * SECTIONS_MAX_SHARE) as usize
+        // A repeated group it was widened to can be one section of them in turn.
+        let sections = if visible_chars(&narrow) < (body_chars as f64 * SECTIONS_MAX_SHARE) as usize
         {
-            section_group(made(&mut unselected, &again, memo), &ids)
+            let around: Vec<NodeId> = group_id.into_iter().collect();
+            let ids = if widened { &around } else { &ids };
+            section_group(made(&mut unselected, &again, memo), ids)
         } else {
             None
         };
@@ -675,13 +679,29 @@ fn kept_chain<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<Vec<NodeRef<'a>>>
 /// selection kept (`ids`, in `doc`, the cleaned page before selection) that is a section
 /// ([`section_level`]) among at least [`GROUP_MIN_MEMBERS`] sibling sections opening with a
 /// heading of its level, whatever their shapes, which together hold at least [`GROUP_MIN_GROWTH`] times its text: a landing page's
-/// features, each under its heading, of which selection kept one. Failing that, the element
+/// features, each under its heading, of which selection kept one. So is the parent of such
+/// an element that follows a block holding a heading alone ([`heading_only`]), among at
+/// least [`GROUP_MIN_MEMBERS`] such pairs ([`heading_pairs`]), below the body, holding
+/// [`GROUP_MIN_GROWTH`] times its text. Failing both, the element
 /// around several kept elements nested in its sections ([`sections_around`]).
 fn section_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
     if let Some(parent) = sections_kept(doc, ids) {
         return Some(parent);
     }
     for node in kept_chain(doc, ids)? {
+        // A block of text after a heading alone, among such pairs: a page whose headings
+        // and texts are laid out in blocks of their own.
+        if let Some(parent) = node.parent()
+            && !parent.has_name("body")
+            && let Some(prev) = node.prev_element_sibling()
+            && heading_only(&prev)
+            && heading_pairs(&parent) >= GROUP_MIN_MEMBERS
+        {
+            let own = visible_len(&node.text());
+            if visible_len(&parent.text()) as f64 >= own as f64 * GROUP_MIN_GROWTH {
+                return Some(parent);
+            }
+        }
         let Some(level) = section_level(&node) else {
             continue;
         };
@@ -819,6 +839,48 @@ fn section_level(node: &NodeRef<'_>) -> Option<u8> {
         }
     });
     first.filter(|_| heading > 0 && other >= SECTION_MIN_TEXT)
+}
+
+/// Whether an element is a block holding a heading alone: not a heading element itself, a
+/// heading with text within, and under [`SECTION_MIN_TEXT`] visible characters besides it.
+fn heading_only(node: &NodeRef<'_>) -> bool {
+    let bare = ["h1", "h2", "h3", "h4", "h5", "h6"]
+        .iter()
+        .any(|n| node.has_name(n));
+    if bare || section_level(node).is_some() {
+        return false;
+    }
+    let headings: usize = node
+        .descendants_it()
+        .filter(|h| ["h1", "h2", "h3", "h4"].iter().any(|n| h.has_name(n)))
+        .map(|h| visible_len(&h.text()))
+        .sum();
+    headings > 0 && visible_len(&node.text()) < headings + SECTION_MIN_TEXT
+}
+
+/// How many of `parent`'s blocks are blocks of text (at least [`SECTION_MIN_TEXT`] visible
+/// characters, not a list) right after a block holding a heading alone ([`heading_only`]),
+/// blocks without text between them aside.
+fn heading_pairs(parent: &NodeRef<'_>) -> usize {
+    let blocks = parent.element_children();
+    let mut count = 0;
+    let mut after_heading = false;
+    for b in &blocks {
+        let len = visible_len(&b.text());
+        if len == 0 {
+            continue;
+        }
+        if heading_only(b) {
+            after_heading = true;
+            continue;
+        }
+        let list = ["ul", "ol", "dl"].iter().any(|n| b.has_name(n));
+        if after_heading && !list && len >= SECTION_MIN_TEXT {
+            count += 1;
+        }
+        after_heading = false;
+    }
+    count
 }
 
 /// The one element matching `selector`, if exactly one does.
@@ -1786,6 +1848,38 @@ mod tests {
         ));
         let kept = ["#lead", "#first"].map(|s| doc.select_single(s).nodes()[0].id);
         assert!(section_group(&doc, &kept).is_none());
+    }
+
+    #[test]
+    fn a_selection_after_a_heading_block_finds_the_page_s_other_heading_and_text_blocks() {
+        let prose = "Plan the work of every team in one place, with boards, lists and timelines \
+                     that everyone can follow.";
+        let pair = |h: &str, id: &str| {
+            format!(
+                "<div class=row><div class=w><h2>{h}</h2></div></div><div class=row>\
+                 <div class=w id={id}><p>{prose}</p><p>{prose}</p></div></div>"
+            )
+        };
+        let doc = parse(&format!(
+            "<html><body><div id=top>{}{}{}</div></body></html>",
+            pair("Boards", "one"),
+            pair("Lists", "two"),
+            pair("Timelines", "three")
+        ));
+        let kept = doc.select_single("#two").nodes()[0].id;
+        let top = doc.select_single("#top").nodes()[0].id;
+        assert_eq!(section_group(&doc, &[kept]).map(|g| g.id), Some(top));
+        // Bare headings over lists (a sidebar's) are no such pairs.
+        let lists: String = ["Tags", "Archives", "Links"]
+            .iter()
+            .map(|h| format!("<h2>{h}</h2><ul><li>{prose}</li></ul>"))
+            .collect();
+        let doc = parse(&format!(
+            "<html><body><div id=top><div class=w><h1>Post</h1></div><div id=post>\
+             <p>{prose}</p></div>{lists}</div></body></html>"
+        ));
+        let kept = doc.select_single("#post").nodes()[0].id;
+        assert!(section_group(&doc, &[kept]).is_none());
     }
 
     #[test]
