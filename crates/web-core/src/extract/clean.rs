@@ -608,26 +608,26 @@ pub(crate) fn clean_and_prune(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
 /// `display: none`).
 fn unfold_tab_panels(doc: &Document) {
     let mut panels: HashSet<String> = HashSet::new();
-    for node in doc.select("[role][aria-controls]").nodes() {
+    // One walk for both: a tab, or an accordion's heading (a control that says whether
+    // its panel is expanded, within a heading).
+    for node in doc.select("[aria-controls]").nodes() {
+        let Some(ids) = node.attr("aria-controls") else {
+            continue;
+        };
         let tab = with_element(node, |e| {
             attr(e, "role").is_some_and(|r| r.trim().eq_ignore_ascii_case("tab"))
-        });
-        if tab.unwrap_or(false)
-            && let Some(ids) = node.attr("aria-controls")
-        {
-            panels.extend(ids.split_ascii_whitespace().map(str::to_owned));
-        }
-    }
-    // An accordion's headings: a control that says whether its panel is expanded, within
-    // a heading.
-    for node in doc.select("[aria-expanded][aria-controls]").nodes() {
-        let in_heading = node.ancestors_it(Some(ACCORDION_MAX_LEVELS)).any(|a| {
-            with_element(&a, |e| {
-                matches!(&*e.name.local, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
-            })
-            .unwrap_or(false)
-        });
-        if in_heading && let Some(ids) = node.attr("aria-controls") {
+        })
+        .unwrap_or(false);
+        let folds = || {
+            node.has_attr("aria-expanded")
+                && node.ancestors_it(Some(ACCORDION_MAX_LEVELS)).any(|a| {
+                    with_element(&a, |e| {
+                        matches!(&*e.name.local, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+                    })
+                    .unwrap_or(false)
+                })
+        };
+        if tab || folds() {
             panels.extend(ids.split_ascii_whitespace().map(str::to_owned));
         }
     }
