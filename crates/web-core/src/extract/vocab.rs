@@ -10,7 +10,7 @@
 use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
-use dom_query::{Element, NodeRef};
+use dom_query::{Element, NodeRef, local_name};
 
 use super::tree::{attr, visible_len, with_element};
 
@@ -23,9 +23,24 @@ use super::tree::{attr, visible_len, with_element};
 /// [`cloaks_page`]; removed from the layout, [`holds_every_h1`] or [`locks_main`].
 pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
     with_element(node, |e| {
+        // The attributes that hide an element, and its id: one pass over its attributes,
+        // told apart by their interned names.
+        let (mut aria_hidden, mut hidden, mut id, mut style) = (None, false, None, None);
+        for a in &e.attrs {
+            let name = &a.name.local;
+            if *name == local_name!("aria-hidden") {
+                aria_hidden = Some(&*a.value);
+            } else if *name == local_name!("hidden") {
+                hidden = true;
+            } else if *name == local_name!("id") {
+                id = Some(&*a.value);
+            } else if *name == local_name!("style") {
+                style = Some(&*a.value);
+            }
+        }
         // A server-rendered page streams its late parts in hidden segments that its script
         // moves into place (`<div hidden id="S:0">`): they are shown.
-        if attr(e, "aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        if aria_hidden.is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
             && !matches!(&*e.name.local, "a" | "del" | "ins")
             // An accordion's folded section says it to assistive technology as well.
             && !is_folded_panel(e)
@@ -35,10 +50,10 @@ pub(crate) fn is_hidden(node: &NodeRef<'_>) -> bool {
         // A folded panel (a tab, an accordion's section) is hidden until the reader opens
         // it: its text is the page's. Only what is hidden otherwise is asked whether it is
         // one, not every element.
-        if attr(e, "hidden").is_some() && !attr(e, "id").is_some_and(is_streamed_segment) {
+        if hidden && !id.is_some_and(is_streamed_segment) {
             return !is_folded_panel(e);
         }
-        attr(e, "style").is_some_and(|s| {
+        style.is_some_and(|s| {
             let [none, invisible] = style_says(s, [b"display:none", b"visibility:hidden"]);
             (none || invisible)
                 && !is_folded_panel(e)
