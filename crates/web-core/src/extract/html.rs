@@ -709,17 +709,15 @@ mod tests {
     }
 
     #[test]
-    fn an_answer_under_a_tenth_of_a_page_of_some_size_is_partial() {
+    fn an_answer_under_a_tenth_of_a_page_or_half_of_what_the_filters_left_is_partial() {
+        // Of what the page shows.
         let shows = |all| Shown { all, kept: 0 };
         let answer = vec!["x".repeat(99)];
         assert!(is_partial(&answer, &shows(1000)));
         assert!(!is_partial(&answer, &shows(990)));
         // A small page whose answer is short is not.
         assert!(!is_partial(&["x".repeat(50)], &shows(900)));
-    }
-
-    #[test]
-    fn an_answer_under_half_of_what_the_filters_left_is_partial() {
+        // Of what the filters left.
         let left = |kept| Shown { all: 4000, kept };
         let answer = vec!["x".repeat(600)];
         assert!(is_partial(&answer, &left(1201)));

@@ -1528,6 +1528,10 @@ mod tests {
     use crate::extract::parse::parse;
     use ::url::Url;
 
+    /// A sentence of a landing page's prose, for sections and blocks under headings.
+    const PLAN_PROSE: &str = "Plan the work of every team in one place, with boards, lists and \
+                              timelines that everyone can follow.";
+
     fn lines(text: &str) -> Vec<String> {
         text.split('\n').map(str::to_owned).collect()
     }
@@ -1692,8 +1696,7 @@ mod tests {
 
     #[test]
     fn a_selection_within_one_section_of_a_landing_page_finds_its_sections() {
-        let prose = "Plan the work of every team in one place, with boards, lists and timelines \
-                     that everyone can follow.";
+        let prose = PLAN_PROSE;
         // Sections of different shapes, each under a heading of one level.
         let doc = parse(&format!(
             "<html><body><div id=top><div class=hero><h2>Tasks</h2><p>{prose}</p></div>\
@@ -1799,8 +1802,7 @@ mod tests {
 
     #[test]
     fn a_selection_of_blocks_of_the_body_finds_the_sections_beside_them() {
-        let prose = "Plan the work of every team in one place, with boards, lists and timelines \
-                     that everyone can follow.";
+        let prose = PLAN_PROSE;
         let blocks: String = (0..5)
             .map(|i| format!("<div class=row><h3>Feature {i}</h3><p>{prose}</p></div>"))
             .collect();
@@ -1823,8 +1825,7 @@ mod tests {
 
     #[test]
     fn a_selection_nested_in_a_page_s_sections_finds_the_sections_it_left() {
-        let prose = "Plan the work of every team in one place, with boards, lists and timelines \
-                     that everyone can follow.";
+        let prose = PLAN_PROSE;
         let wrap =
             |inner: &str| format!("<div class=col><div><div class=text>{inner}</div></div></div>");
         let lead = wrap(&format!("<p id=lead>{prose}</p>"));
@@ -1852,8 +1853,7 @@ mod tests {
 
     #[test]
     fn a_selection_after_a_heading_block_finds_the_page_s_other_heading_and_text_blocks() {
-        let prose = "Plan the work of every team in one place, with boards, lists and timelines \
-                     that everyone can follow.";
+        let prose = PLAN_PROSE;
         let pair = |h: &str, id: &str| {
             format!(
                 "<div class=row><div class=w><h2>{h}</h2></div></div><div class=row>\
