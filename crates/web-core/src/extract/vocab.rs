@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use aho_corasick::AhoCorasick;
 use dom_query::{Element, NodeRef, local_name};
 
-use super::tree::{attr, visible_len, with_element};
+use super::tree::{attr, visible_len, with_element, with_text};
 
 /// Whether an element is hidden by `aria-hidden="true"` (but a link, which that hides from
 /// assistive technology alone: a card's second link around its picture or summary, shown
@@ -120,12 +120,33 @@ fn locks_main(node: &NodeRef<'_>) -> bool {
         && node
             .ancestors_it(None)
             .find(|a| a.has_name("body"))
-            .is_some_and(|body| chars * 2 >= visible_len(&body.text()))
+            .is_some_and(|body| holds_at_most(&body, chars * 2))
 }
 
 /// A block removed from the layout within the page's `main` is the content held back only
 /// with at least this many visible characters (see [`locks_main`]).
 const LOCK_MIN_CHARS: usize = 1000;
+
+/// The most nodes [`holds_at_most`] reads: a page may hide many large blocks, and each
+/// asks of the whole body.
+const LOCK_SCAN_NODES: usize = 20_000;
+
+/// Whether `root` holds at most `max` visible characters: its nodes read in order until
+/// they hold more, and at most [`LOCK_SCAN_NODES`] of them (a body larger than that is taken
+/// to hold more), so that asking it of each hidden block costs a bounded walk, not the page.
+fn holds_at_most(root: &NodeRef<'_>, max: usize) -> bool {
+    let mut seen = 0usize;
+    for (read, node) in root.descendants_it().enumerate() {
+        if read >= LOCK_SCAN_NODES {
+            return false;
+        }
+        seen += with_text(&node, visible_len).unwrap_or(0);
+        if seen > max {
+            return false;
+        }
+    }
+    true
+}
 
 /// Whether an element made invisible (not removed from the layout) holds an `h1` and at
 /// least half of the body's text: a cloak over the page, which its script lifts once the
@@ -1075,6 +1096,21 @@ mod tests {
                 assert_eq!(is_hidden(&node), hidden, "{hide} {fold}");
             }
         }
+    }
+
+    #[test]
+    fn a_body_s_text_is_weighed_by_a_bounded_walk() {
+        let doc = crate::extract::parse::parse("<html><body><p>Short text.</p></body></html>");
+        let body = doc.select_single("body").nodes()[0];
+        assert!(holds_at_most(&body, 10));
+        assert!(!holds_at_most(&body, 9));
+        // Past the nodes it reads, a body is taken to hold more, whatever its text.
+        let doc = crate::extract::parse::parse(&format!(
+            "<html><body>{}<p>Short text.</p></body></html>",
+            "<i></i>".repeat(LOCK_SCAN_NODES)
+        ));
+        let body = doc.select_single("body").nodes()[0];
+        assert!(!holds_at_most(&body, 1000));
     }
 
     #[test]
