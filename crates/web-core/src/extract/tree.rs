@@ -65,24 +65,21 @@ pub(crate) fn with_text<R>(node: &NodeRef<'_>, f: impl FnOnce(&str) -> R) -> Opt
 /// Characters other than whitespace in a text: what the extractor counts as text's size.
 pub(crate) fn visible_len(text: &str) -> usize {
     let bytes = text.as_bytes();
+    let mut chunks = bytes.chunks_exact(8);
     let mut n = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        // Eight ASCII bytes at a time; a character at a time elsewhere. Either way `i`
-        // stays at the start of a character.
-        if let Some(Ok(word)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
-            let word = u64::from_ne_bytes(word);
-            if word & HIGHS == 0 {
-                n += 8 - ascii_spaces(word);
-                i += 8;
-                continue;
-            }
+    let mut at = 0;
+    for chunk in &mut chunks {
+        if let Ok(word) = <[u8; 8]>::try_from(chunk) {
+            n += visible_in(bytes, at, u64::from_le_bytes(word));
         }
-        let Some(c) = text.get(i..).and_then(|t| t.chars().next()) else {
-            break;
-        };
-        n += usize::from(!c.is_whitespace());
-        i += c.len_utf8();
+        at += 8;
+    }
+    // The last bytes, padded with spaces (never visible) to a word.
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut word = [b' '; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        n += visible_in(bytes, at, u64::from_le_bytes(word));
     }
     n
 }
@@ -91,18 +88,63 @@ pub(crate) fn visible_len(text: &str) -> usize {
 pub(crate) const ONES: u64 = 0x0101_0101_0101_0101;
 /// Each byte's high bit in a word of eight bytes.
 pub(crate) const HIGHS: u64 = 0x8080_8080_8080_8080;
+/// Each byte's seven low bits in a word of eight bytes.
+const LOWS: u64 = 0x7F7F_7F7F_7F7F_7F7F;
 
-/// How many of a word's eight ASCII bytes are whitespace as `char::is_whitespace` has it:
-/// the space, or `\t` to `\r`. Per byte, without carries between bytes (each is below
-/// 0x80): a byte is the space when it XOR 0x20 is zero, and in `\t..=\r` when adding
-/// 0x80 − 9 sets its high bit and adding 0x80 − 14 does not.
-fn ascii_spaces(word: u64) -> usize {
-    const LOWS: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    let y = word ^ (ONES * 0x20);
-    let space = !(((y & LOWS) + LOWS) | y) & HIGHS;
-    let from_tab = (word + ONES * (0x80 - 9)) & HIGHS;
-    let past_return = (word + ONES * (0x80 - 14)) & HIGHS;
-    ((from_tab & !past_return) | space).count_ones() as usize
+/// The visible characters that start in `word`, the eight bytes of `text` from `at` (read
+/// little-endian, so that byte `i` is the word's `i`th lowest): the bytes that start a
+/// character, but ASCII whitespace and the starts of the wider whitespace characters
+/// ([`wide_space`]). Per byte, without carries between bytes.
+#[inline(always)]
+fn visible_in(text: &[u8], at: usize, word: u64) -> usize {
+    if word & HIGHS == 0 {
+        return 8 - count(ascii_spaces(word));
+    }
+    // A byte `10xx_xxxx` goes on a character started before it; of the others, those
+    // under 0x80 may be ASCII whitespace.
+    let continuation = word & !(word << 1) & HIGHS;
+    let spaces = ascii_spaces(word & LOWS) & !word;
+    let mut n = 8 - count(continuation | spaces);
+    // The wider whitespace characters start with 0xC2 or 0xE1 to 0xE3.
+    let mut leads = zeros(word ^ (ONES * 0xC2)) | zeros((word | (ONES * 3)) ^ (ONES * 0xE3));
+    while leads != 0 {
+        let i = (leads.trailing_zeros() / 8) as usize;
+        n -= usize::from(text.get(at + i..).is_some_and(wide_space));
+        leads &= leads - 1;
+    }
+    n
+}
+
+/// Whether `bytes` start with a whitespace character outside ASCII: U+0085, U+00A0,
+/// U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F or U+3000.
+fn wide_space(bytes: &[u8]) -> bool {
+    matches!(
+        bytes,
+        [0xC2, 0x85 | 0xA0, ..]
+            | [0xE1, 0x9A, 0x80, ..]
+            | [0xE2, 0x80, 0x80..=0x8A | 0xA8 | 0xA9 | 0xAF, ..]
+            | [0xE2, 0x81, 0x9F, ..]
+            | [0xE3, 0x80, 0x80, ..]
+    )
+}
+
+/// The high bit of each zero byte of a word (exactly, without carries between bytes).
+fn zeros(word: u64) -> u64 {
+    !(((word & LOWS) + LOWS) | word) & HIGHS
+}
+
+/// How many bytes of a word whose bits are at most the bytes' high bits have it set.
+fn count(highs: u64) -> usize {
+    ((highs >> 7).wrapping_mul(ONES) >> 56) as usize
+}
+
+/// The high bit of each byte of a word of ASCII bytes that is whitespace as
+/// `char::is_whitespace` has it: the space, or `\t` to `\r` (a byte to which adding
+/// 0x80 − 9 sets the high bit and adding 0x80 − 14 does not).
+fn ascii_spaces(word: u64) -> u64 {
+    let from_tab = word + ONES * (0x80 - 9);
+    let past_return = word + ONES * (0x80 - 14);
+    zeros(word ^ (ONES * 0x20)) | (from_tab & !past_return & HIGHS)
 }
 
 /// An attribute's value.
@@ -195,6 +237,18 @@ mod tests {
                     21 + expected,
                     "{b} at {at}"
                 );
+            }
+        }
+        // Every character of two or three bytes whose first byte may start a whitespace
+        // character, and some of four, at every place of a text read by words.
+        let wide = (0x80..=0x3FFF).chain(0x1_F600..=0x1_F610);
+        for c in wide.filter_map(char::from_u32) {
+            let expected = usize::from(!c.is_whitespace());
+            for at in 0..20 {
+                let text: String = (0..20).map(|i| if i == at { c } else { 'x' }).collect();
+                assert_eq!(visible_len(&text), 19 + expected, "{c:?} at {at}");
+                let text = format!("{}{c}", "\u{a0}".repeat(at));
+                assert_eq!(visible_len(&text), expected, "{c:?} after {at}");
             }
         }
         assert_eq!(visible_len(""), 0);
