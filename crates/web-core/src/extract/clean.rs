@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use dom_query::{Document, Element, NodeId, NodeRef};
+use html5ever::{local_name, ns};
 
 use super::prune::{Memo, drop_carousels, prune};
 use super::tree::{
@@ -610,11 +611,23 @@ fn unfold_tab_panels(doc: &Document) {
     let mut panels: HashSet<String> = HashSet::new();
     // One walk for both: a tab, or an accordion's heading (a control that says whether
     // its panel is expanded, within a heading).
-    for node in doc.select("[aria-controls]").nodes() {
-        let Some(ids) = node.attr("aria-controls") else {
-            continue;
+    // The elements `[aria-controls]` selects, in document order, by a walk.
+    walk(doc.root(), |step| {
+        let Step::Enter(node) = step else {
+            return true;
         };
-        let tab = with_element(node, |e| {
+        let controls = with_element(&node, |e| {
+            e.attrs
+                .iter()
+                .any(|a| a.name.ns == ns!() && a.name.local == local_name!("aria-controls"))
+        });
+        if controls != Some(true) {
+            return true;
+        }
+        let Some(ids) = node.attr("aria-controls") else {
+            return true;
+        };
+        let tab = with_element(&node, |e| {
             attr(e, "role").is_some_and(|r| r.trim().eq_ignore_ascii_case("tab"))
         })
         .unwrap_or(false);
@@ -630,7 +643,8 @@ fn unfold_tab_panels(doc: &Document) {
         if tab || folds() {
             panels.extend(ids.split_ascii_whitespace().map(str::to_owned));
         }
-    }
+        true
+    });
     if panels.is_empty() {
         return;
     }

@@ -506,7 +506,9 @@ impl PageSurvey {
             .and_then(|id| NodeRef::new(id, &doc.tree).attr("href"))
             .and_then(|h| base.join(h.trim()).ok())
             .unwrap_or_else(|| base.clone());
-        let mut seen = HashSet::new();
+        let mut seen = foldhash::HashSet::default();
+        // The values resolved so far: a value met again resolves as it did.
+        let mut read = foldhash::HashSet::default();
         let mut out = Vec::new();
         for id in &self.links {
             if out.len() >= max {
@@ -515,7 +517,11 @@ impl PageSurvey {
             let Some(href) = NodeRef::new(*id, &doc.tree).attr("href") else {
                 continue;
             };
-            let Ok(mut url) = base.join(href.trim()) else {
+            let href = href.trim();
+            if !read.insert(href.to_owned()) {
+                continue;
+            }
+            let Ok(mut url) = base.join(href) else {
                 continue;
             };
             if !matches!(url.scheme(), "http" | "https") {
