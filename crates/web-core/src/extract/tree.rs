@@ -1,7 +1,7 @@
 //! Iterative walks over a parsed document (no recursion, so any depth is safe), and element
 //! and text helpers.
 
-use dom_query::{Element, LocalName, NodeData, NodeRef};
+use dom_query::{Element, LocalName, NodeData, NodeRef, local_name};
 
 /// A step of a depth-first walk.
 pub(crate) enum Step<'a> {
@@ -147,11 +147,37 @@ fn ascii_spaces(word: u64) -> u64 {
     zeros(word ^ (ONES * 0x20)) | (from_tab & !past_return & HIGHS)
 }
 
-/// An attribute's value.
+/// An attribute's value. The names the extractor reads are matched as their interned names
+/// (one comparison an attribute, not one of strings), which the same names always are.
+#[inline(always)]
 pub(crate) fn attr<'e>(e: &'e Element, name: &str) -> Option<&'e str> {
+    let interned = match name {
+        "class" => local_name!("class"),
+        "href" => local_name!("href"),
+        "role" => local_name!("role"),
+        "id" => local_name!("id"),
+        "alt" => local_name!("alt"),
+        "type" => local_name!("type"),
+        "rel" => local_name!("rel"),
+        "property" => local_name!("property"),
+        "name" => local_name!("name"),
+        "itemtype" => local_name!("itemtype"),
+        "itemprop" => local_name!("itemprop"),
+        "start" => local_name!("start"),
+        "http-equiv" => local_name!("http-equiv"),
+        "content" => local_name!("content"),
+        "aria-modal" => local_name!("aria-modal"),
+        _ => {
+            return e
+                .attrs
+                .iter()
+                .find(|a| &*a.name.local == name)
+                .map(|a| &*a.value);
+        }
+    };
     e.attrs
         .iter()
-        .find(|a| &*a.name.local == name)
+        .find(|a| a.name.local == interned)
         .map(|a| &*a.value)
 }
 
@@ -256,6 +282,41 @@ mod tests {
             visible_len(" \t\n\u{b}\u{c}\r\u{85}\u{3000}x  é\u{2009}ü "),
             3
         );
+    }
+
+    #[test]
+    fn attributes_are_found_by_name_whether_the_name_is_matched_interned_or_not() {
+        let names = [
+            "class",
+            "href",
+            "role",
+            "id",
+            "alt",
+            "type",
+            "rel",
+            "property",
+            "name",
+            "itemtype",
+            "itemprop",
+            "start",
+            "http-equiv",
+            "content",
+            "aria-modal",
+            "data-x",
+        ];
+        let attrs: Vec<String> = names.iter().map(|n| format!("{n}=\"v-{n}\"")).collect();
+        let doc = dom_query::Document::from(format!("<div {}></div>", attrs.join(" ")));
+        let div = doc.select("div").nodes()[0];
+        with_element(&div, |e| {
+            for name in names {
+                assert_eq!(attr(e, name), Some(format!("v-{name}").as_str()), "{name}");
+            }
+            assert_eq!(attr(e, "title"), None);
+        });
+        let bare = dom_query::Document::from("<div></div>");
+        with_element(&bare.select("div").nodes()[0], |e| {
+            assert_eq!(attr(e, "class"), None);
+        });
     }
 
     #[test]
