@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use super::render::collapse;
 use super::title::{Headlines, heading_words};
 use super::tree::{Step, attr, walk, with_element};
+use super::vocab::words;
 
 /// A JSON-LD island larger than this is not read.
 const ISLAND_MAX_BYTES: usize = 1 << 20;
@@ -55,6 +56,20 @@ fn has_type(object: &Map<String, Value>, is: impl Fn(&str) -> bool) -> bool {
         Some(t) => named(t),
         None => false,
     }
+}
+
+/// Whether a class or id value names a product's title: one of its tokens has the words
+/// `product` and `title` or `name` (`product-title`, `productName`, `product_title`), not
+/// `products` (a grid's heading).
+fn names_product_title(value: &str) -> bool {
+    value.split_ascii_whitespace().any(|token| {
+        let (mut product, mut title) = (false, false);
+        for word in words(token) {
+            product |= word.eq_ignore_ascii_case("product");
+            title |= word.eq_ignore_ascii_case("title") || word.eq_ignore_ascii_case("name");
+        }
+        product && title
+    })
 }
 
 /// A text with its tags dropped (a JSON-LD description may carry markup), each tag read as
@@ -149,6 +164,9 @@ pub(crate) struct PageSurvey {
     /// Whether an element's microdata `itemtype` is an offer's, or a meta gives a product's
     /// price.
     offer_marked: bool,
+    /// Whether the page's first `h1`, or an element inside it, is named (class or id) as
+    /// a product's title or name (`product-title`, `productName`, `product_title`).
+    titled_product: bool,
     /// The greatest element depth.
     pub(crate) depth: usize,
     /// The number of elements.
@@ -165,6 +183,8 @@ impl PageSurvey {
         // The depth of the open product item of its own, and whether it holds an `h1`.
         let mut item_at: Option<usize> = None;
         let mut item_headed = false;
+        // The depth of the page's first `h1` while it is open.
+        let mut in_h1: Option<usize> = None;
         walk(doc.root(), |step| {
             match step {
                 Step::Enter(node) => {
@@ -207,6 +227,16 @@ impl PageSurvey {
                             // An item nested in another (a product's reviews) does not say
                             // what the page is.
                             marks.article_marked |= !nested && names_type(itemtype, &ARTICLE_TYPES);
+                        }
+                        if *local == local_name!("h1") && marks.h1.is_none() {
+                            in_h1 = Some(depth);
+                        }
+                        if in_h1.is_some()
+                            && !marks.titled_product
+                            && (attr(e, "class").is_some_and(names_product_title)
+                                || attr(e, "id").is_some_and(names_product_title))
+                        {
+                            marks.titled_product = true;
                         }
                         if *local == local_name!("head") {
                             in_head += 1;
@@ -290,6 +320,9 @@ impl PageSurvey {
                     with_element(&node, |e| {
                         if item_at == Some(depth) {
                             item_at = None;
+                        }
+                        if in_h1 == Some(depth) {
+                            in_h1 = None;
                         }
                         depth = depth.saturating_sub(1);
                         if e.name.local == local_name!("head") {
@@ -377,7 +410,8 @@ impl PageSurvey {
     /// products), an element's microdata `itemtype` is a product type, or its JSON-LD
     /// declares at its top (an island, an item of one, an item of its `@graph`) one product
     /// on offer (products of one name, one with `offers` or a `BuyAction`, see [`on_offer`]); the first two with an offer
-    /// (microdata, a price meta, or JSON-LD `offers`); and neither its microdata
+    /// (microdata, a price meta, or JSON-LD `offers`); or its first `h1` is named as a
+    /// product's title (see [`names_product_title`]); and neither its microdata
     /// (an item of its own) nor its JSON-LD's top declares an article. Not a product nested in another object (the item
     /// a review reviews, the items of a list), nor the products an article reviews.
     pub(crate) fn sells_a_product(&self, doc: &Document) -> bool {
@@ -392,7 +426,11 @@ impl PageSurvey {
             .collect();
         // One product item of its own says a product's page; several say a grid of them,
         // unless one alone holds a heading (the product beside its recommendations' tiles).
+        // A page whose heading is named as a product's title is that product's (a grid's
+        // heading names its category, each card's title a product under it).
+        let titled = self.titled_product;
         let product_marked = self.product_marked
+            || titled
             || match self.product_items {
                 0 => self.nested_product,
                 1 => true,
@@ -433,7 +471,7 @@ impl PageSurvey {
         }
         if product_marked {
             // What says a product's page by its markup also offers it for sale.
-            return self.offer_marked || texts.iter().any(|t| t.contains("\"offers\""));
+            return titled || self.offer_marked || texts.iter().any(|t| t.contains("\"offers\""));
         }
         let products: Vec<&Value> = tops.iter().filter(|v| typed(v, &PRODUCT_TYPES)).collect();
         let one_name = products
@@ -765,6 +803,39 @@ mod tests {
             "</a><div itemprop=offers itemscope itemtype='https://schema.org/Offer'>$9</div>",
         );
         assert!(!sells("", &format!("<h1>Tees</h1>{}", offered.repeat(3))));
+    }
+
+    #[test]
+    fn a_page_whose_heading_is_named_a_product_s_title_is_one_product_s() {
+        let sells = |head: &str, body: &str| {
+            let doc = parse(&format!(
+                "<html><head>{head}</head><body>{body}</body></html>"
+            ));
+            PageSurvey::of(&doc).sells_a_product(&doc)
+        };
+        // A page without marks whose first `h1`, or an element in it, is named as a
+        // product's title or name, whatever the separators.
+        for h1 in [
+            "<h1 class='product_title entry-title'>Tee</h1>",
+            "<h1 class=product-single__title>Tee</h1>",
+            "<h1 id=title><span id=productTitle>Tee</span></h1>",
+            "<h1><span class='pdp product-name'>Tee</span></h1>",
+        ] {
+            assert!(sells("", &format!("{h1}<p>$20</p>")), "{h1}");
+        }
+        // Not a grid's heading (its products), another name, a later `h1` (a quick-view
+        // dialog's), a title named outside the heading, nor a page that says it is an article.
+        for body in [
+            "<h1 class=products-header__title>Tees</h1>",
+            "<h1 class=page-title>Tees</h1>",
+            "<h1>Tees</h1><div><h1 class=product-modal__title>Tee</h1></div>",
+            "<h1>Tees</h1><a class=product-title href=/tee>Tee</a>",
+        ] {
+            assert!(!sells("", body), "{body}");
+        }
+        let article = "<script type='application/ld+json'>{\"@type\":\"BlogPosting\",\
+                       \"headline\":\"Our tees\"}</script>";
+        assert!(!sells(article, "<h1 class=product-title>Tee</h1>"));
     }
 
     #[test]

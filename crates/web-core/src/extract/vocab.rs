@@ -986,12 +986,12 @@ const ENTRY_WORDS: &[&str] = &["entry", "hentry", "post", "article", "story"];
 
 /// The words of a class or id token: split at characters other than letters and digits, and
 /// where a lower-case letter is followed by an upper-case one (`articleMeta`).
-fn words(token: &str) -> Words<'_> {
+pub(crate) fn words(token: &str) -> Words<'_> {
     Words { rest: token }
 }
 
 /// The iterator of [`words`], which allocates nothing.
-struct Words<'a> {
+pub(crate) struct Words<'a> {
     /// What is left of the token to split.
     rest: &'a str,
 }
