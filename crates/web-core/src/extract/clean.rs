@@ -10,7 +10,8 @@ use html5ever::{local_name, ns};
 
 use super::prune::{Memo, drop_carousels, prune};
 use super::tree::{
-    Shape, Step, alike, attr, inner_shapes, shape_of, visible_len, walk, with_element, with_text,
+    Shape, Step, alike, attr, inner_shapes, shape_of, text_len, visible_len, walk, with_element,
+    with_text,
 };
 use super::vocab::{
     CHROME_ROLES, has_hidden_class, is_hidden, is_never_content, names_post_furniture, names_thread,
@@ -519,7 +520,7 @@ fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> usize {
             if with_element(&n, |e| attr(e, "class").is_some_and(names_post_furniture))
                 .unwrap_or(false)
             {
-                found.push((n.id, visible_len(&n.text())));
+                found.push((n.id, text_len(&n)));
                 return false;
             }
             true

@@ -16,8 +16,8 @@ use dom_query::{NodeId, NodeRef};
 
 use super::render::{collapse, render};
 use super::tree::{
-    Shape, Shapes, Step, alike, attr, inner_shapes, shape_of, visible_len, walk, with_element,
-    with_text,
+    Shape, Shapes, Step, alike, attr, inner_shapes, shape_of, text_len, visible_len, walk,
+    with_element, with_text,
 };
 use super::vocab::{
     COMMENT_OPENERS, FOOTER_OPENERS, FOOTER_PHRASES, MONTH_NAMES, RECOMMENDATION_PHRASES, Sense,
@@ -472,7 +472,7 @@ pub(crate) fn drop_carousels(root: NodeRef<'_>, memo: &mut Memo<'_>) -> usize {
             let with_text = parent
                 .element_children()
                 .iter()
-                .filter(|c| c.has_name(&name) && visible_len(&c.text()) > 0)
+                .filter(|c| c.has_name(&name) && text_len(c) > 0)
                 .count();
             if alike_ids.len() * 2 < with_text {
                 continue;
@@ -485,7 +485,7 @@ pub(crate) fn drop_carousels(root: NodeRef<'_>, memo: &mut Memo<'_>) -> usize {
         let node = NodeRef::new(id, root.tree);
         // A card within a card already removed was counted with it.
         if node.ancestors_it(None).any(|a| a.id == root.id) {
-            removed += visible_len(&node.text());
+            removed += text_len(&node);
             node.remove_from_parent();
         }
     }
@@ -542,7 +542,7 @@ fn in_groups(
     let sizes = |members: &HashSet<NodeId>| -> (usize, usize) {
         let sizes = members
             .iter()
-            .map(|&id| visible_len(&NodeRef::new(id, root.tree).text()));
+            .map(|&id| text_len(&NodeRef::new(id, root.tree)));
         sizes.fold((0, 0), |(held, largest), n| (held + n, largest.max(n)))
     };
     let nearest = nearest.into_values().filter(|(_, members)| {

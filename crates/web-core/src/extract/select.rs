@@ -19,7 +19,8 @@ use super::prune::{Memo, drop_orphan_headings, is_list_line, prune};
 use super::render::{collapse, render};
 use super::title::{HEADLINE_MAX_CHARS, heading_words, text_within};
 use super::tree::{
-    Shape, Step, alike, attr, inner_shapes, shape_of, visible_len, walk, with_element, with_text,
+    Shape, Step, alike, attr, inner_shapes, shape_of, text_len, visible_len, walk, with_element,
+    with_text,
 };
 
 /// Trees deeper than this skip content selection (its cost grows with depth × size).
@@ -597,7 +598,7 @@ fn one_at_a_time(
 fn kept_whole(doc: &Document, ids: &[NodeId], narrow: Vec<String>) -> Vec<String> {
     let n = visible_chars(&narrow);
     let nodes: Vec<NodeRef<'_>> = ids.iter().filter_map(|id| doc.tree.get(id)).collect();
-    let raw: usize = nodes.iter().map(|node| visible_len(&node.text())).sum();
+    let raw: usize = nodes.iter().map(|node| text_len(node)).sum();
     if (raw as f64) < n as f64 * KEPT_MIN_GROWTH {
         return narrow;
     }
@@ -628,7 +629,7 @@ fn repeated_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> 
     for node in kept_chain(doc, ids)? {
         let parent = node.parent()?;
         let shape = shape_of(&node);
-        let own = visible_len(&node.text());
+        let own = text_len(&node);
         if own == 0 {
             continue;
         }
@@ -637,7 +638,7 @@ fn repeated_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> 
             .element_children()
             .iter()
             .filter(|s| shape_of(s) == shape && alike(&inner_shapes(s), &inner))
-            .map(|s| visible_len(&s.text()))
+            .map(|s| text_len(s))
             .filter(|&n| n > 0)
             .fold((0usize, 0usize), |(m, c), n| (m + 1, c + n));
         if members >= GROUP_MIN_MEMBERS {
@@ -697,8 +698,8 @@ fn section_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
             && heading_only(&prev)
             && heading_pairs(&parent) >= GROUP_MIN_MEMBERS
         {
-            let own = visible_len(&node.text());
-            if visible_len(&parent.text()) as f64 >= own as f64 * GROUP_MIN_GROWTH {
+            let own = text_len(&node);
+            if text_len(&parent) as f64 >= own as f64 * GROUP_MIN_GROWTH {
                 return Some(parent);
             }
         }
@@ -706,12 +707,12 @@ fn section_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
             continue;
         };
         let parent = node.parent()?;
-        let own = visible_len(&node.text());
+        let own = text_len(&node);
         let (members, chars) = parent
             .element_children()
             .iter()
             .filter(|s| section_level(s) == Some(level))
-            .map(|s| visible_len(&s.text()))
+            .map(|s| text_len(s))
             .fold((0usize, 0usize), |(m, c), n| (m + 1, c + n));
         if members >= GROUP_MIN_MEMBERS {
             return (chars as f64 >= own as f64 * GROUP_MIN_GROWTH).then_some(parent);
@@ -732,7 +733,7 @@ fn sections_around<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>>
         return None;
     }
     let around = *kept_chain(doc, ids)?.first()?;
-    let own: usize = nodes.iter().map(|n| visible_len(&n.text())).sum();
+    let own: usize = nodes.iter().map(|n| text_len(n)).sum();
     // The block of `around` each kept element lies in.
     let kept: HashSet<NodeId> = nodes
         .iter()
@@ -753,7 +754,7 @@ fn sections_around<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>>
     for level in held {
         let members = levels.iter().filter(|l| **l == Some(level)).count();
         if members >= SECTIONS_AROUND_MIN_MEMBERS {
-            let chars = visible_len(&around.text());
+            let chars = text_len(&around);
             return (chars as f64 >= own as f64 * GROUP_MIN_GROWTH).then_some(around);
         }
     }
@@ -775,7 +776,7 @@ fn sections_kept<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
     {
         return None;
     }
-    let own: usize = nodes.iter().map(|n| visible_len(&n.text())).sum();
+    let own: usize = nodes.iter().map(|n| text_len(n)).sum();
     let levels: Vec<Option<u8>> = parent
         .element_children()
         .iter()
@@ -791,7 +792,7 @@ fn sections_kept<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
             .iter()
             .zip(&levels)
             .filter(|(_, l)| **l == Some(level))
-            .map(|(s, _)| visible_len(&s.text()))
+            .map(|(s, _)| text_len(s))
             .fold((0usize, 0usize), |(m, c), n| (m + 1, c + n));
         if members >= GROUP_MIN_MEMBERS {
             return (chars as f64 >= own as f64 * GROUP_MIN_GROWTH).then_some(parent);
@@ -853,9 +854,9 @@ fn heading_only(node: &NodeRef<'_>) -> bool {
     let headings: usize = node
         .descendants_it()
         .filter(|h| ["h1", "h2", "h3", "h4"].iter().any(|n| h.has_name(n)))
-        .map(|h| visible_len(&h.text()))
+        .map(|h| text_len(&h))
         .sum();
-    headings > 0 && visible_len(&node.text()) < headings + SECTION_MIN_TEXT
+    headings > 0 && text_len(node) < headings + SECTION_MIN_TEXT
 }
 
 /// How many of `parent`'s blocks are blocks of text (at least [`SECTION_MIN_TEXT`] visible
@@ -866,7 +867,7 @@ fn heading_pairs(parent: &NodeRef<'_>) -> usize {
     let mut count = 0;
     let mut after_heading = false;
     for b in &blocks {
-        let len = visible_len(&b.text());
+        let len = text_len(b);
         if len == 0 {
             continue;
         }
@@ -1348,7 +1349,7 @@ fn headline_post(doc: &Document, title: Option<&str>, memo: &mut Memo<'_>) -> Op
         .iter()
         .find(|n| text_within(**n, HEADLINE_MAX_CHARS).is_some_and(|t| heading_words(&t) == words))
         .copied()?;
-    let own = visible_len(&heading.text());
+    let own = text_len(&heading);
     let mut node = heading;
     loop {
         node = node

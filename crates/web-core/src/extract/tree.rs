@@ -1,7 +1,7 @@
 //! Iterative walks over a parsed document (no recursion, so any depth is safe), and element
 //! and text helpers.
 
-use dom_query::{Element, LocalName, NodeData, NodeRef, local_name};
+use dom_query::{Element, LocalName, NodeData, NodeId, NodeRef, local_name};
 
 /// A step of a depth-first walk.
 pub(crate) enum Step<'a> {
@@ -80,6 +80,45 @@ pub(crate) fn visible_len(text: &str) -> usize {
         let mut word = [b' '; 8];
         word[..rest.len()].copy_from_slice(rest);
         n += visible_in(bytes, at, u64::from_le_bytes(word));
+    }
+    n
+}
+
+/// The visible characters of a node's text, as [`visible_len`] counts the text
+/// `NodeRef::text` joins (the node's own and its descendants' text nodes), without joining
+/// it: one look-up a node.
+pub(crate) fn text_len(node: &NodeRef<'_>) -> usize {
+    let root = node.id;
+    // A node's count, first child, next sibling and parent.
+    let look = |id: &NodeId| {
+        node.tree.query_node(id, |t| {
+            let len = match &t.data {
+                NodeData::Text { contents } => visible_len(contents),
+                _ => 0,
+            };
+            (len, t.first_child, t.next_sibling, t.parent)
+        })
+    };
+    let Some((mut n, mut next, _, _)) = look(&root) else {
+        return 0;
+    };
+    // Depth first, as `NodeRef::text` reads them: a node's children, then its next
+    // sibling, else the nearest next sibling of an ancestor below the node.
+    while let Some(id) = next {
+        let Some((len, first, sibling, parent)) = look(&id) else {
+            break;
+        };
+        n += len;
+        next = first.or(sibling);
+        let mut up = parent;
+        while next.is_none()
+            && let Some(at) = up.filter(|&p| p != root)
+        {
+            (next, up) = node
+                .tree
+                .query_node(&at, |t| (t.next_sibling, t.parent))
+                .unwrap_or_default();
+        }
     }
     n
 }
@@ -317,6 +356,25 @@ mod tests {
         with_element(&bare.select("div").nodes()[0], |e| {
             assert_eq!(attr(e, "class"), None);
         });
+    }
+
+    #[test]
+    fn a_node_s_text_is_counted_as_its_joined_text_is() {
+        let doc = dom_query::Document::from(
+            "<div id=a><p>One <b>two</b></p>\n <!-- no --><ul><li>th ree<li><i><b>four</b></i>\
+             </ul>five</div><p id=b>six</p><div id=c></div>",
+        );
+        let root = doc.root();
+        walk(root, |step| {
+            if let Step::Enter(n) = step {
+                assert_eq!(text_len(&n), visible_len(&n.text()), "{:?}", n.id);
+            }
+            true
+        });
+        // The node's own subtree only, not its next siblings.
+        let a = doc.select("#a").nodes()[0];
+        assert_eq!(text_len(&a), "Onetwothreefourfive".len());
+        assert_eq!(text_len(&doc.select("#c").nodes()[0]), 0);
     }
 
     #[test]

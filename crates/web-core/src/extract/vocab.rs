@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use aho_corasick::AhoCorasick;
 use dom_query::{Element, NodeRef, local_name};
 
-use super::tree::{attr, visible_len, with_element, with_text};
+use super::tree::{attr, text_len, visible_len, with_element, with_text};
 
 /// Whether an element is hidden by `aria-hidden="true"` (but a link, which that hides from
 /// assistive technology alone: a card's second link around its picture or summary, shown
@@ -114,7 +114,7 @@ fn holds_every_h1(node: &NodeRef<'_>) -> bool {
 /// content held back until the page's script lifts a lock (a shop's grid a plugin shows
 /// once it is ready), not a hidden part of it. Asked of hidden elements alone.
 fn locks_main(node: &NodeRef<'_>) -> bool {
-    let chars = visible_len(&node.text());
+    let chars = text_len(node);
     chars >= LOCK_MIN_CHARS
         && node.ancestors_it(None).any(|a| a.has_name("main"))
         && node
@@ -158,7 +158,7 @@ fn cloaks_page(node: &NodeRef<'_>) -> bool {
     let Some(body) = node.ancestors_it(None).find(|a| a.has_name("body")) else {
         return false;
     };
-    visible_len(&node.text()) * 2 >= visible_len(&body.text())
+    text_len(node) * 2 >= text_len(&body)
 }
 
 /// Whether an element is a panel a reader unfolds: a tab panel, an accordion's or a
