@@ -19,8 +19,8 @@ use super::select::{
     MainText, fits, group_region_text, main_text, prose_chars, prose_region_text, visible_chars,
 };
 use super::title::{
-    PageTitle, drop_repeated_alts, drop_repeated_headings, first_attached, headline,
-    mark_title_headings, put_dateline, readable_title,
+    PageTitle, drop_repeated_headings, first_attached, headline, mark_title_headings, put_dateline,
+    readable_title,
 };
 use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
 
@@ -263,7 +263,7 @@ fn extract_pass(
 
     // The chrome and boilerplate filters, the headings that say the title marked first (for
     // pruning, and to find the dateline by).
-    let marked = before_cleaning(&doc, &page_title, &memo);
+    let marked = before_cleaning(&doc, &page_title);
     let cleaned = clean_and_prune(&doc, &mut memo);
     let dateline = first_attached(&doc, &marked).and_then(dateline);
 
@@ -405,18 +405,10 @@ fn cleaned_again(source: &Source<'_>, title: Option<&str>, memo: &mut Memo<'_>) 
 }
 
 /// What [`extract_pass`] changes in the parsed page before its filters: the headings that
-/// say `page_title` marked (returned, in document order), repeated `alt` texts dropped,
-/// and on one product's page (as `memo` says) every `alt` text. [`made_again`] makes the
-/// same changes.
-fn before_cleaning(doc: &Document, page_title: &PageTitle, memo: &Memo<'_>) -> Vec<NodeId> {
-    let marked = page_title.mark_title_headings(doc);
-    drop_repeated_alts(doc, page_title.matched.as_deref());
-    if memo.product() {
-        // On one product's page the pictures are its gallery, and their alternative texts
-        // describe the shots ("Front view of the laptop, lid closed"), not the product.
-        doc.select("img[alt]").remove_attr("alt");
-    }
-    marked
+/// say `page_title` marked (returned, in document order). [`made_again`] makes the same
+/// changes.
+fn before_cleaning(doc: &Document, page_title: &PageTitle) -> Vec<NodeId> {
+    page_title.mark_title_headings(doc)
 }
 
 /// The cleaned page as [`extract_pass`] gave it to selection, made again by the same steps
@@ -429,7 +421,7 @@ fn made_again(
     memo: &mut Memo<'_>,
 ) -> Document {
     let doc = parse_page(body, DEPTH_LIMIT, max_elements).doc;
-    before_cleaning(&doc, page_title, memo);
+    before_cleaning(&doc, page_title);
     clean_and_prune(&doc, memo);
     doc
 }
@@ -679,7 +671,7 @@ mod tests {
     }
 
     #[test]
-    fn a_product_s_gallery_alternative_texts_are_not_its_text() {
+    fn a_picture_s_alternative_text_is_not_the_page_s_text() {
         let base = Url::parse("https://shop.example.com/p/walnut-desk").unwrap();
         let para = "A desk of solid walnut on steel legs, with a cable tray under its top and \
                     room for two screens, finished with a hard wax oil. ";
@@ -700,12 +692,12 @@ mod tests {
         };
         let sells = "<meta property='og:type' content='product'>\
                      <meta property='product:price:amount' content='499.00'>";
-        let text = extract_html(&page(sells), &base, usize::MAX, usize::MAX).text();
-        assert!(text.contains("A desk of solid walnut"), "{text}");
-        assert!(!text.contains("Side view"), "{text}");
-        // On a page that is not one product's, a picture's alternative text stays its text.
-        let text = extract_html(&page(""), &base, usize::MAX, usize::MAX).text();
-        assert!(text.contains("Side view 2"), "{text}");
+        // On one product's page (its gallery) as on any other.
+        for head in [sells, ""] {
+            let text = extract_html(&page(head), &base, usize::MAX, usize::MAX).text();
+            assert!(text.contains("A desk of solid walnut"), "{text}");
+            assert!(!text.contains("Side view"), "{text}");
+        }
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! A subtree rendered as lines of light Markdown: `#` headings, `-`/`1.` list items, blank
 //! lines between paragraphs, fenced code with its language, `| a | b |` table rows, `>`
-//! quotes. Link and image URLs are dropped; link text and an image's descriptive `alt` text
-//! are kept. Whitespace is collapsed; the walk is iterative, so any depth is safe.
+//! quotes. Link and image URLs are dropped; link text is kept, and an image says nothing
+//! (its `alt` text describes a picture the reader does not see: a card's product shot, a
+//! logo, a gallery's frames). Whitespace is collapsed; the walk is iterative, so any depth
+//! is safe.
 
 use dom_query::NodeRef;
 
@@ -80,30 +82,10 @@ struct Renderer {
 }
 
 /// Elements whose subtree is never text: what the chrome filter removes as never content,
-/// plus images (their `alt` text is written before this test), the head, and ruby
-/// annotations.
+/// plus images (their `alt` text describes the picture, not the page's text), the head,
+/// and ruby annotations.
 fn is_skipped(name: &str) -> bool {
     is_never_content(name) || matches!(name, "img" | "head" | "title" | "rt" | "rp")
-}
-
-/// Image extensions that make an `alt` value look like a file name rather than a description.
-const IMAGE_EXTENSIONS: &[&str] = &[
-    ".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg", ".avif", ".bmp", ".tif", ".tiff", ".ico",
-];
-
-/// The text an image's `alt` contributes: the collapsed value, unless it is empty, a generic
-/// word, or looks like a file name or path.
-fn image_text(alt: &str) -> Option<String> {
-    let alt = collapse(alt);
-    let lower = alt.to_lowercase();
-    let one_word = !alt.contains(' ');
-    let filename = IMAGE_EXTENSIONS.iter().any(|ext| lower.ends_with(ext))
-        || (one_word && (alt.contains('/') || alt.contains('\\') || alt.contains('_')));
-    let generic = matches!(
-        lower.as_str(),
-        "image" | "img" | "photo" | "picture" | "icon" | "logo" | "spacer" | "placeholder"
-    );
-    (!alt.is_empty() && !filename && !generic).then_some(alt)
 }
 
 /// Elements that start and end a paragraph-like block.
@@ -145,7 +127,7 @@ impl Renderer {
         if let Some(done) = with_text(node, |t| self.text(t)) {
             return done;
         }
-        let Some((name, lang, start, alt)) = with_element(node, |e| {
+        let Some((name, lang, start)) = with_element(node, |e| {
             // The element's name as the parser interned it: no copy per element.
             let name = e.name.local.clone();
             let local: &str = &name;
@@ -156,27 +138,12 @@ impl Renderer {
                 None
             };
             let start = attr(e, "start").and_then(|s| s.trim().parse::<u64>().ok());
-            let alt = if local == "img" {
-                attr(e, "alt").and_then(image_text)
-            } else {
-                None
-            };
-            (name, lang, start, alt)
+            (name, lang, start)
         }) else {
             // Documents and fragments are walked; comments and the like are not.
             return node.is_document() || node.is_fragment();
         };
         let name: &str = &name;
-        if let Some(alt) = alt
-            && self.pre_depth == 0
-            && !is_hidden(node)
-        {
-            // An image stands in the text as its alternative text.
-            self.pending_space = true;
-            self.text(&alt);
-            self.pending_space = true;
-            return false;
-        }
         if is_skipped(name) || is_hidden(node) {
             return false;
         }
@@ -642,31 +609,23 @@ mod tests {
     }
 
     #[test]
-    fn images_stand_as_their_alt_text() {
-        assert_eq!(md("<p>a<img src='c.png' alt=' a  can '>b</p>"), "a a can b");
+    fn an_image_says_nothing_whatever_its_alt_text() {
+        assert_eq!(md("<p>a<img src='c.png' alt=' a  can '>b</p>"), "ab");
+        assert_eq!(
+            md("<p>a <img src='c.png' alt='A can of beans'> b</p>"),
+            "a b"
+        );
         assert_eq!(
             md(
                 "<figure><picture><source srcset='x.webp'><img alt='Ripe fruit'></picture>\
                 <figcaption>July</figcaption></figure>"
             ),
-            "Ripe fruit\n\nJuly"
+            "July"
         );
-        for alt in [
-            "",
-            "  ",
-            "IMG_2041.JPG",
-            "photo.jpeg",
-            "img/hero",
-            "Logo",
-            "x_y",
-        ] {
-            assert_eq!(
-                md(&format!("<p>a <img alt='{alt}'> b</p>")),
-                "a b",
-                "{alt:?}"
-            );
-        }
-        assert_eq!(md("<p>a <img alt='hidden' hidden> b</p>"), "a b");
+        assert_eq!(
+            md("<ul><li><a href='/p/1'><img alt='Front view of a blue mug'>Blue mug</a></li></ul>"),
+            "- Blue mug"
+        );
         assert_eq!(md("<pre>a<img alt='x y'>b</pre>"), "```\nab\n```");
     }
 }

@@ -8,7 +8,6 @@ use std::collections::HashSet;
 use ::url::Url;
 use dom_query::{Document, Element, NodeId, NodeRef};
 use dom_smoothie::{Config, Readability};
-use html5ever::{local_name, ns};
 
 use super::prune::TITLE_MARK;
 use super::render::{collapse, is_block};
@@ -23,8 +22,6 @@ const TITLE_MAX_PARTS: usize = 12;
 pub(crate) const HEADLINE_MAX_CHARS: usize = 400;
 /// An `h1` restored as the headline has at least this many words.
 const HEADLINE_MIN_WORDS: usize = 3;
-/// Images whose `alt` says the title, from this many on, are a gallery's repeated title.
-const TITLE_ALTS_MIN: usize = 3;
 /// The dateline is looked for, and put back, among this many lines at the top.
 const DATELINE_TOP_LINES: usize = 8;
 
@@ -634,69 +631,6 @@ pub(crate) fn first_attached<'a>(doc: &'a Document, marked: &[NodeId]) -> Option
         .find(|n| n.ancestors_it(None).last().is_some_and(|a| a.is_document()))
 }
 
-/// Drops the `alt` text that repeats rather than describes: on the images that say the
-/// page's title (all its words, a title of at least [`HEADLINE_MIN_WORDS`] words) when at
-/// least [`TITLE_ALTS_MIN`] images do, the title repeated on every picture of a gallery for
-/// search engines (one or two pictures named after the article are its own, and stay); and
-/// on every image but the first with the same `alt` text, a picture shown again (its
-/// thumbnail, a gallery's strip).
-pub(crate) fn drop_repeated_alts(doc: &Document, title: Option<&str>) {
-    let images = images_with_alt(doc);
-    let words = title.map(heading_words).unwrap_or_default();
-    if words.len() >= HEADLINE_MIN_WORDS {
-        let saying: Vec<NodeRef<'_>> = images
-            .iter()
-            .filter(|img| {
-                with_element(img, |e| {
-                    attr(e, "alt").is_some_and(|alt| {
-                        heading_words(alt)
-                            .windows(words.len())
-                            .any(|w| w == words.as_slice())
-                    })
-                })
-                .unwrap_or(false)
-            })
-            .copied()
-            .collect();
-        if saying.len() >= TITLE_ALTS_MIN {
-            for img in saying {
-                img.remove_attr("alt");
-            }
-        }
-    }
-    let mut seen: HashSet<String> = HashSet::new();
-    for img in &images {
-        if let Some(alt) = with_element(img, |e| attr(e, "alt").map(collapse)).flatten()
-            && !alt.is_empty()
-            && !seen.insert(alt)
-        {
-            img.remove_attr("alt");
-        }
-    }
-}
-
-/// The images that have an `alt` attribute, in document order, by one walk: the elements
-/// the selector `img[alt]` finds, matched as the selector engine matches them (the local
-/// name in any namespace, the attribute in no namespace).
-fn images_with_alt(doc: &Document) -> Vec<NodeRef<'_>> {
-    let mut images = Vec::new();
-    walk(doc.root(), |step| {
-        if let Step::Enter(node) = step
-            && with_element(&node, |e| {
-                e.name.local == local_name!("img")
-                    && e.attrs
-                        .iter()
-                        .any(|a| a.name.ns == ns!() && a.name.local == local_name!("alt"))
-            })
-            .unwrap_or(false)
-        {
-            images.push(node);
-        }
-        true
-    });
-    images
-}
-
 /// The page's headline when content selection dropped it: `h1`, the first left after the
 /// chrome filter, if it is the title's headline (one contains the other, so a site name in
 /// an `h1` does not count), has at least this many words, and is not in the lines already.
@@ -1128,61 +1062,6 @@ mod tests {
                 None
             ),
             "Some Generic Blog"
-        );
-    }
-
-    #[test]
-    fn one_walk_finds_the_images_with_alt_text_the_selector_finds() {
-        let pages = [
-            "<body><img alt=a><p><img><img ALT=''></p><picture><img alt=b></picture></body>",
-            "<body><svg><img alt=in-svg></img><image alt=x/></svg><math><img alt=m></math></body>",
-            "<body><template><img alt=t></template><IMG alt=c><input type=image alt=d></body>",
-            "<body><p>none</p></body>",
-        ];
-        for page in pages {
-            let doc = parse(page);
-            let by_walk: Vec<NodeId> = images_with_alt(&doc).iter().map(|n| n.id).collect();
-            let by_selector: Vec<NodeId> = doc
-                .select("img[alt]")
-                .nodes()
-                .iter()
-                .map(|n| n.id)
-                .collect();
-            assert_eq!(by_walk, by_selector, "{page}");
-        }
-        assert_eq!(images_with_alt(&parse(pages[0])).len(), 3);
-    }
-
-    #[test]
-    fn a_gallery_s_repeated_title_is_not_read_as_its_pictures_alt_text() {
-        let alts = |html: &str| {
-            let doc = parse(html);
-            drop_repeated_alts(&doc, Some("Modern Home In San Diego"));
-            doc.select("img[alt]").length()
-        };
-        let gallery = "<html><body><img alt='Kitchen Modern Home In San Diego'>\
-                       <img alt='Modern Home in San Diego, the pool'><img alt='Night View - \
-                       Modern Home In San Diego'><img alt='A red door'></body></html>";
-        assert_eq!(alts(gallery), 1);
-        // One or two pictures named after the article are its own pictures.
-        let lead = "<html><body><img alt='Modern Home In San Diego'><img alt='Modern Home In \
-                    San Diego at night'><img alt='A red door'></body></html>";
-        assert_eq!(alts(lead), 3);
-        // Without a title of three words, only repeats go.
-        for title in [None, Some(""), Some("Home")] {
-            let doc = parse(gallery);
-            drop_repeated_alts(&doc, title);
-            assert_eq!(doc.select("img[alt]").length(), 4);
-        }
-        // A picture shown twice keeps its description the first time only.
-        let again = "<html><body><img alt='A red door'><p>Text.</p><img alt=' A red  door'>\
-                     </body></html>";
-        let doc = parse(again);
-        drop_repeated_alts(&doc, Some("Modern Home In San Diego"));
-        assert_eq!(doc.select("img[alt]").length(), 1);
-        assert_eq!(
-            doc.select_single("img").attr("alt").as_deref(),
-            Some("A red door")
         );
     }
 
