@@ -99,7 +99,7 @@ pub(crate) fn extract_html(
     // layout says again, whichever answer stands.
     if product {
         drop_recommendations(&mut answer.lines);
-        drop_repeated_lines(&mut answer.lines);
+        drop_repeated_lines(&mut answer.lines, answer.title.as_deref());
     }
     answer.flags.partial = !answer.flags.javascript_shell && is_partial(&answer.lines, &shown);
     answer

@@ -1280,8 +1280,20 @@ fn names_recommendations(line: &str) -> bool {
 /// On one product's page, drops a line that says again what a line above said: a slide
 /// cloned for a carousel, a description laid out once for phones and once for screens.
 /// Only lines of at least [`REPEATED_MIN_CHARS`] characters, list and heading marks aside,
-/// count; table rows and code are kept as they are.
-pub(crate) fn drop_repeated_lines(lines: &mut Vec<String>) {
+/// count; table rows and code are kept as they are. A line that says the page's `title`
+/// (which the answer's title line says) is dropped whatever its length: the name again
+/// over the gallery, the buy box or a variant's card.
+pub(crate) fn drop_repeated_lines(lines: &mut Vec<String>, title: Option<&str>) {
+    let key_of = |line: &str| -> String {
+        line.trim_start_matches(|c: char| {
+            matches!(c, '#' | '>' | '-' | '*' | '.') || c.is_whitespace() || c.is_ascii_digit()
+        })
+        .trim_end()
+        .to_owned()
+    };
+    let title = title
+        .map(|t| key_of(t).to_lowercase())
+        .filter(|t| !t.is_empty());
     let mut seen: HashSet<String> = HashSet::default();
     let mut code = false;
     let mut kept: Vec<String> = Vec::with_capacity(lines.len());
@@ -1290,18 +1302,15 @@ pub(crate) fn drop_repeated_lines(lines: &mut Vec<String>) {
         let fence = start.starts_with("```");
         code ^= fence;
         if !(code || fence || start.starts_with('|')) {
-            let key = start
-                .trim_start_matches(|c: char| {
-                    matches!(c, '#' | '>' | '-' | '*' | '.')
-                        || c.is_whitespace()
-                        || c.is_ascii_digit()
-                })
-                .trim_end();
-            if key.chars().count() >= REPEATED_MIN_CHARS && !seen.insert(key.to_owned()) {
+            let key = key_of(start);
+            if title.as_deref().is_some_and(|t| key.to_lowercase() == t) {
                 continue;
             }
-            // A line dropped leaves one blank line, not two.
-            if line.is_empty() && kept.last().is_some_and(String::is_empty) {
+            if key.chars().count() >= REPEATED_MIN_CHARS && !seen.insert(key) {
+                continue;
+            }
+            // A line dropped leaves one blank line, not two, and none first.
+            if line.is_empty() && kept.last().is_none_or(String::is_empty) {
                 continue;
             }
         }
@@ -1876,11 +1885,29 @@ mod tests {
         let mut l = lines(&format!(
             "# Kettle\n\n{PROSE}\n\n- {slide}\n- {slide}\n\n{slide}\n\n| Volume | 1.7 l |\n| Volume | 1.7 l |\n\nIn stock\n\nIn stock"
         ));
-        drop_repeated_lines(&mut l);
+        drop_repeated_lines(&mut l, None);
         assert_eq!(
             l,
             lines(&format!(
                 "# Kettle\n\n{PROSE}\n\n- {slide}\n\n| Volume | 1.7 l |\n| Volume | 1.7 l |\n\nIn stock\n\nIn stock"
+            ))
+        );
+    }
+
+    #[test]
+    fn a_product_s_name_said_again_under_its_title_is_dropped() {
+        // The answer's title line says the name: a line that says it again (over the
+        // gallery, in the buy box, on a variant's card) is dropped, however short; a
+        // line that says more, or a table row, stays.
+        let mut l = lines(&format!(
+            "Steel Kettle\n\n{PROSE}\n\n## Steel kettle\n\n- Steel Kettle\n\n\
+             Steel Kettle 1.7 l\n\n| Steel Kettle |\n\nIn stock"
+        ));
+        drop_repeated_lines(&mut l, Some("Steel Kettle"));
+        assert_eq!(
+            l,
+            lines(&format!(
+                "{PROSE}\n\nSteel Kettle 1.7 l\n\n| Steel Kettle |\n\nIn stock"
             ))
         );
     }
