@@ -9,6 +9,7 @@ use dom_query::{Document, Element, NodeId, NodeRef};
 use html5ever::{local_name, ns};
 
 use super::prune::{Memo, drop_carousels, prune};
+use super::render::collapse;
 use super::tree::{
     Shape, Step, alike, attr, inner_shapes, shape_of, text_len, visible_len, walk, with_element,
     with_text,
@@ -413,6 +414,7 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
             removed_chars += chars;
         }
         removed_chars += drop_post_furniture(doc, cap, true);
+        removed_chars += drop_post_previews(doc);
     } else {
         // Posts that each carry their writer's signature are a thread's, said or not.
         removed_chars += drop_post_furniture(doc, cap, false);
@@ -511,21 +513,46 @@ fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> usize {
     let Some(body) = doc.body() else {
         return 0;
     };
+    // The outermost blocks so named of at most `cap` characters, counted in one walk: a
+    // block so named that holds much of the page wraps its posts, and what its posts carry
+    // lies inside.
     let mut found: Vec<(NodeId, usize)> = Vec::new();
+    // Each open element's visible characters, and for a block so named, how many blocks
+    // were found before it (those found inside it give way to it).
+    let mut open: Vec<(usize, Option<usize>)> = Vec::new();
     walk(body, |step| match step {
         Step::Enter(n) => {
+            if let Some(len) = with_text(&n, visible_len) {
+                if let Some(top) = open.last_mut() {
+                    top.0 += len;
+                }
+                return false;
+            }
             if !n.is_element() {
                 return false;
             }
-            if with_element(&n, |e| attr(e, "class").is_some_and(names_post_furniture))
-                .unwrap_or(false)
+            let named = with_element(&n, |e| attr(e, "class").is_some_and(names_post_furniture))
+                .unwrap_or(false);
+            open.push((0, named.then_some(found.len())));
+            true
+        }
+        Step::Leave(n, entered) => {
+            if entered
+                && n.is_element()
+                && let Some((len, mark)) = open.pop()
             {
-                found.push((n.id, text_len(&n)));
-                return false;
+                if let Some(top) = open.last_mut() {
+                    top.0 += len;
+                }
+                if let Some(mark) = mark
+                    && len <= cap
+                {
+                    found.truncate(mark);
+                    found.push((n.id, len));
+                }
             }
             true
         }
-        Step::Leave(..) => true,
     });
     let total: usize = found.iter().map(|(_, len)| len).sum();
     if !thread
@@ -535,13 +562,72 @@ fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> usize {
     }
     let mut chars = 0usize;
     for (id, len) in found {
-        if len <= cap {
-            NodeRef::new(id, &doc.tree).remove_from_parent();
-            chars += len;
+        let node = NodeRef::new(id, &doc.tree);
+        let mut kept = 0;
+        if thread && let Some(name) = writer_name(&node) {
+            // The card goes; the writer's name stays, as a line of the post's text.
+            kept = text_len(&name);
+            node.insert_before(&name);
         }
+        node.remove_from_parent();
+        chars += len.saturating_sub(kept);
     }
     chars
 }
+
+/// The writer's name in a card of a thread's post: the card's first heading with text,
+/// made a paragraph of its text alone (its link to the writer's profile is not a teaser's).
+fn writer_name<'a>(card: &NodeRef<'a>) -> Option<NodeRef<'a>> {
+    let heading = card.descendants_it().find(|n| {
+        with_element(n, |e| {
+            matches!(&*e.name.local, "h2" | "h3" | "h4" | "h5" | "h6")
+        })
+        .unwrap_or(false)
+            && !n.text().trim().is_empty()
+    })?;
+    let text = collapse(&heading.text());
+    heading.set_text(text);
+    heading.rename("p");
+    Some(heading)
+}
+
+/// Removes from a thread's page the previews of the posts its posts reply to: a block
+/// clamped to one line (class `line-clamp-1`) holding a paragraph, a post the thread shows
+/// whole in its place; returns the visible characters removed.
+fn drop_post_previews(doc: &Document) -> usize {
+    let Some(body) = doc.body() else {
+        return 0;
+    };
+    let mut found: Vec<NodeId> = Vec::new();
+    walk(body, |step| match step {
+        Step::Enter(n) => {
+            if !n.is_element() {
+                return false;
+            }
+            let clamped = with_element(&n, |e| {
+                attr(e, "class")
+                    .is_some_and(|c| c.split_ascii_whitespace().any(|t| t == ONE_LINE_CLAMP))
+            })
+            .unwrap_or(false);
+            if clamped && n.children_it(false).any(|c| c.has_name("p")) {
+                found.push(n.id);
+                return false;
+            }
+            true
+        }
+        Step::Leave(..) => true,
+    });
+    let mut chars = 0usize;
+    for id in found {
+        let node = NodeRef::new(id, &doc.tree);
+        chars += text_len(&node);
+        node.remove_from_parent();
+    }
+    chars
+}
+
+/// The class that clamps a block's text to its first line.
+const ONE_LINE_CLAMP: &str = "line-clamp-1";
 
 /// How many posts' furniture blocks make a page that does not say so a thread's.
 const FURNITURE_MIN_POSTS: usize = 3;
@@ -883,6 +969,73 @@ mod tests {
         // Elsewhere a signature is the page's text (a letter's, a petition's).
         let out = text(&format!("<html><body><main>{posts}</main></body></html>"));
         assert!(out.contains("Ride safe"), "{out}");
+    }
+
+    #[test]
+    fn a_thread_s_writer_cards_go_and_leave_the_writer_s_name() {
+        let posts: String = (0..3)
+            .map(|i| {
+                format!(
+                    "<article class=message><div class=message-userDetails><h4 \
+                     class=message-name><a href='/members/rider{i}'>Rider{i}</a></h4><h5 \
+                     class=userTitle>Well-known member</h5></div><div \
+                     class=message-body><p>Post {i}: the bearing wore out after two \
+                     winters.</p></div></article>"
+                )
+            })
+            .collect();
+        let island = "<script type='application/ld+json'>{\"@type\":\"QAPage\"}</script>";
+        let out = text(&format!(
+            "<html><head>{island}</head><body><main>{posts}</main></body></html>"
+        ));
+        // The name is a line of its own, no longer a link to the writer's profile.
+        assert!(out.contains("Rider2\n"), "{out}");
+        assert!(!out.contains("members/rider2"), "{out}");
+        assert!(!out.contains("Well-known member"), "{out}");
+        assert!(out.contains("Post 2: the bearing"), "{out}");
+    }
+
+    #[test]
+    fn a_block_named_as_post_furniture_that_holds_the_thread_is_looked_inside() {
+        // A thread wrapped in a block whose class names a post's profile.
+        let posts: String = (0..3)
+            .map(|i| {
+                format!(
+                    "<div class=post><p>Post {i}: the bearing wore out after two winters.</p>\
+                     <div class=signature>Ride safe out there</div></div>"
+                )
+            })
+            .collect();
+        let island = "<script type='application/ld+json'>{\"@type\":\"QAPage\"}</script>";
+        let out = text(&format!(
+            "<html><head>{island}</head><body><div class=postprofile_container>{posts}</div>\
+             </body></html>"
+        ));
+        assert!(out.contains("Post 2: the bearing"), "{out}");
+        assert!(!out.contains("Ride safe"), "{out}");
+    }
+
+    #[test]
+    fn a_thread_s_previews_of_the_posts_replied_to_go() {
+        let posts: String = (0..3)
+            .map(|i| {
+                format!(
+                    "<li class=post><div class='text-muted line-clamp-1'><p>Quoted {i} from \
+                     an earlier post of the thread.</p></div><div class=content><p>Post {i}: \
+                     the bearing wore out after two winters.</p></div></li>"
+                )
+            })
+            .collect();
+        let island = "<script type='application/ld+json'>{\"@type\":\"QAPage\"}</script>";
+        let page = |head: &str| {
+            format!("<html><head>{head}</head><body><main><ul>{posts}</ul></main></body></html>")
+        };
+        let out = text(&page(island));
+        assert!(out.contains("Post 2: the bearing"), "{out}");
+        assert!(!out.contains("Quoted 2"), "{out}");
+        // Elsewhere a block clamped to a line is a card's summary.
+        let out = text(&page(""));
+        assert!(out.contains("Quoted 2"), "{out}");
     }
 
     #[test]

@@ -19,8 +19,8 @@ use super::select::{
     MainText, fits, group_region_text, main_text, prose_chars, prose_region_text, visible_chars,
 };
 use super::title::{
-    PageTitle, drop_repeated_headings, first_attached, headline, mark_title_headings, put_dateline,
-    readable_title,
+    PageTitle, drop_repeated_headings, drop_reply_subjects, first_attached, headline,
+    mark_title_headings, put_dateline, readable_title,
 };
 use super::{BodyKind, Extracted, Flags, JAVASCRIPT_SHELL_NOTICE};
 
@@ -304,6 +304,7 @@ fn extract_pass(
         page_title.title.as_deref(),
         page_title.site.as_deref(),
     );
+    drop_reply_subjects(&mut lines, page_title.title.as_deref());
     // A thread's posts go on past a heading that counts its replies or their comments.
     if !cleaned.thread {
         drop_comment_section(&mut lines);

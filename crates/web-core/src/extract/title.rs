@@ -716,6 +716,31 @@ pub(crate) fn drop_repeated_headings(
     *lines = out;
 }
 
+/// Drops the headings that say a reply's subject: `Re:` and the page's `title` (a thread's
+/// posts each carry one over their text), with the blank line after each.
+pub(crate) fn drop_reply_subjects(lines: &mut Vec<String>, title: Option<&str>) {
+    let Some(title) = title.map(heading_words).filter(|w| !w.is_empty()) else {
+        return;
+    };
+    let reply = |line: &str| {
+        let hashes = line.bytes().take_while(|&b| b == b'#').count();
+        (1..=6).contains(&hashes)
+            && line.as_bytes().get(hashes) == Some(&b' ')
+            && heading_words(&line[hashes..])
+                .split_first()
+                .is_some_and(|(re, rest)| re == "re" && rest == title.as_slice())
+    };
+    let mut skip_blank = false;
+    lines.retain(|line| {
+        if skip_blank && line.is_empty() {
+            skip_blank = false;
+            return false;
+        }
+        skip_blank = reply(line);
+        !skip_blank
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -726,6 +751,22 @@ mod tests {
 
     fn lines(text: &str) -> Vec<String> {
         text.split('\n').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn headings_that_say_a_reply_s_subject_are_dropped() {
+        let mut l = lines(
+            "# Worn bearing\n\nThe bearing wore out.\n\n### Re: Worn bearing\n\nReplace it.\n\n\
+             ### Re: Worn bearing\n\nAgreed.\n\n### Re: Other bearing\n\nRe: Worn bearing",
+        );
+        drop_reply_subjects(&mut l, Some("Worn  bearing"));
+        assert_eq!(
+            l,
+            lines(
+                "# Worn bearing\n\nThe bearing wore out.\n\nReplace it.\n\nAgreed.\n\n\
+                 ### Re: Other bearing\n\nRe: Worn bearing"
+            )
+        );
     }
 
     #[test]

@@ -978,6 +978,8 @@ const POST_FURNITURE: &[&str] = &[
     "userdetails",
     "userstats",
     "extrauserinfo",
+    "postprofile",
+    "authorstatistics",
 ];
 
 /// The last words of class tokens that name a post or an article itself (`entry`, `hentry`,
@@ -1032,6 +1034,14 @@ mod tests {
 
     fn names_entry(value: &str) -> bool {
         Sense::of(value).entry
+    }
+
+    #[test]
+    fn a_post_s_profile_and_its_writer_s_statistics_are_its_furniture() {
+        assert!(names_post_furniture("postprofile"));
+        assert!(names_post_furniture("author_statistics"));
+        assert!(names_post_furniture("message-userExtras"));
+        assert!(!names_post_furniture("post-body author"));
     }
 
     #[test]
