@@ -35,19 +35,153 @@ pub(crate) struct Readable {
 }
 
 /// The page's title as Readability defines it, read from the document (which is given back).
+/// Its title and site name are read as `Readability::get_article_metadata` reads them (from
+/// the JSON-LD, else the `meta` elements, else the `<title>` and headings), without the rest
+/// of what that reads (favicon, language, dates: a walk of the page each).
 pub(crate) fn readable_title(doc: Document, url: Option<&str>) -> (Document, Readable) {
     let r = Readability {
         doc,
         doc_url: url.map(str::to_owned),
         config: Config::default(),
     };
-    let meta = r.get_article_metadata(r.parse_json_ld());
+    let declared = r.parse_json_ld().unwrap_or_default();
+    let values = meta_values(&r.doc);
+    let mut title = declared.title;
+    if title.is_empty()
+        && let Some(value) = META_TITLE_KEYS.iter().find_map(|k| values.get(*k))
+    {
+        title.clone_from(value);
+    }
+    if title.is_empty() {
+        title = r.get_article_title().to_string();
+    }
+    let site = declared
+        .site_name
+        .or_else(|| values.get("og:site_name").cloned());
+    let decoded = |t: &str| html_escape::decode_html_entities(t).into_owned();
     let clean = |t: &str| Some(collapse(t)).filter(|t| !t.is_empty());
     let readable = Readable {
-        title: clean(&meta.title),
-        site: meta.site_name.as_deref().and_then(clean),
+        title: clean(&decoded(&title)),
+        site: site.as_deref().map(decoded).as_deref().and_then(clean),
     };
     (r.doc, readable)
+}
+
+/// The `meta` keys Readability reads a title from, in its order.
+const META_TITLE_KEYS: [&str; 8] = [
+    "dc:title",
+    "dcterms:title",
+    "og:title",
+    "weibo:article:title",
+    "weibo:webpage:title",
+    "title",
+    "twitter:title",
+    "parsely-title",
+];
+/// The prefixes of the `meta` names Readability reads.
+const META_NAME_PREFIXES: [&str; 8] = [
+    "article",
+    "dc",
+    "dcterms",
+    "og",
+    "twitter",
+    "parsely",
+    "weibo:article",
+    "weibo:webpage",
+];
+/// The keys of the `meta` names Readability reads.
+const META_NAME_KEYS: [&str; 6] = [
+    "author",
+    "creator",
+    "pub-date",
+    "description",
+    "title",
+    "site_name",
+];
+/// The prefixes of the `meta` properties Readability reads.
+const META_PROPERTY_PREFIXES: [&str; 5] = ["article", "dc", "dcterms", "og", "twitter"];
+/// The keys of the `meta` properties Readability reads.
+const META_PROPERTY_KEYS: [&str; 7] = [
+    "author",
+    "creator",
+    "description",
+    "published_time",
+    "title",
+    "site_name",
+    "image",
+];
+
+/// The values of the page's `meta` elements with `content`, by key, as Readability reads
+/// them: a known `property` (lowercase), else a known `name` (lowercase, its whitespace
+/// dropped and dots read as colons); a later element's value replaces an earlier one's.
+fn meta_values(doc: &Document) -> foldhash::HashMap<String, String> {
+    let mut values = foldhash::HashMap::default();
+    walk(doc.root(), |step| {
+        let Step::Enter(node) = step else {
+            return true;
+        };
+        // The elements `meta[content]` selects.
+        let selected = with_element(&node, |e| {
+            e.name.local == local_name!("meta")
+                && e.attrs
+                    .iter()
+                    .any(|a| a.name.ns == ns!() && a.name.local == local_name!("content"))
+        });
+        if selected != Some(true) {
+            return true;
+        }
+        let Some(content) = node.attr("content") else {
+            return true;
+        };
+        let content = content.trim();
+        if content.is_empty() {
+            return true;
+        }
+        if let Some(mut property) = node.attr("property") {
+            property.make_ascii_lowercase();
+            if let Some(key) = meta_property_name(&property) {
+                values.insert(key.trim().to_owned(), content.to_owned());
+            }
+            return true;
+        }
+        if let Some(mut name) = node.attr("name") {
+            name.make_ascii_lowercase();
+            if is_meta_name(&name) {
+                let key: String = name.split_whitespace().collect();
+                values.insert(key.replace('.', ":"), content.to_owned());
+            }
+        }
+        true
+    });
+    values
+}
+
+/// Whether a (lowercase) `meta` name is one Readability reads: a known key, alone or after
+/// a known prefix and `-`, `.` or `:`.
+fn is_meta_name(name: &str) -> bool {
+    if let Some((prefix, key)) = name.split_once(['-', '.', ':']) {
+        return META_NAME_PREFIXES.contains(&prefix) && META_NAME_KEYS.contains(&key);
+    }
+    META_NAME_KEYS.contains(&name)
+}
+
+/// The key a (lowercase) `meta` property gives, as Readability reads it: the first of its
+/// words that is a known key after a known prefix (`og:title`), from the prefix on.
+fn meta_property_name(property: &str) -> Option<&str> {
+    for part in property.split_whitespace() {
+        if let Some(pos_r) = part.rfind(':') {
+            let key = &part[pos_r + 1..];
+            if !META_PROPERTY_KEYS.contains(&key) {
+                continue;
+            }
+            let pre_pos = part[..pos_r].find(':').map_or(0, |pos_l| pos_l + 1);
+            let pre = &part[pre_pos..pos_r];
+            if META_PROPERTY_PREFIXES.contains(&pre) {
+                return Some(&part[pre_pos..]);
+            }
+        }
+    }
+    None
 }
 
 /// The page's title and site name, and the elements that may say its headline.
@@ -748,6 +882,39 @@ mod tests {
     use crate::extract::prune::{Memo, prune};
     use crate::extract::render::render;
     use ::url::Url;
+
+    #[test]
+    fn the_title_and_site_name_are_read_as_readability_s_metadata_reads_them() {
+        let pages = [
+            r#"<meta property="og:title" content=" A &amp; B "><meta property="og:site_name" content="Site"><title>T</title>"#,
+            r#"<meta property="OG:Title og:site_name" content="Both"><meta name="twitter:title" content="Tw">"#,
+            r#"<meta name="dc.title" content="Dc"><meta name="DC.Title" content="Dc two"><meta name="og:site_name" content="S">"#,
+            r#"<meta name="weibo:article:title" content="W"><meta name="parsely-title" content=" ">"#,
+            r#"<meta property="title" content="No prefix"><meta name="title" content="Named"><meta content="Bare">"#,
+            r#"<meta property="article:author" content="x"><title>Plain title of the page here</title><h1>Head</h1>"#,
+            r#"<title>Short</title><h1>The headline of this page, long enough</h1>"#,
+            r#"<script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle","headline":"From JSON-LD","publisher":{"name":"Pub"}}</script><meta property="og:title" content="Og">"#,
+            r#"<title>Site name | A page &quot;quoted&quot; title</title><meta name="og:site_name" content="S &lt; T">"#,
+            "<p>no title at all</p>",
+        ];
+        for page in pages {
+            let doc = parse(page);
+            let r = Readability {
+                doc: doc.clone(),
+                doc_url: None,
+                config: Config::default(),
+            };
+            let meta = r.get_article_metadata(r.parse_json_ld());
+            let clean = |t: &str| Some(collapse(t)).filter(|t| !t.is_empty());
+            let (_, readable) = readable_title(doc, None);
+            assert_eq!(readable.title, clean(&meta.title), "{page}");
+            assert_eq!(
+                readable.site,
+                meta.site_name.as_deref().and_then(clean),
+                "{page}"
+            );
+        }
+    }
 
     fn lines(text: &str) -> Vec<String> {
         text.split('\n').map(str::to_owned).collect()
