@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use ::url::Url;
 use dom_query::{Document, Element, NodeId, NodeRef};
 use dom_smoothie::{Config, Readability};
+use html5ever::{local_name, ns};
 
 use super::prune::TITLE_MARK;
 use super::render::{collapse, is_block};
