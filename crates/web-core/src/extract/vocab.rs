@@ -980,6 +980,8 @@ const POST_FURNITURE: &[&str] = &[
     "extrauserinfo",
     "postprofile",
     "authorstatistics",
+    "authorpaneinfo",
+    "authorpanestats",
 ];
 
 /// The last words of class tokens that name a post or an article itself (`entry`, `hentry`,
@@ -1040,6 +1042,10 @@ mod tests {
     fn a_post_s_profile_and_its_writer_s_statistics_are_its_furniture() {
         assert!(names_post_furniture("postprofile"));
         assert!(names_post_furniture("author_statistics"));
+        assert!(names_post_furniture("cAuthorPane_info ipsList_reset"));
+        assert!(names_post_furniture("ipsList_reset cAuthorPane_stats"));
+        // The pane's heading, the writer's name, is not.
+        assert!(!names_post_furniture("cAuthorPane_author"));
         assert!(names_post_furniture("message-userExtras"));
         assert!(!names_post_furniture("post-body author"));
     }
