@@ -415,6 +415,7 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
         }
         removed_chars += drop_post_furniture(doc, cap, true);
         removed_chars += drop_post_previews(doc);
+        removed_chars += drop_post_controls(doc);
     } else {
         // Posts that each carry their writer's signature are a thread's, said or not.
         removed_chars += drop_post_furniture(doc, cap, false);
@@ -625,6 +626,48 @@ fn drop_post_previews(doc: &Document) -> usize {
     }
     chars
 }
+
+/// Removes from a thread's page the controls its posts' scripts run: a link without an
+/// address that says it is a button (`role="button"`: "Click to expand...", "Quote"), of at
+/// most [`CONTROL_MAX_CHARS`] visible characters; returns the characters removed.
+fn drop_post_controls(doc: &Document) -> usize {
+    let Some(body) = doc.body() else {
+        return 0;
+    };
+    let mut found: Vec<NodeId> = Vec::new();
+    walk(body, |step| match step {
+        Step::Enter(n) => {
+            if !n.is_element() {
+                return false;
+            }
+            let control = with_element(&n, |e| {
+                &*e.name.local == "a"
+                    && attr(e, "href").is_none()
+                    && attr(e, "role").is_some_and(|r| r.trim().eq_ignore_ascii_case("button"))
+            })
+            .unwrap_or(false);
+            if control {
+                found.push(n.id);
+                return false;
+            }
+            true
+        }
+        Step::Leave(..) => true,
+    });
+    let mut chars = 0usize;
+    for id in found {
+        let node = NodeRef::new(id, &doc.tree);
+        let len = text_len(&node);
+        if len <= CONTROL_MAX_CHARS {
+            chars += len;
+            node.remove_from_parent();
+        }
+    }
+    chars
+}
+
+/// A control of a thread's post holds at most this many visible characters.
+const CONTROL_MAX_CHARS: usize = 40;
 
 /// The class that clamps a block's text to its first line.
 const ONE_LINE_CLAMP: &str = "line-clamp-1";
@@ -1036,6 +1079,33 @@ mod tests {
         // Elsewhere a block clamped to a line is a card's summary.
         let out = text(&page(""));
         assert!(out.contains("Quoted 2"), "{out}");
+    }
+
+    #[test]
+    fn a_thread_s_posts_lose_the_controls_their_scripts_run() {
+        let posts: String = (0..3)
+            .map(|i| {
+                format!(
+                    "<article class=post><blockquote><p>Quoted {i} from an earlier post.</p>\
+                     <div class=expand><a role=button tabindex=0>Click to expand...</a></div>\
+                     </blockquote><p>Post {i}: the bearing wore out after two winters.</p>\
+                     <a role=button href='/reply/{i}'>Reply to post {i}</a></article>"
+                )
+            })
+            .collect();
+        let island = "<script type='application/ld+json'>{\"@type\":\"QAPage\"}</script>";
+        let page = |head: &str| {
+            format!("<html><head>{head}</head><body><main>{posts}</main></body></html>")
+        };
+        let out = text(&page(island));
+        assert!(out.contains("Post 2: the bearing"), "{out}");
+        assert!(out.contains("Quoted 2"), "{out}");
+        assert!(!out.contains("Click to expand"), "{out}");
+        // A link with an address is a link, whatever its role says.
+        assert!(out.contains("Reply to post 2"), "{out}");
+        // Elsewhere the controls are left to the other filters.
+        let out = text(&page(""));
+        assert!(out.contains("Click to expand"), "{out}");
     }
 
     #[test]
