@@ -689,6 +689,9 @@ fn section_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
     if let Some(parent) = sections_kept(doc, ids) {
         return Some(parent);
     }
+    // Each element's section figures, read once: going up the chain, an element's children
+    // are the element below and its siblings, read at the level below.
+    let mut read: HashMap<NodeId, SectionText> = HashMap::new();
     for node in kept_chain(doc, ids)? {
         // A block of text after a heading alone, among such pairs: a page whose headings
         // and texts are laid out in blocks of their own.
@@ -703,7 +706,7 @@ fn section_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
                 return Some(parent);
             }
         }
-        let Some(level) = section_level(&node) else {
+        let Some(level) = section_text_over(&node, &mut read).level() else {
             continue;
         };
         let parent = node.parent()?;
@@ -711,7 +714,7 @@ fn section_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
         let (members, chars) = parent
             .element_children()
             .iter()
-            .filter(|s| section_level(s) == Some(level))
+            .filter(|s| section_text_over(s, &mut read).level() == Some(level))
             .map(|s| text_len(s))
             .fold((0usize, 0usize), |(m, c), n| (m + 1, c + n));
         if members >= GROUP_MIN_MEMBERS {
@@ -805,17 +808,41 @@ fn sections_kept<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
 /// a heading with text and at least [`SECTION_MIN_TEXT`] visible characters besides its
 /// headings.
 fn section_level(node: &NodeRef<'_>) -> Option<u8> {
+    section_text(node).level()
+}
+
+/// What [`section_level`] reads of an element: the level of its first heading, and the
+/// visible characters within headings and besides them.
+#[derive(Clone, Copy, Default)]
+struct SectionText {
+    first: Option<u8>,
+    heading: usize,
+    other: usize,
+}
+
+impl SectionText {
+    /// The element's level as a section (see [`section_level`]).
+    fn level(self) -> Option<u8> {
+        self.first
+            .filter(|_| self.heading > 0 && self.other >= SECTION_MIN_TEXT)
+    }
+}
+
+/// The level of a heading element (`h1` to `h4`).
+fn heading_level(n: &NodeRef<'_>) -> Option<u8> {
+    with_element(n, |e| match &*e.name.local {
+        "h1" => Some(1),
+        "h2" => Some(2),
+        "h3" => Some(3),
+        "h4" => Some(4),
+        _ => None,
+    })
+    .flatten()
+}
+
+/// What [`section_level`] reads of an element, by a walk of it.
+fn section_text(node: &NodeRef<'_>) -> SectionText {
     let (mut first, mut heading, mut other, mut in_heading) = (None, 0usize, 0usize, 0usize);
-    let level = |n: &NodeRef<'_>| {
-        with_element(n, |e| match &*e.name.local {
-            "h1" => Some(1),
-            "h2" => Some(2),
-            "h3" => Some(3),
-            "h4" => Some(4),
-            _ => None,
-        })
-        .flatten()
-    };
     walk(*node, |step| match step {
         Step::Enter(n) => {
             if let Some(len) = with_text(&n, visible_len) {
@@ -826,20 +853,58 @@ fn section_level(node: &NodeRef<'_>) -> Option<u8> {
                 }
                 return false;
             }
-            if let Some(l) = level(&n) {
+            if let Some(l) = heading_level(&n) {
                 in_heading += 1;
                 first.get_or_insert(l);
             }
             n.is_element()
         }
         Step::Leave(n, entered) => {
-            if entered && level(&n).is_some() {
+            if entered && heading_level(&n).is_some() {
                 in_heading -= 1;
             }
             true
         }
     });
-    first.filter(|_| heading > 0 && other >= SECTION_MIN_TEXT)
+    SectionText {
+        first,
+        heading,
+        other,
+    }
+}
+
+/// What [`section_level`] reads of an element, its children's figures taken from `read`
+/// where there (the others walked), and kept there: an element that is not a heading reads
+/// as its children together (its first heading is theirs, in order), and its own text
+/// besides. Going up from a node, each element is walked once.
+fn section_text_over(node: &NodeRef<'_>, read: &mut HashMap<NodeId, SectionText>) -> SectionText {
+    if let Some(&known) = read.get(&node.id) {
+        return known;
+    }
+    let text = if heading_level(node).is_some() {
+        section_text(node)
+    } else {
+        let mut text = SectionText::default();
+        let mut child = node.first_child();
+        while let Some(c) = child {
+            if let Some(len) = with_text(&c, visible_len) {
+                text.other += len;
+            } else if c.is_element() {
+                let inner = match read.get(&c.id) {
+                    Some(&known) => known,
+                    None => section_text(&c),
+                };
+                read.insert(c.id, inner);
+                text.first = text.first.or(inner.first);
+                text.heading += inner.heading;
+                text.other += inner.other;
+            }
+            child = c.next_sibling();
+        }
+        text
+    };
+    read.insert(node.id, text);
+    text
 }
 
 /// Whether an element is a block holding a heading alone: not a heading element itself, a
@@ -1535,6 +1600,35 @@ mod tests {
 
     fn lines(text: &str) -> Vec<String> {
         text.split('\n').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn an_element_s_section_figures_read_from_its_children_s_are_its_own() {
+        let doc = Document::from(
+            "<div id=a><section><h2>One <b>bold</b></h2><p>Text of the first section, long \
+             enough to be a section's text by itself here.</p></section>lead text\
+             <section><h3>Two</h3><div><h2>inner</h2><p>short</p></div></section>\
+             <h4>A <i>heading</i> alone</h4><!-- no --><p>tail</p></div>",
+        );
+        // Read bottom up, as going up a chain: every element's figures, from its children's.
+        let mut read: HashMap<NodeId, SectionText> = HashMap::new();
+        walk(doc.root(), |step| {
+            if let Step::Leave(n, _) = step
+                && n.is_element()
+            {
+                let over = section_text_over(&n, &mut read);
+                let walked = section_text(&n);
+                assert_eq!(
+                    (over.first, over.heading, over.other),
+                    (walked.first, walked.heading, walked.other),
+                    "{:?}",
+                    n.id
+                );
+            }
+            true
+        });
+        let a = doc.select("#a").nodes()[0];
+        assert_eq!(section_text_over(&a, &mut HashMap::new()).first, Some(2));
     }
 
     #[test]
