@@ -81,9 +81,12 @@ const POST_MAX_CHARS: usize = 3000;
 const POST_MAX_GROWTH: f64 = 2.0;
 /// A selection keeping less than this share of the body's text is compared with the
 /// elements it kept, as the filters left them (see [`kept_whole`])…
-const KEPT_CHECK_SHARE: f64 = 0.5;
-/// …which replace it when they show at least this many times its visible characters.
+const KEPT_CHECK_SHARE: f64 = 0.8;
+/// …which replace it when they show at least this many times its visible characters…
 const KEPT_MIN_GROWTH: f64 = 2.0;
+/// …or this many times, when one of them holds a page's sections as its blocks
+/// ([`sectioned`]): selection's own cleaning dropped whole sections of a landing page.
+const SECTIONED_MIN_GROWTH: f64 = 1.3;
 /// Sibling elements of one shape are a repeated group (posts, cards, rows) when at least
 /// this many of them hold text, their children alike (see [`alike`])…
 const GROUP_MIN_MEMBERS: usize = 3;
@@ -594,12 +597,18 @@ fn one_at_a_time(
 
 /// What selection kept (`narrow`, rendered from its own copy) gives way to the elements it
 /// kept (`ids`, in `doc`, the cleaned page before selection) rendered as the filters left
-/// them, when they show more than [`KEPT_MIN_GROWTH`] times its visible characters.
+/// them, when they show more than [`KEPT_MIN_GROWTH`] times its visible characters, or
+/// [`SECTIONED_MIN_GROWTH`] times when one of them holds a page's sections ([`sectioned`]).
 fn kept_whole(doc: &Document, ids: &[NodeId], narrow: Vec<String>) -> Vec<String> {
     let n = visible_chars(&narrow);
     let nodes: Vec<NodeRef<'_>> = ids.iter().filter_map(|id| doc.tree.get(id)).collect();
+    let growth = if nodes.iter().any(sectioned) {
+        SECTIONED_MIN_GROWTH
+    } else {
+        KEPT_MIN_GROWTH
+    };
     let raw: usize = nodes.iter().map(|node| text_len(node)).sum();
-    if (raw as f64) < n as f64 * KEPT_MIN_GROWTH {
+    if (raw as f64) < n as f64 * growth {
         return narrow;
     }
     let mut lines: Vec<String> = Vec::new();
@@ -610,13 +619,23 @@ fn kept_whole(doc: &Document, ids: &[NodeId], narrow: Vec<String>) -> Vec<String
         lines.extend(render(node));
     }
     drop_orphan_headings(&mut lines);
-    if visible_chars(&lines) as f64 >= n as f64 * KEPT_MIN_GROWTH
+    if visible_chars(&lines) as f64 >= n as f64 * growth
         && lost_prose(&narrow, &lines) >= FALLBACK_MIN_PROSE
     {
         lines
     } else {
         narrow
     }
+}
+
+/// Whether at least [`GROUP_MIN_MEMBERS`] of an element's blocks are sections of a page
+/// ([`section_level`]): a landing page's blocks, each under its heading.
+fn sectioned(node: &NodeRef<'_>) -> bool {
+    node.element_children()
+        .iter()
+        .filter(|c| section_level(c).is_some())
+        .count()
+        >= GROUP_MIN_MEMBERS
 }
 
 /// The repeated group the selection lies in: the parent of the nearest element around the
@@ -1862,6 +1881,50 @@ mod tests {
             prose(1)
         ));
         let kept = doc.select_single("#m").nodes()[0].id;
+        assert_eq!(kept_whole(&doc, &[kept], narrow.clone()), narrow);
+    }
+
+    #[test]
+    fn a_selection_that_dropped_sections_of_what_it_kept_gives_way_to_them() {
+        let prose = |i: usize| {
+            format!(
+                "Protect home number {i} from ants and termites with a plan that fits the \
+                 season, checked by the same technician every visit, who writes down what he \
+                 found and what he treated, and tells you before he leaves."
+            )
+        };
+        let sections: String = (0..5)
+            .map(|i| format!("<div><h2>Service {i}</h2><p>{}</p></div>", prose(i)))
+            .collect();
+        let doc = parse(&format!(
+            "<html><body><div id=m>{sections}</div></body></html>"
+        ));
+        let kept = doc.select_single("#m").nodes()[0].id;
+        // Selection kept the element of the page's sections but answered three of them.
+        let narrow: Vec<String> = (0..3)
+            .flat_map(|i| {
+                [
+                    format!("## Service {i}"),
+                    String::new(),
+                    prose(i),
+                    String::new(),
+                ]
+            })
+            .collect();
+        let whole = kept_whole(&doc, &[kept], narrow.clone());
+        assert!(whole.iter().any(|l| l == &prose(3)), "{whole:?}");
+        // An article's paragraphs and one box beside them are no page of sections: the
+        // selection that dropped the box stands.
+        let doc = parse(&format!(
+            "<html><body><div id=m><p>{}</p><p>{}</p><p>{}</p><div><h2>Related</h2><p>{}</p>\
+             </div></div></body></html>",
+            prose(0),
+            prose(1),
+            prose(2),
+            prose(3)
+        ));
+        let kept = doc.select_single("#m").nodes()[0].id;
+        let narrow: Vec<String> = (0..3).flat_map(|i| [prose(i), String::new()]).collect();
         assert_eq!(kept_whole(&doc, &[kept], narrow.clone()), narrow);
     }
 
