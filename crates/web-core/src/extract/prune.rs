@@ -1069,6 +1069,14 @@ pub(crate) fn drop_orphan_headings(lines: &mut Vec<String>) {
     *lines = kept;
 }
 
+/// The heading level a list item opens with (`- ### Name`), if it opens with a heading.
+fn item_heading(line: &str) -> Option<usize> {
+    line.strip_prefix("- ")
+        .filter(|h| heading_level(h).is_some())
+        .and_then(|h| h.split_once(' '))
+        .map(|(hashes, _)| hashes.len())
+}
+
 /// Removes from the lines after the last prose line (the content's tail) the site's footer
 /// notes (short lines saying "All rights reserved", "Privacy policy", "Contact us",
 /// "Share this", "Posted on …", "3 comments", …) and widgets (a heading over nothing but
@@ -1084,6 +1092,11 @@ pub(crate) fn drop_tail_chrome(lines: &mut Vec<String>) {
     };
     let tail: Vec<String> = lines.drain(last + 1..).collect();
     let before = lines.len();
+    // The heading levels the content's own list items open with, before its tail.
+    let mut content_items = [false; 7];
+    for level in lines.iter().filter_map(|l| item_heading(l)) {
+        content_items[level.min(6)] = true;
+    }
     let mut i = 0;
     while i < tail.len() {
         let line = &tail[i];
@@ -1103,9 +1116,14 @@ pub(crate) fn drop_tail_chrome(lines: &mut Vec<String>) {
         } else if is_footer_note(line) {
             i += 1;
             continue;
-        } else if heading_level(line.trim_start_matches("- ")).is_some() && line.starts_with("- ") {
+        } else if heading_level(line.trim_start_matches("- ")).is_some()
+            && line.starts_with("- ")
+            && item_heading(line).is_none_or(|level| !content_items[level.min(6)])
+        {
             // A list whose items open with a heading is a sidebar's widget area (`About`,
-            // `Subscribe`): the list goes to its end.
+            // `Subscribe`): the list goes to its end, unless the content before the tail
+            // holds items opening with a heading of its level (the page's own lists of
+            // features, one more of them after its last paragraph).
             i = (i + 1..tail.len())
                 .find(|&j| !(tail[j].is_empty() || is_list_line(&tail[j])))
                 .unwrap_or(tail.len());
@@ -1841,6 +1859,32 @@ mod tests {
         let mut l = lines(&kept);
         drop_tail_chrome(&mut l);
         assert_eq!(l, lines(&kept));
+    }
+
+    #[test]
+    fn a_list_of_headed_items_like_the_content_s_own_stays_in_the_tail() {
+        // The page's features, each a headed item, and one more list of them after its
+        // last paragraph.
+        let kept = format!(
+            "# Plans\n\n- #### Tasks\n  Stay on top of your lists\n- #### Boards\n  Drag \
+             tasks along\n\n{PROSE}\n\n- #### Wiki\n  Keep your documents\n- #### Files\n  \
+             Store them all"
+        );
+        let mut l = lines(&kept);
+        drop_tail_chrome(&mut l);
+        assert_eq!(l, lines(&kept));
+        // Items under headings of another level than the content's are a widget area.
+        let mut l = lines(&format!(
+            "# Plans\n\n- #### Tasks\n  Stay on top of your lists\n\n{PROSE}\n\n- ## About\n  \
+             Me"
+        ));
+        drop_tail_chrome(&mut l);
+        assert_eq!(
+            l,
+            lines(&format!(
+                "# Plans\n\n- #### Tasks\n  Stay on top of your lists\n\n{PROSE}"
+            ))
+        );
     }
 
     #[test]
