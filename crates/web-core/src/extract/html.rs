@@ -310,6 +310,10 @@ fn extract_pass(
         drop_comment_section(&mut lines);
     }
     drop_tail_chrome(&mut lines);
+    // A thread's replies quote the posts they answer: what a post said is read once.
+    if cleaned.thread {
+        drop_repeated_lines(&mut lines, None);
+    }
     // A product's declared description and properties, when the text lacks them.
     put_declared(&mut lines, product);
 
@@ -841,5 +845,45 @@ mod tests {
         // Under an article, such a heading past half the text opens its comments.
         let out = extract_html(&page(""), &base, usize::MAX, usize::MAX).lines;
         assert!(!out.iter().any(|l| l.starts_with("Answer 5:")), "{out:?}");
+    }
+
+    #[test]
+    fn a_thread_s_replies_lose_the_lines_they_quote_from_posts_above() {
+        let base = Url::parse("https://example.com/questions/2").unwrap();
+        let said =
+            "The chain slips under load because the cassette has worn past its service life.";
+        let post = |i: usize| {
+            let quote = if i == 3 {
+                format!("<blockquote><p>{said}</p></blockquote>")
+            } else {
+                String::new()
+            };
+            format!(
+                "<div class=answer>{quote}<p>Answer {i}: a new chain on an old cassette \
+                 skips as well, so both go together and the shifting comes back crisp.</p>\
+                 <p>It costs little more and lasts as long as the hub itself does.</p></div>"
+            )
+        };
+        let posts: String = (0..6).map(post).collect();
+        let page = |head: &str| {
+            format!(
+                "<html><head><title>Chain slips</title>{head}</head><body><main>\
+                 <h1>Chain slips</h1><p>{said}</p>{posts}</main></body></html>"
+            )
+        };
+        let said_in = |lines: &[String]| {
+            lines
+                .iter()
+                .filter(|l| l.trim_start_matches("> ") == said)
+                .count()
+        };
+        // A thread's reply quotes the post it answers: the line is read once.
+        let island = "<script type='application/ld+json'>{\"@type\":\"QAPage\"}</script>";
+        let out = extract_html(&page(island), &base, usize::MAX, usize::MAX).lines;
+        assert_eq!(said_in(&out), 1, "{out:?}");
+        assert!(out.iter().any(|l| l.starts_with("Answer 3:")), "{out:?}");
+        // An article that quotes its own lead says it twice, as the page does.
+        let out = extract_html(&page(""), &base, usize::MAX, usize::MAX).lines;
+        assert_eq!(said_in(&out), 2, "{out:?}");
     }
 }

@@ -1296,7 +1296,8 @@ fn names_recommendations(line: &str) -> bool {
 }
 
 /// On one product's page, drops a line that says again what a line above said: a slide
-/// cloned for a carousel, a description laid out once for phones and once for screens.
+/// cloned for a carousel, a description laid out once for phones and once for screens; on
+/// a thread's page, a reply's quote of a post above.
 /// Only lines of at least [`REPEATED_MIN_CHARS`] characters, list and heading marks aside,
 /// count; table rows and code are kept as they are. A line that says the page's `title`
 /// (which the answer's title line says) is dropped whatever its length: the name again
