@@ -6,13 +6,13 @@
 use std::collections::{HashMap, HashSet};
 
 use dom_query::{Document, Element, NodeId, NodeRef};
-use html5ever::{local_name, ns};
+use html5ever::local_name;
 
 use super::prune::{Memo, drop_carousels, prune};
 use super::render::collapse;
 use super::tree::{
-    Shape, Step, alike, attr, inner_shapes, shape_of, text_len, visible_len, walk, with_element,
-    with_text,
+    Shape, Step, alike, attr, has_attr, inner_shapes, shape_of, text_len, visible_len, walk,
+    with_element, with_text,
 };
 use super::vocab::{
     CHROME_ROLES, has_hidden_class, is_hidden, is_never_content, names_post_furniture, names_thread,
@@ -746,11 +746,7 @@ fn unfold_tab_panels(doc: &Document) {
         let Step::Enter(node) = step else {
             return true;
         };
-        let controls = with_element(&node, |e| {
-            e.attrs
-                .iter()
-                .any(|a| a.name.ns == ns!() && a.name.local == local_name!("aria-controls"))
-        });
+        let controls = with_element(&node, |e| has_attr(e, local_name!("aria-controls")));
         if controls != Some(true) {
             return true;
         }

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::render::collapse;
 use super::title::{Headlines, heading_words};
-use super::tree::{Step, attr, walk, with_element};
+use super::tree::{Step, attr, has_attr, walk, with_element};
 use super::vocab::words;
 
 /// A JSON-LD island larger than this is not read.
@@ -201,12 +201,7 @@ impl PageSurvey {
                             item_headed = true;
                             marks.headed_items = (marks.headed_items + 1).min(2);
                         }
-                        // An attribute in no namespace, as an attribute selector reads it.
-                        let has = |name: LocalName| {
-                            e.attrs
-                                .iter()
-                                .any(|a| a.name.ns == ns!() && a.name.local == name)
-                        };
+                        let has = |name: LocalName| has_attr(e, name);
                         let first = |slot: &mut Option<NodeId>| {
                             slot.get_or_insert(node.id);
                         };
@@ -743,14 +738,16 @@ mod tests {
         );
     }
 
+    /// Whether a page of this head and body reads as one product's.
+    fn sells(head: &str, body: &str) -> bool {
+        let doc = parse(&format!(
+            "<html><head>{head}</head><body>{body}</body></html>"
+        ));
+        PageSurvey::of(&doc).sells_a_product(&doc)
+    }
+
     #[test]
     fn a_page_is_one_product_s_when_its_marks_offer_one_product_and_no_article() {
-        let sells = |head: &str, body: &str| {
-            let doc = parse(&format!(
-                "<html><head>{head}</head><body>{body}</body></html>"
-            ));
-            PageSurvey::of(&doc).sells_a_product(&doc)
-        };
         let island = |json: &str| format!("<script type='application/ld+json'>{json}</script>");
         let offer = r#""offers":{"@type":"Offer","price":"20.00"}"#;
         // A product on offer at the top of an island, in a list or in a `@graph`.
@@ -807,12 +804,6 @@ mod tests {
 
     #[test]
     fn a_page_whose_heading_is_named_a_product_s_title_is_one_product_s() {
-        let sells = |head: &str, body: &str| {
-            let doc = parse(&format!(
-                "<html><head>{head}</head><body>{body}</body></html>"
-            ));
-            PageSurvey::of(&doc).sells_a_product(&doc)
-        };
         // A page without marks whose first `h1`, or an element in it, is named as a
         // product's title or name, whatever the separators.
         for h1 in [

@@ -8,11 +8,11 @@ use std::collections::HashSet;
 use ::url::Url;
 use dom_query::{Document, Element, NodeId, NodeRef};
 use dom_smoothie::{Config, Readability};
-use html5ever::{local_name, ns};
+use html5ever::local_name;
 
 use super::prune::TITLE_MARK;
 use super::render::{collapse, is_block};
-use super::tree::{Step, attr, visible_len, walk, with_element, with_text};
+use super::tree::{Step, attr, has_attr, visible_len, walk, with_element, with_text};
 use super::vocab::names_headline;
 
 /// A title of more parts than this is left whole (a real one has a few), so cutting it
@@ -123,10 +123,7 @@ fn meta_values(doc: &Document) -> foldhash::HashMap<String, String> {
         };
         // The elements `meta[content]` selects.
         let selected = with_element(&node, |e| {
-            e.name.local == local_name!("meta")
-                && e.attrs
-                    .iter()
-                    .any(|a| a.name.ns == ns!() && a.name.local == local_name!("content"))
+            e.name.local == local_name!("meta") && has_attr(e, local_name!("content"))
         });
         if selected != Some(true) {
             return true;

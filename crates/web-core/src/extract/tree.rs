@@ -2,6 +2,7 @@
 //! and text helpers.
 
 use dom_query::{Element, LocalName, NodeData, NodeId, NodeRef, local_name};
+use html5ever::ns;
 
 /// A step of a depth-first walk.
 pub(crate) enum Step<'a> {
@@ -184,6 +185,14 @@ fn ascii_spaces(word: u64) -> u64 {
     let from_tab = word + ONES * (0x80 - 9);
     let past_return = word + ONES * (0x80 - 14);
     zeros(word ^ (ONES * 0x20)) | (from_tab & !past_return & HIGHS)
+}
+
+/// Whether an element has an attribute of this name in no namespace, as an attribute
+/// selector (`[name]`) reads it.
+pub(crate) fn has_attr(e: &Element, name: LocalName) -> bool {
+    e.attrs
+        .iter()
+        .any(|a| a.name.ns == ns!() && a.name.local == name)
 }
 
 /// An attribute's value. The names the extractor reads are matched as their interned names
