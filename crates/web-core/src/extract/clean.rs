@@ -414,8 +414,7 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
             removed_chars += chars;
         }
         removed_chars += drop_post_furniture(doc, cap, true);
-        removed_chars += drop_post_previews(doc);
-        removed_chars += drop_post_controls(doc);
+        removed_chars += drop_post_previews_and_controls(doc);
     } else {
         // Posts that each carry their writer's signature are a thread's, said or not.
         removed_chars += drop_post_furniture(doc, cap, false);
@@ -592,62 +591,37 @@ fn writer_name<'a>(card: &NodeRef<'a>) -> Option<NodeRef<'a>> {
     Some(heading)
 }
 
-/// Removes from a thread's page the previews of the posts its posts reply to: a block
-/// clamped to one line (class `line-clamp-1`) holding a paragraph, a post the thread shows
-/// whole in its place; returns the visible characters removed.
-fn drop_post_previews(doc: &Document) -> usize {
+/// Removes from a thread's page, by one walk, the previews of the posts its posts reply to
+/// (a block clamped to one line, class `line-clamp-1`, holding a paragraph: a post the
+/// thread shows whole in its place) and the controls its posts' scripts run (a link without
+/// an address that says it is a button, `role="button"`: "Click to expand...", "Quote", of
+/// at most [`CONTROL_MAX_CHARS`] visible characters); returns the visible characters removed.
+fn drop_post_previews_and_controls(doc: &Document) -> usize {
     let Some(body) = doc.body() else {
         return 0;
     };
-    let mut found: Vec<NodeId> = Vec::new();
+    // Each found element, and whether it is a control (else a preview).
+    let mut found: Vec<(NodeId, bool)> = Vec::new();
     walk(body, |step| match step {
         Step::Enter(n) => {
             if !n.is_element() {
                 return false;
             }
-            let clamped = with_element(&n, |e| {
-                attr(e, "class")
-                    .is_some_and(|c| c.split_ascii_whitespace().any(|t| t == ONE_LINE_CLAMP))
-            })
-            .unwrap_or(false);
-            if clamped && n.children_it(false).any(|c| c.has_name("p")) {
-                found.push(n.id);
-                return false;
-            }
-            true
-        }
-        Step::Leave(..) => true,
-    });
-    let mut chars = 0usize;
-    for id in found {
-        let node = NodeRef::new(id, &doc.tree);
-        chars += text_len(&node);
-        node.remove_from_parent();
-    }
-    chars
-}
-
-/// Removes from a thread's page the controls its posts' scripts run: a link without an
-/// address that says it is a button (`role="button"`: "Click to expand...", "Quote"), of at
-/// most [`CONTROL_MAX_CHARS`] visible characters; returns the characters removed.
-fn drop_post_controls(doc: &Document) -> usize {
-    let Some(body) = doc.body() else {
-        return 0;
-    };
-    let mut found: Vec<NodeId> = Vec::new();
-    walk(body, |step| match step {
-        Step::Enter(n) => {
-            if !n.is_element() {
-                return false;
-            }
-            let control = with_element(&n, |e| {
-                &*e.name.local == "a"
+            let (clamped, control) = with_element(&n, |e| {
+                let clamped = attr(e, "class")
+                    .is_some_and(|c| c.split_ascii_whitespace().any(|t| t == ONE_LINE_CLAMP));
+                let control = &*e.name.local == "a"
                     && attr(e, "href").is_none()
-                    && attr(e, "role").is_some_and(|r| r.trim().eq_ignore_ascii_case("button"))
+                    && attr(e, "role").is_some_and(|r| r.trim().eq_ignore_ascii_case("button"));
+                (clamped, control)
             })
-            .unwrap_or(false);
+            .unwrap_or_default();
+            if clamped && n.children_it(false).any(|c| c.has_name("p")) {
+                found.push((n.id, false));
+                return false;
+            }
             if control {
-                found.push(n.id);
+                found.push((n.id, true));
                 return false;
             }
             true
@@ -655,10 +629,10 @@ fn drop_post_controls(doc: &Document) -> usize {
         Step::Leave(..) => true,
     });
     let mut chars = 0usize;
-    for id in found {
+    for (id, control) in found {
         let node = NodeRef::new(id, &doc.tree);
         let len = text_len(&node);
-        if len <= CONTROL_MAX_CHARS {
+        if !control || len <= CONTROL_MAX_CHARS {
             chars += len;
             node.remove_from_parent();
         }
