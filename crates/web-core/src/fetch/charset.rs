@@ -100,11 +100,9 @@ fn choose(
         // would say, without its pass per candidate encoding: about 85 ns a byte.
         (UTF_8, Source::Detected, 0)
     } else {
-        let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
         let sample = &bytes[..bytes.len().min(64 * 1024)];
-        detector.feed(sample, !truncated && sample.len() == bytes.len());
         (
-            detector.guess(None, chardetng::Utf8Detection::Allow),
+            detect(sample, !truncated && sample.len() == bytes.len()),
             Source::Detected,
             0,
         )
@@ -116,6 +114,79 @@ fn choose(
     };
     (encoding, source, skip)
 }
+
+/// The encoding the detector guesses for `sample` (`last`: the stream ends with it), UTF-8
+/// allowed, ISO-2022-JP not, no top-level domain.
+///
+/// The detector is given the sample less the ASCII that cannot change its guess: in a run
+/// of plain ASCII bytes ([`is_plain`]) after the first non-ASCII byte, the bytes after the
+/// run's first [`settles`] point up to its last one are left out. At such a point every
+/// candidate of the detector is in one state, whatever came before: its previous byte is
+/// ASCII, any multi-byte sequence begun earlier has ended or disqualified the candidate, and
+/// a space resets what each single-byte candidate tracks of case, word and ordinal (words
+/// count non-ASCII letters only). From that state plain ASCII scores nothing, for an ASCII
+/// pair never scores, and it never disqualifies a candidate. So the state and scores after
+/// the last point are the same as after the first, and the guess is the one the whole
+/// sample gives (the guess of a sample fed in pieces is the guess of the whole, as the
+/// detector's `feed` says), at a small part of the cost: a page's markup is mostly ASCII.
+/// This is how chardetng 1.0 reads bytes; a test compares its guesses with those of the
+/// whole sample (under several top-level domains, UTF-8 allowed or not) on mixed scripts.
+fn detect(sample: &[u8], last: bool) -> &'static Encoding {
+    fed_detector(sample, last).guess(None, chardetng::Utf8Detection::Allow)
+}
+
+/// The detector of [`detect`], fed.
+fn fed_detector(sample: &[u8], last: bool) -> chardetng::EncodingDetector {
+    let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
+    // Bytes before the first non-ASCII one are skipped by the detector itself.
+    let from = sample
+        .iter()
+        .position(|&b| b >= 0x80)
+        .unwrap_or(sample.len());
+    let mut fed = 0;
+    // The run of plain bytes at `i`: its length, its first and last settling points.
+    let mut run = 0;
+    let mut points: Option<(usize, usize)> = None;
+    let mut skip = |points: &mut Option<(usize, usize)>, fed: &mut usize| {
+        if let Some((first, last)) = points.take()
+            && last > first
+        {
+            detector.feed(&sample[*fed..=first], false);
+            *fed = last + 1;
+        }
+    };
+    for (i, &b) in sample.iter().enumerate().skip(from) {
+        if !is_plain(b) {
+            run = 0;
+            skip(&mut points, &mut fed);
+            continue;
+        }
+        run += 1;
+        if settles(b, run) {
+            points = Some(points.map_or((i, i), |(first, _)| (first, i)));
+        }
+    }
+    skip(&mut points, &mut fed);
+    detector.feed(&sample[fed..], last);
+    detector
+}
+
+/// Whether a byte is plain ASCII: printable, a space, tab, line feed or carriage return (no
+/// other control, so no escape of ISO-2022).
+fn is_plain(b: u8) -> bool {
+    matches!(b, b' '..=b'~' | b'\t' | b'\n' | b'\r')
+}
+
+/// Whether the byte `b`, ending a run of `run` plain bytes, is a point where every
+/// candidate of the detector settles (see [`detect`]): a space after at least
+/// [`SETTLE_RUN`] plain bytes, more than the longest multi-byte sequence a candidate reads
+/// (four bytes, GB18030) and the one byte a decoder may hold back after an error.
+fn settles(b: u8, run: usize) -> bool {
+    b == b' ' && run > SETTLE_RUN
+}
+
+/// The plain bytes before a settling space (see [`settles`]).
+const SETTLE_RUN: usize = 8;
 
 /// Whether `bytes` are UTF-8 throughout, but for a character cut in two at the end when
 /// they are a `truncated` prefix.
@@ -413,6 +484,103 @@ mod tests {
         let (text, enc, _) = decode(latin, None, true, false, false);
         assert_eq!(enc, WINDOWS_1252);
         assert!(text.contains("café"));
+    }
+
+    #[test]
+    fn the_detector_guesses_as_it_would_from_the_whole_sample() {
+        use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
+        let whole = |sample: &[u8], last: bool| {
+            let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
+            detector.feed(sample, last);
+            detector
+        };
+        // Non-ASCII pieces of several scripts and encodings, stray bytes, and the ASCII
+        // that lies between them in a page: words, markup, digits, controls, an escape.
+        let mut pieces: Vec<Vec<u8>> = Vec::new();
+        for (enc, text) in [
+            (WINDOWS_1252, "café déjà “quoted” it’s £5 ©2004 nº 3ª Señor"),
+            (encoding_rs::WINDOWS_1250, "Příliš žluťoučký kůň úpěl"),
+            (
+                encoding_rs::WINDOWS_1251,
+                "Привет, это страница ВСЕ заглавные",
+            ),
+            (encoding_rs::KOI8_U, "Привіт світ"),
+            (encoding_rs::WINDOWS_1253, "Καλημέρα κόσμε"),
+            (encoding_rs::WINDOWS_1254, "İstanbul ığdır şişe"),
+            (encoding_rs::WINDOWS_1255, "שלום עולם, מה נשמע?"),
+            (encoding_rs::WINDOWS_1256, "مرحبا بالعالم"),
+            (encoding_rs::WINDOWS_874, "สวัสดีชาวโลก"),
+            (encoding_rs::GBK, "你好，世界。中文网页"),
+            (encoding_rs::SHIFT_JIS, "こんにちは世界、ｶﾀｶﾅ"),
+            (encoding_rs::EUC_JP, "日本語のページ"),
+            (encoding_rs::EUC_KR, "안녕하세요 세계"),
+            (encoding_rs::BIG5, "繁體中文網頁"),
+            (UTF_8, "naïve “UTF-8” — ok"),
+        ] {
+            let (bytes, _, _) = enc.encode(text);
+            pieces.push(bytes.into_owned());
+        }
+        for ascii in [
+            "the quick brown fox jumps over the lazy dog ",
+            "<div class=\"post\"><a href=\"/x\">Read more</a></div>\n",
+            "  ",
+            "A",
+            "1999 ",
+            "N.",
+            "I V X ",
+            "ALL CAPS WORDS ",
+            "\t\r\n",
+            "\u{1b}$B",
+            "\u{0}\u{7f}",
+            "x",
+        ] {
+            pieces.push(ascii.as_bytes().to_vec());
+        }
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let tlds: [Option<&[u8]>; 6] = [
+            None,
+            Some(b"jp"),
+            Some(b"ru"),
+            Some(b"cn"),
+            Some(b"tw"),
+            Some(b"cz"),
+        ];
+        for case in 0..3000 {
+            let mut sample = Vec::new();
+            for _ in 0..next() % 60 {
+                let r = next();
+                match r % 8 {
+                    // A stray byte, any value.
+                    0 => sample.push((r >> 8) as u8),
+                    // A long ASCII stretch: repeated words or markup.
+                    1 => {
+                        let piece = &pieces[15 + (r >> 8) as usize % 2];
+                        for _ in 0..(r >> 16) % 20 {
+                            sample.extend_from_slice(piece);
+                        }
+                    }
+                    _ => sample.extend_from_slice(&pieces[(r >> 8) as usize % pieces.len()]),
+                }
+            }
+            let last = case % 3 != 0;
+            let (ours, all) = (fed_detector(&sample, last), whole(&sample, last));
+            for tld in tlds {
+                for utf8 in [Utf8Detection::Allow, Utf8Detection::Deny] {
+                    assert_eq!(
+                        ours.guess(tld, utf8),
+                        all.guess(tld, utf8),
+                        "case {case}: {:?}",
+                        String::from_utf8_lossy(&sample)
+                    );
+                }
+            }
+        }
     }
 
     #[test]
