@@ -256,7 +256,9 @@ fn extract_pass(
     );
     let title = page_title.matched.as_deref();
     let lang = marks.lang(&doc);
-    let links = marks.links(&doc, base, max_links);
+    let links = marks.links(&doc, base, max_links, |href, target| {
+        memo.resolved(href, target);
+    });
     memo.set_product(marks.sells_a_product(&doc));
     // Each link is resolved against the page once, and each class or id value read once,
     // however many of the filters' walks ask: `memo` does.

@@ -533,12 +533,22 @@ impl PageSurvey {
 
     /// Absolute http(s) links in document order (`<a href>`, `<area href>`,
     /// `<link rel=next>`), fragments removed, duplicates dropped: the first `max` of them.
-    pub(crate) fn links(&self, doc: &Document, base: &Url, max: usize) -> Vec<Url> {
-        let base = self
+    /// When they are resolved against the page's own address `base` (no `<base>` says
+    /// otherwise), each distinct (trimmed) value read is told to `resolved` with what it
+    /// resolves to, so that what reads the links after does not resolve it again.
+    pub(crate) fn links(
+        &self,
+        doc: &Document,
+        base: &Url,
+        max: usize,
+        mut resolved: impl FnMut(&str, Option<&Url>),
+    ) -> Vec<Url> {
+        let declared = self
             .base
             .and_then(|id| NodeRef::new(id, &doc.tree).attr("href"))
-            .and_then(|h| base.join(h.trim()).ok())
-            .unwrap_or_else(|| base.clone());
+            .and_then(|h| base.join(h.trim()).ok());
+        let own = declared.is_none();
+        let base = declared.unwrap_or_else(|| base.clone());
         let mut seen = foldhash::HashSet::default();
         // The values resolved so far: a value met again resolves as it did.
         let mut read = foldhash::HashSet::default();
@@ -554,7 +564,11 @@ impl PageSurvey {
             if !read.insert(href.to_owned()) {
                 continue;
             }
-            let Ok(mut url) = base.join(href) else {
+            let joined = base.join(href);
+            if own {
+                resolved(href, joined.as_ref().ok());
+            }
+            let Ok(mut url) = joined else {
                 continue;
             };
             if !matches!(url.scheme(), "http" | "https") {
@@ -699,7 +713,7 @@ mod tests {
             let walked = (
                 marks.title(&doc),
                 marks.lang(&doc),
-                marks.links(&doc, &base, usize::MAX),
+                marks.links(&doc, &base, usize::MAX, |_, _| {}),
             );
             assert_eq!(walked, by_selectors(&doc, &base), "{page}");
             assert_eq!(
@@ -716,7 +730,7 @@ mod tests {
             assert_eq!(marks.title(&doc).as_deref(), Some(title));
             assert_eq!(marks.lang(&doc).as_deref(), Some(lang));
             let got: Vec<String> = marks
-                .links(&doc, &base, usize::MAX)
+                .links(&doc, &base, usize::MAX, |_, _| {})
                 .iter()
                 .map(show)
                 .collect();

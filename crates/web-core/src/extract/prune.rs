@@ -985,13 +985,16 @@ impl<'p> Memo<'p> {
         if let Some(&leaves) = self.leaves.get(href) {
             return leaves;
         }
-        // A serialised URL has `#` only before its fragment.
-        let without_fragment = |u: &str| u.split('#').next().unwrap_or("").len();
-        let here = &self.page.as_str()[..without_fragment(self.page.as_str())];
-        let leaves = self.page.join(href).map_or(true, |target| {
-            let target = target.as_str();
-            &target[..without_fragment(target)] != here
-        });
+        let target = self.page.join(href);
+        self.resolved(href, target.as_ref().ok())
+    }
+
+    /// Notes that the (trimmed) link `href` resolves against the page's address to `target`
+    /// (`None`: it does not resolve), as read elsewhere, and answers whether it goes to
+    /// another page: [`leaves_the_page`](Memo::leaves_the_page) then reads it back.
+    pub(crate) fn resolved(&mut self, href: &str, target: Option<&Url>) -> bool {
+        let here = &self.page[..::url::Position::AfterQuery];
+        let leaves = target.is_none_or(|target| &target[..::url::Position::AfterQuery] != here);
         self.leaves.insert(href.into(), leaves);
         leaves
     }
@@ -1469,6 +1472,47 @@ mod tests {
         for _ in 0..2 {
             for (href, leaves) in cases {
                 assert_eq!(memo.leaves_the_page(href), leaves, "{href}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_links_the_survey_resolved_are_not_resolved_again_and_answer_alike() {
+        use crate::extract::meta::PageSurvey;
+        let page = Url::parse("https://example.com/a/post?id=1").unwrap();
+        let hrefs = [
+            "#comments",
+            " post?id=1#reply ",
+            "https://EXAMPLE.com/a/post?id=1",
+            "post?id=2",
+            "/b/",
+            "mailto:someone@example.com",
+            "http://[bad",
+            "/b/",
+        ];
+        let anchors: String = hrefs
+            .iter()
+            .map(|h| format!("<a href='{h}'>x</a>"))
+            .collect();
+        for (head, told) in [("", 7), ("<base href='https://other.example/'>", 0)] {
+            let doc = Document::from(format!("<html><head>{head}</head><body>{anchors}</body>"));
+            let mut memo = Memo::new(&page);
+            PageSurvey::of(&doc).links(&doc, &page, usize::MAX, |href, target| {
+                memo.resolved(href, target);
+            });
+            // Told once per distinct value, and only when the page's own address is the
+            // base the survey resolves against.
+            assert_eq!(memo.leaves.len(), told, "{head}");
+            let mut alone = Memo::new(&page);
+            for href in hrefs {
+                assert_eq!(
+                    memo.leaves_the_page(href),
+                    alone.leaves_the_page(href),
+                    "{href}"
+                );
+            }
+            if told > 0 {
+                assert_eq!(memo.leaves.len(), told, "nothing resolved again");
             }
         }
     }
