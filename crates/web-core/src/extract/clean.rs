@@ -49,6 +49,8 @@ const POST_MAX_LEVELS: usize = 4;
 /// An accordion's control (a button or link with `aria-expanded` and `aria-controls`) lies
 /// within a heading at most this many elements above it.
 const ACCORDION_MAX_LEVELS: usize = 2;
+/// An accordion's toggle is read for a heading up to this many nodes inside it.
+const TOGGLE_MAX_NODES: usize = 32;
 
 /// What the chrome filter saw.
 pub(crate) struct Cleaned {
@@ -707,21 +709,42 @@ pub(crate) fn clean_and_prune(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
 }
 
 /// Shows the panels that a tab (`role=tab`) names in `aria-controls`, and those an
-/// accordion's heading names (a control with `aria-expanded` and `aria-controls` within a
-/// heading): the reader opens them in place, so their text is the page's however the page
-/// hides them until then (hidden classes, `aria-hidden`, `hidden`, an inline
-/// `display: none`).
+/// accordion's toggle names (a control with `aria-expanded` and `aria-controls` within a
+/// heading, or holding one) or opens without naming (a `button` holding a heading, before
+/// the hidden block that is its panel): the reader opens them in place, so their text is
+/// the page's however the page hides them until then (hidden classes, `aria-hidden`,
+/// `hidden`, an inline `display: none`).
 fn unfold_tab_panels(doc: &Document) {
     let mut panels: HashSet<String> = HashSet::new();
-    // One walk for both: a tab, or an accordion's heading (a control that says whether
-    // its panel is expanded, within a heading).
-    // The elements `[aria-controls]` selects, in document order, by a walk.
+    // The panels a toggle opens without naming them: the block right after it.
+    let mut next: Vec<NodeId> = Vec::new();
+    // The buttons holding a heading that open a panel: the heading is the panel's title.
+    let mut toggles: Vec<NodeId> = Vec::new();
+    // One walk for all: a tab, or an accordion's toggle (a control that says whether its
+    // panel is expanded, within a heading or holding one; a button holding a heading).
     walk(doc.root(), |step| {
         let Step::Enter(node) = step else {
             return true;
         };
-        let controls = with_element(&node, |e| has_attr(e, local_name!("aria-controls")));
-        if controls != Some(true) {
+        let (controls, button) = with_element(&node, |e| {
+            (
+                has_attr(e, local_name!("aria-controls")),
+                &*e.name.local == "button",
+            )
+        })
+        .unwrap_or((false, false));
+        if !controls && !button {
+            return true;
+        }
+        if !controls {
+            // A button holding a heading (the question) before a hidden block (its answer).
+            if holds_heading(&node)
+                && let Some(panel) = node.next_element_sibling()
+                && hides(&panel)
+            {
+                next.push(panel.id);
+                toggles.push(node.id);
+            }
             return true;
         }
         let Some(ids) = node.attr("aria-controls") else {
@@ -731,30 +754,46 @@ fn unfold_tab_panels(doc: &Document) {
             attr(e, "role").is_some_and(|r| r.trim().eq_ignore_ascii_case("tab"))
         })
         .unwrap_or(false);
+        let heading = holds_heading(&node);
         let folds = || {
             node.has_attr("aria-expanded")
-                && node.ancestors_it(Some(ACCORDION_MAX_LEVELS)).any(|a| {
-                    with_element(&a, |e| {
-                        matches!(&*e.name.local, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
-                    })
-                    .unwrap_or(false)
-                })
+                && (heading
+                    || node.ancestors_it(Some(ACCORDION_MAX_LEVELS)).any(|a| {
+                        with_element(&a, |e| {
+                            matches!(&*e.name.local, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+                        })
+                        .unwrap_or(false)
+                    }))
         };
         if tab || folds() {
             panels.extend(ids.split_ascii_whitespace().map(str::to_owned));
+            if button && heading {
+                toggles.push(node.id);
+            }
         }
         true
     });
-    if panels.is_empty() {
+    // A button's content is never the page's; a toggle's heading is its panel's title
+    // (an answer's question), so the toggle becomes a block.
+    for id in toggles {
+        NodeRef::new(id, &doc.tree).rename("div");
+    }
+    if panels.is_empty() && next.is_empty() {
         return;
     }
-    for node in doc.select("[id]").nodes() {
-        if !node.attr("id").is_some_and(|id| panels.contains(id.trim())) {
-            continue;
-        }
+    let named = if panels.is_empty() {
+        Vec::new()
+    } else {
+        doc.select("[id]").nodes().to_vec()
+    };
+    let shown = named
+        .into_iter()
+        .filter(|node| node.attr("id").is_some_and(|id| panels.contains(id.trim())))
+        .chain(next.into_iter().map(|id| NodeRef::new(id, &doc.tree)));
+    for node in shown {
         node.remove_attr("aria-hidden");
         node.remove_attr("hidden");
-        if node.attr("style").is_some() && is_hidden(node) {
+        if node.attr("style").is_some() && is_hidden(&node) {
             node.remove_attr("style");
         }
         if let Some(class) = node.attr("class").filter(|c| has_hidden_class(c)) {
@@ -765,6 +804,23 @@ fn unfold_tab_panels(doc: &Document) {
             node.set_attr("class", &shown.join(" "));
         }
     }
+}
+
+/// Whether a control holds a heading (an accordion's question) among the first
+/// [`TOGGLE_MAX_NODES`] nodes inside it: a toggle is small, and a control wrapped around a
+/// page is not read to its end.
+fn holds_heading(node: &NodeRef<'_>) -> bool {
+    node.descendants_it().take(TOGGLE_MAX_NODES).any(|d| {
+        with_element(&d, |e| {
+            matches!(&*e.name.local, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+        })
+        .unwrap_or(false)
+    })
+}
+
+/// Whether an element is hidden, by its attributes or by a hidden class.
+fn hides(node: &NodeRef<'_>) -> bool {
+    is_hidden(node) || node.attr("class").is_some_and(|c| has_hidden_class(&c))
 }
 
 /// The blocks that strong names alone mark as chrome (`removed` by the filter, and among
@@ -1171,6 +1227,29 @@ mod tests {
         );
         assert!(out.contains("at any time"), "{out}");
         assert!(out.contains("Thirty days"), "{out}");
+        assert!(!out.contains("hidden menu"), "{out}");
+    }
+
+    #[test]
+    fn a_toggle_holding_its_question_shows_its_answer_and_the_question() {
+        // Questions in the buttons that open their answers: one names its answer and says
+        // whether it is expanded, the other names nothing and its answer is the hidden block
+        // right after it. The questions and the answers are the page's; a button holding
+        // no heading (a menu's toggle) opens nothing.
+        let out = text(
+            "<html><body><main><h1>Help</h1><div><button aria-expanded=false \
+             aria-controls=a1><h3>Can I cancel?</h3></button></div><div id=a1 \
+             class='answer hidden'><p>Yes, at any time, from your account.</p></div>\
+             <div><button type=button><h5>Is there a trial?</h5><span></span></button>\
+             <div class='text-sm hidden'><p>Thirty days, free of charge.</p></div></div>\
+             <button>Menu</button><div class=hidden><p>A hidden menu.</p></div>\
+             </main></body></html>",
+        );
+        assert!(out.contains("Can I cancel?"), "{out}");
+        assert!(out.contains("at any time"), "{out}");
+        assert!(out.contains("Is there a trial?"), "{out}");
+        assert!(out.contains("Thirty days"), "{out}");
+        assert!(!out.contains("Menu"), "{out}");
         assert!(!out.contains("hidden menu"), "{out}");
     }
 
