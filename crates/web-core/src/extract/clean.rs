@@ -15,7 +15,8 @@ use super::tree::{
     with_element, with_text,
 };
 use super::vocab::{
-    CHROME_ROLES, has_hidden_class, is_hidden, is_never_content, names_post_furniture, names_thread,
+    CHROME_ROLES, has_hidden_class, is_hidden, is_never_content, names_post_furniture,
+    names_thread, names_writer,
 };
 
 /// A chrome candidate holding more than this share of the page's text is kept anyway.
@@ -415,11 +416,18 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
             NodeRef::new(id, &doc.tree).remove_from_parent();
             removed_chars += chars;
         }
-        removed_chars += drop_post_furniture(doc, cap, true);
+        removed_chars += drop_post_furniture(doc, cap, true).0;
         removed_chars += drop_post_previews_and_controls(doc);
     } else {
-        // Posts that each carry their writer's signature are a thread's, said or not.
-        removed_chars += drop_post_furniture(doc, cap, false);
+        // Posts that each carry their writer's signature are a thread's, said or not; so are
+        // posts that each carry their number, their own address and their writer's pane
+        // (forum software marks up every post so), and the thread's rules then apply.
+        let (chars, numbered) = drop_post_furniture(doc, cap, false);
+        removed_chars += chars;
+        if numbered {
+            thread = true;
+            removed_chars += drop_post_previews_and_controls(doc);
+        }
     }
     Cleaned {
         text_chars: total.saturating_sub(removed_chars),
@@ -506,42 +514,51 @@ fn post_comments(
 
 /// Removes from a thread's page what each post carries besides its text, by class name
 /// ([`names_post_furniture`]: its writer's signature, the card of the writer's counts),
-/// unless it holds more than `cap` visible characters; returns the characters removed.
+/// unless it holds more than `cap` visible characters; returns the characters removed, and
+/// whether the page holds a thread's numbered posts ([`NumberedPosts`]).
 /// On a page that does not say it is a thread (`thread` false), only when the page holds
 /// at least [`FURNITURE_MIN_POSTS`] such blocks of [`FURNITURE_MIN_MEAN_CHARS`] visible
 /// characters on average: the signatures of a thread's posts, a line of their writers'
-/// own, not the name-and-date bylines some blogs' comments carry under that class.
-fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> usize {
+/// own, not the name-and-date bylines some blogs' comments carry under that class; or when
+/// the same walk finds numbered posts, which make the page a thread's.
+fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> (usize, bool) {
     let Some(body) = doc.body() else {
-        return 0;
+        return (0, false);
     };
     // The outermost blocks so named of at most `cap` characters, counted in one walk: a
     // block so named that holds much of the page wraps its posts, and what its posts carry
     // lies inside.
     let mut found: Vec<(NodeId, usize)> = Vec::new();
-    // Each open element's visible characters, and for a block so named, how many blocks
-    // were found before it (those found inside it give way to it).
-    let mut open: Vec<(usize, Option<usize>)> = Vec::new();
+    // Each open element's visible characters, for a block so named, how many blocks were
+    // found before it (those found inside it give way to it), and whether it may be a
+    // numbered post.
+    let mut open: Vec<(usize, Option<usize>, bool)> = Vec::new();
+    let mut posts = NumberedPosts::default();
+    let mut chars = 0usize;
     walk(body, |step| match step {
         Step::Enter(n) => {
             if let Some(len) = with_text(&n, visible_len) {
                 if let Some(top) = open.last_mut() {
                     top.0 += len;
                 }
+                chars += len;
                 return false;
             }
             if !n.is_element() {
                 return false;
             }
-            let named = with_element(&n, |e| attr(e, "class").is_some_and(names_post_furniture))
-                .unwrap_or(false);
-            open.push((0, named.then_some(found.len())));
+            let (named, post) = with_element(&n, |e| {
+                let post = !thread && posts.enter(e);
+                (attr(e, "class").is_some_and(names_post_furniture), post)
+            })
+            .unwrap_or_default();
+            open.push((0, named.then_some(found.len()), post));
             true
         }
         Step::Leave(n, entered) => {
             if entered
                 && n.is_element()
-                && let Some((len, mark)) = open.pop()
+                && let Some((len, mark, post)) = open.pop()
             {
                 if let Some(top) = open.last_mut() {
                     top.0 += len;
@@ -552,15 +569,20 @@ fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> usize {
                     found.truncate(mark);
                     found.push((n.id, len));
                 }
+                if post {
+                    posts.leave(len);
+                }
             }
             true
         }
     });
+    let numbered = posts.thread(chars);
+    let thread = thread || numbered;
     let total: usize = found.iter().map(|(_, len)| len).sum();
     if !thread
         && (found.len() < FURNITURE_MIN_POSTS || total < FURNITURE_MIN_MEAN_CHARS * found.len())
     {
-        return 0;
+        return (0, false);
     }
     let mut chars = 0usize;
     for (id, len) in found {
@@ -574,8 +596,106 @@ fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> usize {
         node.remove_from_parent();
         chars += len.saturating_sub(kept);
     }
-    chars
+    (chars, numbered)
 }
+
+/// A discussion's posts as forum software marks them up, found in one walk (see
+/// [`drop_post_furniture`]): at least [`NUMBERED_POSTS_MIN`] blocks, none inside another,
+/// each with an `id` that ends in a number of at least [`POST_NUMBER_MIN_DIGITS`] digits
+/// (the post's anchor), a link whose address holds that number (the post's own address) and
+/// an element whose class names its writer ([`names_writer`]: the writer's pane), which
+/// together hold at least [`NUMBERED_POSTS_MIN_SHARE`] of the body's visible characters.
+/// Each link is compared with the [`POST_NUMBERS_COMPARED`] innermost open blocks at most.
+#[derive(Default)]
+struct NumberedPosts {
+    /// The open blocks that may be posts, innermost last.
+    open: Vec<OpenPost>,
+    /// The visible characters of each post found, outermost ones only.
+    found: Vec<usize>,
+}
+
+/// An open block that may be a post (see [`NumberedPosts`]).
+struct OpenPost {
+    /// The number its `id` ends in.
+    number: String,
+    /// Whether a link inside it holds the number.
+    linked: bool,
+    /// Whether its writer's pane lies inside it.
+    pane: bool,
+    /// How many posts were found before it (those found inside it give way to it).
+    mark: usize,
+}
+
+impl NumberedPosts {
+    /// Reads an element entered; returns whether it may be a post (then [`Self::leave`]
+    /// is told when the walk leaves it).
+    fn enter(&mut self, e: &Element) -> bool {
+        let number = attr(e, "id").and_then(post_number);
+        if let Some(number) = number {
+            self.open.push(OpenPost {
+                number: number.to_owned(),
+                linked: false,
+                pane: false,
+                mark: self.found.len(),
+            });
+        }
+        if let Some(top) = self.open.last_mut()
+            && !top.pane
+        {
+            top.pane = attr(e, "class").is_some_and(names_writer);
+        }
+        if !self.open.is_empty()
+            && &*e.name.local == "a"
+            && let Some(href) = attr(e, "href")
+        {
+            for post in self.open.iter_mut().rev().take(POST_NUMBERS_COMPARED) {
+                post.linked |= href.contains(&post.number);
+            }
+        }
+        number.is_some()
+    }
+
+    /// Leaves the innermost open block, of `chars` visible characters.
+    fn leave(&mut self, chars: usize) {
+        let Some(post) = self.open.pop() else {
+            return;
+        };
+        // The pane inside this block is inside the one around it too.
+        if let Some(outer) = self.open.last_mut() {
+            outer.pane |= post.pane;
+        }
+        if post.linked && post.pane {
+            self.found.truncate(post.mark);
+            self.found.push(chars);
+        }
+    }
+
+    /// Whether the posts found make a body of `chars` visible characters a thread's.
+    fn thread(&self, chars: usize) -> bool {
+        let held: usize = self.found.iter().sum();
+        self.found.len() >= NUMBERED_POSTS_MIN
+            && held as f64 >= chars as f64 * NUMBERED_POSTS_MIN_SHARE
+    }
+}
+
+/// The number an `id` ends in, when it has at least [`POST_NUMBER_MIN_DIGITS`] digits
+/// (`p2169826`, `post-4859929`, `post_1324873`).
+fn post_number(id: &str) -> Option<&str> {
+    let digits = id.bytes().rev().take_while(u8::is_ascii_digit).count();
+    (digits >= POST_NUMBER_MIN_DIGITS).then(|| &id[id.len() - digits..])
+}
+
+/// How many numbered posts make a page that does not say so a thread's.
+const NUMBERED_POSTS_MIN: usize = 3;
+
+/// The share of the body's visible characters those posts hold at least.
+const NUMBERED_POSTS_MIN_SHARE: f64 = 0.5;
+
+/// The digits a post's number has at least.
+const POST_NUMBER_MIN_DIGITS: usize = 3;
+
+/// How many of the innermost open posts a link's address is compared with.
+const POST_NUMBERS_COMPARED: usize = 4;
 
 /// The writer's name in a card of a thread's post: the card's first heading with text,
 /// made a paragraph of its text alone (its link to the writer's profile is not a teaser's).
@@ -1155,6 +1275,61 @@ mod tests {
         // A blog comment's byline under that class (a date and a name) stays.
         let out = text(&page("October 11, 2012 | Eve"));
         assert!(out.contains("October 11, 2012 | Eve 2"), "{out}");
+    }
+
+    #[test]
+    fn posts_that_carry_their_number_address_and_writer_s_pane_are_a_thread_s() {
+        // Forum software's posts: each anchored by its number, each with a link to its own
+        // address and its writer's pane beside its text.
+        let post = |i: usize, pane: &str, stats: &str| {
+            format!(
+                "<div class=post id=p{n}><div class={pane}><b>Rider{i}</b><div \
+                 class={stats}>Posts: 98</div></div><div class=body><h3><a \
+                 href='viewtopic.php?p={n}#p{n}'>Re: Bearing</a></h3><p>Post {i}: the \
+                 bearing wore out after two winters and the new one came from the shop \
+                 down the road.</p></div></div>",
+                n = 2_169_826 + i
+            )
+        };
+        let page = |pane: &str, stats: &str| {
+            let posts: String = (0..3).map(|i| post(i, pane, stats)).collect();
+            format!("<html><body><main><h1>Bearing</h1>{posts}</main></body></html>")
+        };
+        let base = Url::parse("https://example.com/").unwrap();
+        let cleaned = |html: &str| {
+            let doc = parse(html);
+            let mut memo = Memo::new(&base);
+            let thread = clean(&doc, &mut memo).thread;
+            (thread, render(doc.body().unwrap()).join("\n"))
+        };
+        let (thread, out) = cleaned(&page("poster", "userstats"));
+        assert!(thread, "{out}");
+        // The thread's rules run: the writers' counts go, the posts stay.
+        assert!(!out.contains("Posts: 98"), "{out}");
+        assert!(out.contains("Post 2: the bearing"), "{out}");
+        // Without a writer's pane, numbered blocks that link to their number are cards.
+        let (thread, out) = cleaned(&page("side", "stats"));
+        assert!(!thread, "{out}");
+        assert!(out.contains("Posts: 98"), "{out}");
+        // Reader comments under an article, numbered and linked alike, are not a thread.
+        let comments: String = (0..4)
+            .map(|i| {
+                format!(
+                    "<li class=comment id=comment-{n}><div class=comment-author>Eve{i}</div>\
+                     <a href='#comment-{n}'>May 2</a><p>Comment {i}: nice write-up, the \
+                     bearing on mine went the same way.</p></li>",
+                    n = 5_140 + i
+                )
+            })
+            .collect();
+        let article = format!(
+            "<html><body><article><h1>Bearing</h1><p>{}</p></article><ol \
+             class=comments>{comments}</ol></body></html>",
+            "The bearing wore out after two winters. ".repeat(12)
+        );
+        let (thread, out) = cleaned(&article);
+        assert!(!thread, "{out}");
+        assert!(!out.contains("Comment 3"), "{out}");
     }
 
     #[test]

@@ -984,6 +984,25 @@ const POST_FURNITURE: &[&str] = &[
     "authorpanestats",
 ];
 
+/// Whether a class value names a post's writer or the pane that shows them: a token
+/// holding `user`, `author`, `poster`, `profile` or `member` (`postprofile`, `userinfo`,
+/// `message-userDetails`, `author_information`).
+pub(crate) fn names_writer(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    let at = |i: usize, word: &[u8]| {
+        bytes
+            .get(i..i + word.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(word))
+    };
+    (0..bytes.len()).any(|i| match bytes[i].to_ascii_lowercase() {
+        b'u' => at(i, b"user"),
+        b'a' => at(i, b"author"),
+        b'p' => at(i, b"poster") || at(i, b"profile"),
+        b'm' => at(i, b"member"),
+        _ => false,
+    })
+}
+
 /// The last words of class tokens that name a post or an article itself (`entry`, `hentry`,
 /// `serendipity_entry`, `post`).
 const ENTRY_WORDS: &[&str] = &["entry", "hentry", "post", "article", "story"];
@@ -1048,6 +1067,16 @@ mod tests {
         assert!(!names_post_furniture("cAuthorPane_author"));
         assert!(names_post_furniture("message-userExtras"));
         assert!(!names_post_furniture("post-body author"));
+    }
+
+    #[test]
+    fn a_post_s_writer_pane_is_named_by_its_writer() {
+        assert!(names_writer("postprofile"));
+        assert!(names_writer("messageUserInfo"));
+        assert!(names_writer("author_information"));
+        assert!(names_writer("poster"));
+        assert!(names_writer("memberCard"));
+        assert!(!names_writer("postbody content"));
     }
 
     #[test]
