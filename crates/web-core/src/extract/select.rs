@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use dom_query::{Document, LocalName, NodeId, NodeRef, local_name};
+use dom_query::{Document, Element, LocalName, NodeId, NodeRef, local_name};
 use dom_smoothie::{Config, ParsePolicy, Readability};
 use html5ever::ns;
 
@@ -520,9 +520,17 @@ fn select_content(
         }
         Some(again) => one_at_a_time(doc, &config, || again(memo))?,
     };
-    let marked = readability.doc.select(&format!("[{H1_MARK}]"));
-    marked.rename("h1");
-    marked.remove_attr(H1_MARK);
+    // The marked elements, found by one walk as the selector `[data-mcp-web-h1]` finds them.
+    let marked = elements_where(&readability.doc, |e| {
+        e.attrs
+            .iter()
+            .any(|a| a.name.ns == ns!() && &*a.name.local == H1_MARK)
+    });
+    for id in marked {
+        let node = NodeRef::new(id, &readability.doc.tree);
+        node.rename("h1");
+        node.remove_attr(H1_MARK);
+    }
     let root = readability.doc.select_single("#readability-page-1");
     let node = root.nodes().first().copied()?;
     let kept = node.element_children().iter().map(|n| n.id).collect();
@@ -543,8 +551,24 @@ const POLICIES: [ParsePolicy; 4] = [
 /// and what reads the links after it (`Memo::leaves_the_page`) resolves them against the
 /// page itself.
 fn readable(doc: Document, config: Config) -> Option<Readability> {
-    doc.select("h1").set_attr(H1_MARK, "");
+    for id in elements_where(&doc, |e| e.name.local == local_name!("h1")) {
+        NodeRef::new(id, &doc.tree).set_attr(H1_MARK, "");
+    }
     Readability::with_document(doc, None, Some(config)).ok()
+}
+
+/// The elements of `doc` that `matches`, in document order, by one walk.
+fn elements_where(doc: &Document, matches: impl Fn(&Element) -> bool) -> Vec<NodeId> {
+    let mut found = Vec::new();
+    walk(doc.root(), |step| {
+        if let Step::Enter(node) = step
+            && with_element(&node, &matches).unwrap_or(false)
+        {
+            found.push(node.id);
+        }
+        true
+    });
+    found
 }
 
 /// Selection's attempts ([`POLICIES`]) made one at a time, as `Readability::parse` makes
@@ -992,13 +1016,78 @@ const CONTAINERS: [&str; 4] = [
     "main",
 ];
 
+/// Whether an element matches the container selector at `at` in [`CONTAINERS`] as the
+/// selector reads it: a type selector by local name (any namespace), an attribute selector
+/// by an attribute in no namespace whose value is exactly the one given.
+fn container_kind(e: &Element, at: usize) -> bool {
+    let valued = |name: LocalName, value: &str| {
+        e.attrs
+            .iter()
+            .any(|a| a.name.ns == ns!() && a.name.local == name && &*a.value == value)
+    };
+    match at {
+        0 => valued(local_name!("itemprop"), "articleBody"),
+        1 => e.name.local == local_name!("article"),
+        2 => valued(local_name!("role"), "main"),
+        _ => e.name.local == local_name!("main"),
+    }
+}
+
+/// Matches of one container selector beyond which, once the page was pruned, the selector
+/// finds those still in the page (one walk) rather than each climbing to the root.
+const CONTAINERS_MAX_CHECKED: usize = 32;
+
+/// Whether a node is still in the page: its ancestors reach the document's root.
+fn in_page(doc: &Document, id: NodeId) -> bool {
+    let mut node = NodeRef::new(id, &doc.tree);
+    while let Some(parent) = node.parent() {
+        node = parent;
+    }
+    node.id == doc.root().id
+}
+
 impl Containers {
-    /// Renders the page's unique containers.
+    /// Renders the page's unique containers. The elements each of [`CONTAINERS`] matches are
+    /// found by one walk, the selector's own reading of them ([`container_kind`]); a
+    /// container's render prunes the page (it removes, never adds or renames), so after one
+    /// the matches of the next are those still in the page, as the selector would find them.
     fn render(doc: &Document, memo: &mut Memo<'_>) -> Self {
-        Self {
-            renders: CONTAINERS
-                .map(|selector| unique(doc, selector).map(|n| prune_render(n, memo))),
+        let mut found: [Vec<NodeId>; 4] = Default::default();
+        walk(doc.root(), |step| {
+            if let Step::Enter(node) = step {
+                with_element(&node, |e| {
+                    for (at, ids) in found.iter_mut().enumerate() {
+                        if container_kind(e, at) {
+                            ids.push(node.id);
+                        }
+                    }
+                });
+            }
+            true
+        });
+        let mut renders: [Option<Vec<String>>; 4] = Default::default();
+        let mut pruned = false;
+        for (at, ids) in found.iter().enumerate() {
+            let one = if !pruned {
+                match ids[..] {
+                    [id] => Some(NodeRef::new(id, &doc.tree)),
+                    _ => None,
+                }
+            } else if ids.len() > CONTAINERS_MAX_CHECKED {
+                unique(doc, CONTAINERS[at])
+            } else {
+                let mut left = ids.iter().filter(|&&id| in_page(doc, id));
+                match (left.next(), left.next()) {
+                    (Some(&id), None) => Some(NodeRef::new(id, &doc.tree)),
+                    _ => None,
+                }
+            };
+            if let Some(node) = one {
+                renders[at] = Some(prune_render(node, memo));
+                pruned = true;
+            }
         }
+        Self { renders }
     }
 
     /// The container the page itself marks as its main content: an article body, else the
@@ -1619,6 +1708,49 @@ mod tests {
 
     fn lines(text: &str) -> Vec<String> {
         text.split('\n').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn containers_found_by_one_walk_are_the_selectors_own_even_after_a_render_pruned_the_page() {
+        let base = Url::parse("https://example.com/post").unwrap();
+        let teasers = "<div role='main'><a href='/a'>Another story</a> \
+                       <a href='/b'>One more story</a> <a href='/c'>And a third one</a></div>";
+        let pages = [
+            // The article body's render prunes a block of links marked as the main role:
+            // the one main role left is then unique.
+            format!(
+                "<body><div itemprop='articleBody'><p>{PLAN_PROSE}</p>{teasers}</div>\
+                 <div role='main'><p>{PLAN_PROSE}</p></div></body>"
+            ),
+            format!(
+                "<body><main><article><p>{PLAN_PROSE}</p></article></main>\
+                 <div role='main'><p>{PLAN_PROSE}</p></div></body>"
+            ),
+            // Not the selectors': a value in another case, a role in another namespace, two
+            // article bodies.
+            format!(
+                "<body><div role='Main'><p>{PLAN_PROSE}</p></div>\
+                 <svg><a xlink:role='main'><text>x</text></a></svg>\
+                 <div itemprop='articleBody'><p>{PLAN_PROSE}</p></div>\
+                 <div itemprop='articleBody'><p>{PLAN_PROSE}</p></div></body>"
+            ),
+        ];
+        for page in &pages {
+            let selected = {
+                let doc = parse(page);
+                let mut memo = Memo::new(&base);
+                CONTAINERS
+                    .map(|selector| unique(&doc, selector).map(|n| prune_render(n, &mut memo)))
+            };
+            let doc = parse(page);
+            let walked = Containers::render(&doc, &mut Memo::new(&base)).renders;
+            assert_eq!(walked, selected, "{page}");
+        }
+        // The first page did find its main role after the pruning, not before.
+        let doc = parse(&pages[0]);
+        assert_eq!(doc.select("[role=main]").length(), 2);
+        let walked = Containers::render(&doc, &mut Memo::new(&base)).renders;
+        assert!(walked[0].is_some() && walked[2].is_some(), "{walked:?}");
     }
 
     #[test]
