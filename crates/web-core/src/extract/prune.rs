@@ -1000,8 +1000,8 @@ impl<'p> Memo<'p> {
     }
 }
 
-/// Whether a (trimmed) link stays on the page whatever it resolves to: a `#fragment`, or a
-/// picture.
+/// Whether a (trimmed) link stays on the page whatever it resolves to: a `#fragment`, a
+/// picture, or a script run in place (`javascript:`, an accordion's question).
 fn stays_without_resolving(href: &str) -> bool {
     let path = href.split(['?', '#']).next().unwrap_or("").as_bytes();
     // The extensions are lowercase: compared ASCII case-insensitively, without a copy.
@@ -1009,8 +1009,15 @@ fn stays_without_resolving(href: &str) -> bool {
         path.len() >= ext.len()
             && path[path.len() - ext.len()..].eq_ignore_ascii_case(ext.as_bytes())
     });
-    href.starts_with('#') || picture
+    let script = href
+        .get(..JAVASCRIPT_SCHEME.len())
+        .is_some_and(|s| s.eq_ignore_ascii_case(JAVASCRIPT_SCHEME));
+    href.starts_with('#') || picture || script
 }
+
+/// The scheme of a link that runs the page's script (a toggle, a "load more" control)
+/// rather than going anywhere.
+const JAVASCRIPT_SCHEME: &str = "javascript:";
 
 /// File extensions of pictures.
 const IMAGE_FILES: &[&str] = &[".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif", ".svg"];
@@ -1559,6 +1566,30 @@ mod tests {
         for undated in ["Iwona Kurz", "By Jane Doe", "Mayor Smith", "1-2"] {
             assert!(!says_a_date(undated), "{undated}");
         }
+    }
+
+    #[test]
+    fn a_section_headed_by_a_script_link_is_not_a_teaser() {
+        // An accordion's questions are links that run the page's script: they go nowhere,
+        // so the sections under them are the page's, not teasers for other pages. A heading
+        // linking to another page still makes one.
+        let base = Url::parse("https://example.com/retire").unwrap();
+        let doc = Document::from(
+            "<html><body><div><h1>Retirement</h1><p>How much you need depends on the life \
+             you want to lead, the age at which you stop working, and what you have saved so \
+             far, in every account you hold; a plan weighs them all together.</p><div><h3>\
+             <a href='javascript:void(0);'>Where should I retire?</a></h3><div>Consider the \
+             cost of living there.</div></div><div><h3><a href=' JavaScript:open(2)'>How \
+             long will my money last?</a></h3><div>It depends on what you spend.</div></div>\
+             <div><h3><a href=/news>Markets today</a></h3><div>Stocks rose again.</div></div>\
+             </div></body></html>",
+        );
+        let body = doc.body().unwrap();
+        prune(body, &mut Memo::new(&base));
+        let text = render(body).join("\n");
+        assert!(text.contains("cost of living"), "{text}");
+        assert!(text.contains("what you spend"), "{text}");
+        assert!(!text.contains("Stocks rose"), "{text}");
     }
 
     #[test]
