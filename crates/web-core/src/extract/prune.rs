@@ -1180,20 +1180,22 @@ fn says_properties(items: &[String]) -> bool {
 /// removed as chrome; what is left of their section is its heading, its form's labels and
 /// the sidebar after it.
 pub(crate) fn drop_comment_section(lines: &mut Vec<String>) {
-    let total: usize = lines.iter().map(|l| visible_len(l)).sum();
+    // Each line's visible characters, counted once.
+    let lens: Vec<usize> = lines.iter().map(|l| visible_len(l)).collect();
+    let total: usize = lens.iter().sum();
     // Where the last prose line is: an opener after it has only the page's tail below.
-    let last_prose = lines.iter().rposition(|l| {
-        heading_level(l).is_none() && !is_list_line(l) && visible_len(l) >= TAIL_PROSE_CHARS
+    let last_prose = lines.iter().zip(&lens).rposition(|(l, &len)| {
+        len >= TAIL_PROSE_CHARS && heading_level(l).is_none() && !is_list_line(l)
     });
     let mut seen = 0usize;
     let mut cut = None;
-    for (i, line) in lines.iter().enumerate() {
+    for (i, (line, &len)) in lines.iter().zip(&lens).enumerate() {
         let late = seen * 2 >= total || last_prose.is_none_or(|p| i > p);
         if late && i > 0 && !is_list_line(line) && opens_comments(line) {
             cut = Some(i);
             break;
         }
-        seen += visible_len(line);
+        seen += len;
     }
     if let Some(i) = cut {
         lines.truncate(i);
@@ -1210,7 +1212,16 @@ pub(crate) fn drop_comment_section(lines: &mut Vec<String>) {
 /// or starts with, one of [`COMMENT_OPENERS`], or counts comments or responses
 /// (`12 Responses to “…”`).
 fn opens_comments(line: &str) -> bool {
-    let lower = line.trim_start_matches(['#', '>', ' ', '*']).to_lowercase();
+    let line = line.trim_start_matches(['#', '>', ' ', '*']);
+    // Lowercasing changes only letters and numbers, never a separator into one: a line of
+    // too many words has too many before it is lowercased.
+    let mut words_before = line
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty());
+    if words_before.nth(FOOTER_MAX_WORDS).is_some() {
+        return false;
+    }
+    let lower = line.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -1864,6 +1875,40 @@ mod tests {
             .collect();
         let (text, _) = run(&page(&two), true);
         assert!(text.contains("Oak desk 1"), "{text}");
+    }
+
+    #[test]
+    fn a_line_of_too_many_words_opens_no_comments_before_or_after_lowercasing() {
+        let words = |n: usize, word: &str| vec![word; n].join(" ");
+        // At the bound and past it.
+        for (line, opens) in [
+            (
+                format!("Comments {}", words(FOOTER_MAX_WORDS - 1, "x")),
+                false,
+            ),
+            (
+                format!("12 comments {}", words(FOOTER_MAX_WORDS - 2, "x")),
+                true,
+            ),
+            (
+                format!("12 comments {}", words(FOOTER_MAX_WORDS - 1, "x")),
+                false,
+            ),
+            (
+                format!("12 comments {}", words(FOOTER_MAX_WORDS - 3, "x")),
+                true,
+            ),
+            (
+                format!("12 COMMENTS {}", words(FOOTER_MAX_WORDS - 2, "Ab")),
+                true,
+            ),
+            (
+                format!("## Leave a reply {}", words(FOOTER_MAX_WORDS, "x")),
+                false,
+            ),
+        ] {
+            assert_eq!(opens_comments(&line), opens, "{line}");
+        }
     }
 
     #[test]
