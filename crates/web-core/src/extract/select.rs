@@ -212,7 +212,7 @@ pub(crate) fn main_text(
         };
         let short = seeks_group(thread, visible_chars(&narrow), body_chars);
         let group = if short {
-            repeated_group(made(&mut unselected, &again, memo), &ids)
+            repeated_group(made(&mut unselected, &again, memo), &ids, thread)
         } else {
             None
         };
@@ -665,10 +665,12 @@ fn sectioned(node: &NodeRef<'_>) -> bool {
 /// The repeated group the selection lies in: the parent of the nearest element around the
 /// elements selection kept (`ids`, in `doc`, the cleaned page before selection) that has at
 /// least [`GROUP_MIN_MEMBERS`] siblings of its shape (element name and class) holding text,
-/// which together hold at least [`GROUP_MIN_GROWTH`] times its text: the thread around one
-/// post, the listing around one card. None when the selection lies in no such group (an
-/// article beside a comment thread lies in the article, not among the comments).
-fn repeated_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
+/// which together hold at least [`GROUP_MIN_GROWTH`] times its text, or any more text on a
+/// thread's page (`thread`: a long opening post and its shorter replies are all its text):
+/// the thread around one post, the listing around one card. None when the selection lies in
+/// no such group (an article beside a comment thread lies in the article, not among the
+/// comments).
+fn repeated_group<'a>(doc: &'a Document, ids: &[NodeId], thread: bool) -> Option<NodeRef<'a>> {
     for node in kept_chain(doc, ids)? {
         let parent = node.parent()?;
         let shape = shape_of(&node);
@@ -685,7 +687,7 @@ fn repeated_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> 
             .filter(|&n| n > 0)
             .fold((0usize, 0usize), |(m, c), n| (m + 1, c + n));
         if members >= GROUP_MIN_MEMBERS {
-            return (chars as f64 >= own as f64 * GROUP_MIN_GROWTH).then_some(parent);
+            return (thread || chars as f64 >= own as f64 * GROUP_MIN_GROWTH).then_some(parent);
         }
     }
     None
@@ -2192,7 +2194,7 @@ mod tests {
             "<html><body><div class=thread id=t>{posts}</div></body></html>"
         ));
         let body = doc.select_single("#b2").nodes()[0].id;
-        let group = repeated_group(&doc, &[body]).map(|g| g.id);
+        let group = repeated_group(&doc, &[body], false).map(|g| g.id);
         assert_eq!(group, Some(doc.select_single("#t").nodes()[0].id));
         // An article beside a thread of another shape, and layout columns whose children are
         // not alike, are no group.
@@ -2202,12 +2204,25 @@ mod tests {
              </div><div class=comments>{posts}</div></body></html>"
         ));
         let article = doc.select_single("#a").nodes()[0].id;
-        assert!(repeated_group(&doc, &[article]).is_none());
+        assert!(repeated_group(&doc, &[article], false).is_none());
+        // A long opening post beside its shorter replies: on a thread's page they are its
+        // group, though they add less than half its text; elsewhere they are not.
+        let opening = "A long opening post that lists every host tried over the years. ".repeat(8);
+        let replies: String = std::iter::once(post(0, &opening))
+            .chain((1..4).map(|i| post(i, "A short reply of some length.")))
+            .collect();
+        let doc = parse(&format!(
+            "<html><body><div class=thread id=t>{replies}</div></body></html>"
+        ));
+        let first = doc.select_single("#b0").nodes()[0].id;
+        let group = repeated_group(&doc, &[first], true).map(|g| g.id);
+        assert_eq!(group, Some(doc.select_single("#t").nodes()[0].id));
+        assert!(repeated_group(&doc, &[first], false).is_none());
         // Too few posts are no group.
         let two: String = (0..2).map(|i| post(i, "A reply.")).collect();
         let doc = parse(&format!("<html><body><div>{two}</div></body></html>"));
         let body = doc.select_single("#b1").nodes()[0].id;
-        assert!(repeated_group(&doc, &[body]).is_none());
+        assert!(repeated_group(&doc, &[body], false).is_none());
     }
 
     #[test]
