@@ -548,7 +548,7 @@ fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> (usize, bool
                 return false;
             }
             let (named, post) = with_element(&n, |e| {
-                let post = !thread && posts.enter(e);
+                let post = !thread && posts.enter(e, &n);
                 (attr(e, "class").is_some_and(names_post_furniture), post)
             })
             .unwrap_or_default();
@@ -604,14 +604,20 @@ fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> (usize, bool
 /// each with an `id` that ends in a number of at least [`POST_NUMBER_MIN_DIGITS`] digits
 /// (the post's anchor), a link whose address holds that number (the post's own address) and
 /// an element whose class names its writer ([`names_writer`]: the writer's pane), which
-/// together hold at least [`NUMBERED_POSTS_MIN_SHARE`] of the body's visible characters.
-/// Each link is compared with the [`POST_NUMBERS_COMPARED`] innermost open blocks at most.
+/// together hold at least [`NUMBERED_POSTS_MIN_SHARE`] of the body's visible characters,
+/// with the numbered blocks beside them that carry a writer's pane but no such link (the
+/// opening post, whose address is the thread's own). Each link is compared with the
+/// [`POST_NUMBERS_COMPARED`] innermost open blocks at most.
 #[derive(Default)]
 struct NumberedPosts {
     /// The open blocks that may be posts, innermost last.
     open: Vec<OpenPost>,
-    /// The visible characters of each post found, outermost ones only.
-    found: Vec<usize>,
+    /// The visible characters of each post found, outermost ones only, and its parent.
+    found: Vec<(usize, Option<NodeId>)>,
+    /// The numbered blocks with a writer's pane but no link to their number and no post
+    /// inside (an opening post, whose address is the thread's own), with their visible
+    /// characters and parent: posts too when they lie beside posts found.
+    unlinked: Vec<(usize, Option<NodeId>)>,
 }
 
 /// An open block that may be a post (see [`NumberedPosts`]).
@@ -624,12 +630,14 @@ struct OpenPost {
     pane: bool,
     /// How many posts were found before it (those found inside it give way to it).
     mark: usize,
+    /// Its parent.
+    parent: Option<NodeId>,
 }
 
 impl NumberedPosts {
-    /// Reads an element entered; returns whether it may be a post (then [`Self::leave`]
-    /// is told when the walk leaves it).
-    fn enter(&mut self, e: &Element) -> bool {
+    /// Reads an element entered (`e`, the element of `node`); returns whether it may be a
+    /// post (then [`Self::leave`] is told when the walk leaves it).
+    fn enter(&mut self, e: &Element, node: &NodeRef<'_>) -> bool {
         let number = attr(e, "id").and_then(post_number);
         if let Some(number) = number {
             self.open.push(OpenPost {
@@ -637,6 +645,7 @@ impl NumberedPosts {
                 linked: false,
                 pane: false,
                 mark: self.found.len(),
+                parent: node.parent().map(|p| p.id),
             });
         }
         if let Some(top) = self.open.last_mut()
@@ -666,13 +675,22 @@ impl NumberedPosts {
         }
         if post.linked && post.pane {
             self.found.truncate(post.mark);
-            self.found.push(chars);
+            self.found.push((chars, post.parent));
+        } else if post.pane && self.found.len() == post.mark {
+            self.unlinked.push((chars, post.parent));
         }
     }
 
     /// Whether the posts found make a body of `chars` visible characters a thread's.
     fn thread(&self, chars: usize) -> bool {
-        let held: usize = self.found.iter().sum();
+        let parents: HashSet<NodeId> = self.found.iter().filter_map(|f| f.1).collect();
+        let beside: usize = self
+            .unlinked
+            .iter()
+            .filter(|u| u.1.is_some_and(|p| parents.contains(&p)))
+            .map(|u| u.0)
+            .sum();
+        let held = self.found.iter().map(|f| f.0).sum::<usize>() + beside;
         self.found.len() >= NUMBERED_POSTS_MIN
             && held as f64 >= chars as f64 * NUMBERED_POSTS_MIN_SHARE
     }
@@ -1330,6 +1348,38 @@ mod tests {
         let (thread, out) = cleaned(&article);
         assert!(!thread, "{out}");
         assert!(!out.contains("Comment 3"), "{out}");
+    }
+
+    #[test]
+    fn an_opening_post_whose_address_is_the_thread_s_counts_beside_its_replies() {
+        let reply = |i: usize| {
+            format!(
+                "<li class=message id=post-{n}><div class=userInfo>Rider{i}</div><a \
+                 href='posts/{n}/'>#{i}</a><p>Reply {i}: mine went the same way.</p></li>",
+                n = 4_860_000 + i
+            )
+        };
+        let replies: String = (1..4).map(reply).collect();
+        let opening = "The bearing wore out after two winters, and here is the list. ".repeat(12);
+        let base = Url::parse("https://example.com/").unwrap();
+        let thread = |html: &str| {
+            let doc = parse(html);
+            clean(&doc, &mut Memo::new(&base)).thread
+        };
+        // The opening post's links name the thread, not its number; it holds most of the text.
+        let first = format!(
+            "<li class=message id=post-4859929><div class=userInfo>Rider0</div><a \
+             href='threads/bearing.691400/'>#0</a><p>{opening}</p></li>"
+        );
+        let page = format!("<html><body><main><ol>{first}{replies}</ol></main></body></html>");
+        assert!(thread(&page));
+        // Not beside them (an article, its writer named, over a short list of numbered
+        // blocks), it does not count.
+        let page = format!(
+            "<html><body><main><article id=post-4859929><span class=author>Eve</span><p>\
+             {opening}</p></article><ol>{replies}</ol></main></body></html>"
+        );
+        assert!(!thread(&page));
     }
 
     #[test]
