@@ -16,7 +16,8 @@ use super::prune::{
     drop_tail_chrome,
 };
 use super::select::{
-    MainText, fits, group_region_text, main_text, prose_chars, prose_region_text, visible_chars,
+    MainText, cards_region_text, fits, group_region_text, main_text, prose_chars,
+    prose_region_text, visible_chars,
 };
 use super::title::{
     PageTitle, drop_repeated_headings, drop_reply_subjects, first_attached, headline,
@@ -44,6 +45,12 @@ const CARDS_MIN_GROWTH: usize = 2;
 /// …and, should the answer still have less prose, the page's prose region replaces it when
 /// it has prose and at least this many times its visible characters.
 const REGION_MIN_GROWTH: usize = 5;
+/// How many times the visible characters of a one-line answer a page's region of cards
+/// shows to replace it.
+const CARDS_REGION_MIN_GROWTH: f64 = 1.5;
+/// The largest share of what a region of cards adds to a one-line answer that may be
+/// prose lines.
+const CARDS_REGION_MAX_PROSE: f64 = 0.25;
 /// An answer that kept no prose gives way to the page's largest repeated group when that
 /// has at least this many times its visible characters.
 const GROUP_MIN_GROWTH: usize = 2;
@@ -162,6 +169,18 @@ fn answer_of(
             drop_tail_chrome(&mut group);
             if visible_chars(&group) >= visible_chars(&answer.lines).max(1) * GROUP_MIN_GROWTH {
                 answer.lines = beside_group(std::mem::take(&mut answer.lines), group);
+                answer.flags.whole_body = true;
+            }
+        }
+        // An answer of one line (a banner, a legal line, a brand's blurb) on a page of
+        // cards, tiles and labels: the page's region with its cards, its sidebars and
+        // footers aside, when that shows much more in short lines.
+        if one_line(&answer.lines) {
+            let mut region = cards_region_text(&doc, &mut memo);
+            drop_comment_section(&mut region);
+            drop_tail_chrome(&mut region);
+            if cards_replace(&answer.lines, &region) {
+                answer.lines = region;
                 answer.flags.whole_body = true;
             }
         }
@@ -378,6 +397,28 @@ fn region_replaces(answer: &[String], region: &[String]) -> bool {
         && visible_chars(region) >= visible_chars(answer).max(1) * REGION_MIN_GROWTH
 }
 
+/// Whether an answer's text is one line at most, headings aside.
+fn one_line(lines: &[String]) -> bool {
+    lines
+        .iter()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .count()
+        <= 1
+}
+
+/// Whether the page's `region` (cleaned with its cards kept) replaces an `answer` of
+/// [`one_line`] that kept little prose: the region shows [`CARDS_REGION_MIN_GROWTH`] times
+/// the answer's visible characters, and under [`CARDS_REGION_MAX_PROSE`] of what it adds
+/// is prose lines (the names, prices and labels of cards, not a sidebar's paragraphs).
+fn cards_replace(answer: &[String], region: &[String]) -> bool {
+    let (kept, wide) = (visible_chars(answer), visible_chars(region));
+    let added_prose = prose_chars(region).saturating_sub(prose_chars(answer));
+    one_line(answer)
+        && prose_chars(answer) < ANSWER_MIN_PROSE
+        && wide as f64 >= kept.max(1) as f64 * CARDS_REGION_MIN_GROWTH
+        && (added_prose as f64) < wide.saturating_sub(kept) as f64 * CARDS_REGION_MAX_PROSE
+}
+
 /// A page's largest repeated group with what the answer had beside it (a label, a lead, a
 /// short post the group's sidebar list outweighs): the answer's lines the group lacks, then
 /// the group's.
@@ -509,6 +550,75 @@ mod tests {
         let text = out.lines.join("\n");
         assert!(text.contains("I hope to approach Monday"), "{text}");
         assert!(!text.contains("Month 7 of the archive"), "{text}");
+    }
+
+    #[test]
+    fn a_one_line_answer_on_a_page_of_tiles_gives_way_to_the_tiles() {
+        let base = Url::parse("https://example.com/").unwrap();
+        // Tiles of categories, each a link around its picture and name, and the site's
+        // legal line under its links: the one line of prose on the page.
+        let names = [
+            "Watercolor Paint",
+            "Acrylic Paint",
+            "Oil Paint",
+            "Brushes",
+            "Colored Pencils",
+            "Markers",
+            "Fine Writing",
+            "Paper and Boards",
+            "Easels",
+            "Frames",
+            "Ceramics",
+            "Printmaking",
+            "Crafts",
+            "Gifts",
+            "New Products",
+            "Deals",
+        ];
+        let tiles: String = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                format!(
+                    "<li><a href=/c/{i}/><figure><img src=/i/{i}.png alt='{name}'></figure>\
+                     <h3>{name}</h3></a></li>"
+                )
+            })
+            .collect();
+        let links: String = (0..12)
+            .map(|i| format!("<li><a href=/help/{i}/>Help topic {i}</a></li>"))
+            .collect();
+        let legal = "Names of the brands are registered trademarks of the Art Supply Company, \
+                     LLC. Copyright 1999-2026, all rights reserved.";
+        let page = format!(
+            "<html><head><title>Art Supplies</title></head><body><section><h2>Browse \
+             Featured Categories</h2><a href=/categories/>View All</a><ul>{tiles}</ul>\
+             </section><footer><ul>{links}</ul><p>{legal}</p></footer></body></html>"
+        );
+        let out = extract_html(&page, &base, usize::MAX, usize::MAX);
+        let text = out.lines.join("\n");
+        for name in ["Watercolor Paint", "Printmaking", "Deals"] {
+            assert!(text.contains(name), "{text}");
+        }
+        // The footer the line lay in is not the tiles' text.
+        assert!(!text.contains("all rights reserved"), "{text}");
+        // A region that adds paragraphs (a sidebar's blurbs) is no page of tiles; nor is one
+        // that adds little.
+        let answer = vec![legal.to_owned()];
+        let blurbs: Vec<String> = (0..6)
+            .map(|i| format!("{legal} Blurb {i} of a sidebar, as long as a paragraph is."))
+            .collect();
+        assert!(!cards_replace(&answer, &blurbs));
+        let few: Vec<String> = names[..3].iter().map(|n| format!("### {n}")).collect();
+        assert!(!cards_replace(&answer, &[few, answer.clone()].concat()));
+        let all: Vec<String> = names.iter().map(|n| format!("### {n}")).collect();
+        assert!(cards_replace(
+            &answer,
+            &[all.clone(), answer.clone()].concat()
+        ));
+        // An answer of several lines (a short post) stands.
+        let post = vec!["A short post.".to_owned(), String::new(), legal.to_owned()];
+        assert!(!cards_replace(&post, &[all, post.clone()].concat()));
     }
 
     /// A lead of prose over a grid of courses.

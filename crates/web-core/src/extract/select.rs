@@ -1381,6 +1381,33 @@ pub(crate) fn prose_region_text(doc: &Document, memo: &mut Memo<'_>) -> Vec<Stri
         .unwrap_or_default()
 }
 
+/// The text of a cleaned page's prose region ([`prose_region`]) without the blocks named
+/// as chrome ([`named_chrome`]: a sidebar, a footer, a menu the chrome filter kept for
+/// their share of a short page's text), pruned and rendered: what a page of tiles shows.
+pub(crate) fn cards_region_text(doc: &Document, memo: &mut Memo<'_>) -> Vec<String> {
+    let Some(body) = doc.body() else {
+        return Vec::new();
+    };
+    // The outermost such blocks, by one walk that does not look inside them.
+    let mut chrome: Vec<NodeId> = Vec::new();
+    walk(body, |step| match step {
+        Step::Enter(node) if node.is_element() => {
+            if node.id != body.id && named_chrome(&node, memo) {
+                chrome.push(node.id);
+                return false;
+            }
+            true
+        }
+        _ => false,
+    });
+    for id in chrome {
+        if let Some(node) = doc.tree.get(&id) {
+            node.remove_from_parent();
+        }
+    }
+    prose_region_text(doc, memo)
+}
+
 /// Elements whose text, when long enough, counts as prose.
 fn is_prose_block(name: &str) -> bool {
     matches!(
