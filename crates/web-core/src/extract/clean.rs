@@ -3,7 +3,7 @@
 //! class name, unless they hold the main content or much of the page's text; then the
 //! boilerplate filter on what is left.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use dom_query::{Document, Element, NodeId, NodeRef};
 use html5ever::local_name;
