@@ -87,6 +87,9 @@ const KEPT_MIN_GROWTH: f64 = 2.0;
 /// …or this many times, when one of them holds a page's sections as its blocks
 /// ([`sectioned`]): selection's own cleaning dropped whole sections of a landing page.
 const SECTIONED_MIN_GROWTH: f64 = 1.3;
+/// Elements selection kept whose cards' names (headings over nothing but a picture and a
+/// link) it dropped, at least this many, replace it with those names (see [`lost_names`]).
+const NAMES_MIN_LOST: usize = 6;
 /// Sibling elements of one shape are a repeated group (posts, cards, rows) when at least
 /// this many of them hold text, their children alike (see [`alike`])…
 const GROUP_MIN_MEMBERS: usize = 3;
@@ -622,7 +625,8 @@ fn one_at_a_time(
 /// What selection kept (`narrow`, rendered from its own copy) gives way to the elements it
 /// kept (`ids`, in `doc`, the cleaned page before selection) rendered as the filters left
 /// them, when they show more than [`KEPT_MIN_GROWTH`] times its visible characters, or
-/// [`SECTIONED_MIN_GROWTH`] times when one of them holds a page's sections ([`sectioned`]).
+/// [`SECTIONED_MIN_GROWTH`] times when one of them holds a page's sections ([`sectioned`]),
+/// and add prose, or the names of many cards ([`lost_names`]), kept as headings over nothing.
 fn kept_whole(doc: &Document, ids: &[NodeId], narrow: Vec<String>) -> Vec<String> {
     let n = visible_chars(&narrow);
     let nodes: Vec<NodeRef<'_>> = ids.iter().filter_map(|id| doc.tree.get(id)).collect();
@@ -642,11 +646,16 @@ fn kept_whole(doc: &Document, ids: &[NodeId], narrow: Vec<String>) -> Vec<String
         }
         lines.extend(render(node));
     }
+    // The names of cards of a picture and a link are headings over nothing here: they are
+    // what selection dropped when it lacks many of them.
+    let raw = lines.clone();
     drop_orphan_headings(&mut lines);
     if visible_chars(&lines) as f64 >= n as f64 * growth
         && lost_prose(&narrow, &lines) >= FALLBACK_MIN_PROSE
     {
         lines
+    } else if visible_chars(&raw) as f64 >= n as f64 * growth && lost_names(&narrow, &raw) {
+        raw
     } else {
         narrow
     }
@@ -1433,6 +1442,21 @@ fn sections_add(narrow: &[String], wide: &[String]) -> bool {
     added >= (visible_chars(narrow) / SECTIONS_MIN_ADDED_PART).max(FALLBACK_MIN_PROSE)
 }
 
+/// Whether `whole` holds at least [`NAMES_MIN_LOST`] headings of the third level or below
+/// (list items or not) that `selected` lacks, of [`FALLBACK_MIN_PROSE`] visible characters
+/// together: the names of a grid's cards, each a heading over a picture and a link.
+fn lost_names(selected: &[String], whole: &[String]) -> bool {
+    let kept: HashSet<&str> = selected.iter().map(String::as_str).collect();
+    let (mut names, mut chars) = (0usize, 0usize);
+    for line in whole.iter().filter(|l| !kept.contains(l.as_str())) {
+        if line.trim_start_matches("- ").starts_with("###") {
+            names += 1;
+            chars += visible_len(line);
+        }
+    }
+    names >= NAMES_MIN_LOST && chars >= FALLBACK_MIN_PROSE
+}
+
 /// Visible characters of the prose lines of `whole` (lines of at least
 /// [`PROSE_MIN_CHARS`]) that `selected` does not have.
 fn lost_prose(selected: &[String], whole: &[String]) -> usize {
@@ -2041,6 +2065,41 @@ mod tests {
             prose(0),
             prose(1)
         ));
+        let kept = doc.select_single("#m").nodes()[0].id;
+        assert_eq!(kept_whole(&doc, &[kept], narrow.clone()), narrow);
+    }
+
+    #[test]
+    fn a_selection_that_dropped_a_grid_s_named_cards_gives_way_to_them() {
+        let lead = "Crisp and quick, these recipes make a weeknight dinner in the time it \
+                    takes to set the table, with vegetables that stay crunchy.";
+        let card = |i: usize| {
+            format!(
+                "<article class=card><a href=/recipe-{i}><img src=/{i}.jpg>\
+                 <h3>Crispy recipe number {i} with herbs, lime and a green sauce of its own</h3></a></article>"
+            )
+        };
+        let cards = |n: usize| (0..n).map(card).collect::<String>();
+        let page = |n: usize| {
+            parse(&format!(
+                "<html><body><main id=m><h1>Recipes</h1><p>{lead}</p><section><h2>Top \
+                 rated</h2>{}</section></main></body></html>",
+                cards(n)
+            ))
+        };
+        // Selection kept the page's main element but answered its lead alone.
+        let narrow = lines(&format!("# Recipes\n\n{lead}\n\n## Top rated"));
+        let doc = page(8);
+        let kept = doc.select_single("#m").nodes()[0].id;
+        let whole = kept_whole(&doc, &[kept], narrow.clone());
+        for i in [0, 7] {
+            let name = format!(
+                "### Crispy recipe number {i} with herbs, lime and a green sauce of its own"
+            );
+            assert!(whole.contains(&name), "{whole:?}");
+        }
+        // A few headings are no grid's cards.
+        let doc = page(3);
         let kept = doc.select_single("#m").nodes()[0].id;
         assert_eq!(kept_whole(&doc, &[kept], narrow.clone()), narrow);
     }
