@@ -176,13 +176,8 @@ fn answer_of(
         // cards, tiles and labels: the page's region with its cards, its sidebars and
         // footers aside, when that shows much more in short lines.
         if one_line(&answer.lines) {
-            let mut region = cards_region_text(&doc, &mut memo);
-            drop_comment_section(&mut region);
-            drop_tail_chrome(&mut region);
-            if cards_replace(&answer.lines, &region) {
-                answer.lines = region;
-                answer.flags.whole_body = true;
-            }
+            let region = cards_region_text(&doc, &mut memo);
+            take_region(&mut answer, region, cards_replace);
         }
     }
     if prose_chars(&answer.lines) < ANSWER_MIN_PROSE {
@@ -190,15 +185,25 @@ fn answer_of(
         // prose region of the page, cleaned again, when it holds much more.
         let mut memo = Memo::new(base);
         let doc = cleaned_again(source, answer.title.as_deref(), &mut memo);
-        let mut region = prose_region_text(&doc, &mut memo);
-        drop_comment_section(&mut region);
-        drop_tail_chrome(&mut region);
-        if region_replaces(&answer.lines, &region) {
-            answer.lines = region;
-            answer.flags.whole_body = true;
-        }
+        let region = prose_region_text(&doc, &mut memo);
+        take_region(&mut answer, region, region_replaces);
     }
     answer
+}
+
+/// Gives `answer` the text of a page's `region`, its comment section and tail chrome cut,
+/// when `replaces` says that region replaces the answer; the answer is then the page's.
+fn take_region(
+    answer: &mut Extracted,
+    mut region: Vec<String>,
+    replaces: fn(&[String], &[String]) -> bool,
+) {
+    drop_comment_section(&mut region);
+    drop_tail_chrome(&mut region);
+    if replaces(&answer.lines, &region) {
+        answer.lines = region;
+        answer.flags.whole_body = true;
+    }
 }
 
 /// The answer of a page whose first pass answered `first`, which kept prose, when the

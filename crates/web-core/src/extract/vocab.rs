@@ -925,17 +925,21 @@ pub(crate) const FOOTER_OPENERS: &[&str] = &["posted", "published", "filed"];
 /// Whether a class or id value names a headline or a title: holds `headline` or `title`,
 /// compared without ASCII case, anywhere (`entry-title`, `articleHeadline`, `subtitle`).
 pub(crate) fn names_headline(value: &str) -> bool {
-    // One pass over the bytes: the words are tried only where their first letter is.
+    holds_any(value, &[b"title", b"headline"])
+}
+
+/// Whether `value` holds one of `words` (lowercase ASCII) anywhere, ASCII case ignored, by
+/// one pass over its bytes: a word is tried only where its first letter is.
+fn holds_any(value: &str, words: &[&[u8]]) -> bool {
     let bytes = value.as_bytes();
-    let at = |i: usize, word: &[u8]| {
-        bytes
-            .get(i..i + word.len())
-            .is_some_and(|w| w.eq_ignore_ascii_case(word))
-    };
-    (0..bytes.len()).any(|i| match bytes[i].to_ascii_lowercase() {
-        b't' => at(i, b"title"),
-        b'h' => at(i, b"headline"),
-        _ => false,
+    (0..bytes.len()).any(|i| {
+        let first = bytes[i].to_ascii_lowercase();
+        words.iter().any(|word| {
+            word.first() == Some(&first)
+                && bytes
+                    .get(i..i + word.len())
+                    .is_some_and(|w| w.eq_ignore_ascii_case(word))
+        })
     })
 }
 
@@ -988,19 +992,10 @@ const POST_FURNITURE: &[&str] = &[
 /// holding `user`, `author`, `poster`, `profile` or `member` (`postprofile`, `userinfo`,
 /// `message-userDetails`, `author_information`).
 pub(crate) fn names_writer(value: &str) -> bool {
-    let bytes = value.as_bytes();
-    let at = |i: usize, word: &[u8]| {
-        bytes
-            .get(i..i + word.len())
-            .is_some_and(|w| w.eq_ignore_ascii_case(word))
-    };
-    (0..bytes.len()).any(|i| match bytes[i].to_ascii_lowercase() {
-        b'u' => at(i, b"user"),
-        b'a' => at(i, b"author"),
-        b'p' => at(i, b"poster") || at(i, b"profile"),
-        b'm' => at(i, b"member"),
-        _ => false,
-    })
+    holds_any(
+        value,
+        &[b"user", b"author", b"poster", b"profile", b"member"],
+    )
 }
 
 /// The last words of class tokens that name a post or an article itself (`entry`, `hentry`,
