@@ -5,11 +5,6 @@
 
 use mcp_web_core::fetch::pdf;
 
-/// The program's allocator: mimalloc, faster than the C library's at the many small
-/// allocations and frees of parsing and extracting a page.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> std::process::ExitCode {
     let mut args = std::env::args_os();
     let _program = args.next();

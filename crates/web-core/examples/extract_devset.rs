@@ -19,10 +19,6 @@ use std::time::{Duration, Instant};
 
 use mcp_web_core::extract::extract;
 
-/// The `mcp-web` binary's allocator, so that the figures are the server's.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// The lowercase word-character runs of a text, as `score.py` tokenises it.
 fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
