@@ -398,8 +398,8 @@ impl Headlines {
     }
 
     /// The words of the candidates found (element, whether it is a heading), in their order;
-    /// the headings that are the site's name-plate ([`is_name_plate`], against the page's
-    /// address `page`) are marked as such.
+    /// those that are the site's name-plate ([`is_name_plate`], against the page's address
+    /// `page`), headings or elements named for a title alike, are marked as such.
     fn read(doc: &Document, candidates: &[(NodeId, bool)], page: Option<&Url>) -> Self {
         let mut h1 = Vec::new();
         let mut plates = Vec::new();
@@ -408,9 +408,7 @@ impl Headlines {
             let node = NodeRef::new(id, &doc.tree);
             let text = text_within(node, HEADLINE_MAX_CHARS);
             let words = text.as_deref().map(heading_words);
-            let plate = heading
-                && words.as_ref().is_some_and(|w| !w.is_empty())
-                && is_name_plate(&node, page);
+            let plate = words.as_ref().is_some_and(|w| !w.is_empty()) && is_name_plate(&node, page);
             if plate {
                 plates.extend(words.clone());
             } else if heading && node.has_name("h1") && words.as_ref().is_none_or(|w| !w.is_empty())
@@ -1222,6 +1220,20 @@ mod tests {
         assert_eq!(
             page_title(docs, title, "https://docs.example/20/orm/quickstart.html").as_deref(),
             Some("ORM Quick Start")
+        );
+        // An element named for a title in the site's navigation bar is its name-plate as a
+        // heading there is: the page's `h1` says the title, however short.
+        let bar = "<header><nav class=\"md-header__inner\"><div class=\"md-header__title\">\
+                   Example Validation</div></nav></header><article><h1>Fields</h1><p>Text.</p>\
+                   </article>";
+        assert_eq!(
+            page_title(
+                bar,
+                "Fields - Example Validation",
+                "https://docs.example/fields/"
+            )
+            .as_deref(),
+            Some("Fields")
         );
         // Without the plates' marks, the longer part a heading says stays the title: a
         // heading in a masthead or beside a sidebar, or a link to the page itself, is the
