@@ -549,10 +549,13 @@ const PLATE_MAX_DEPTH: usize = 6;
 /// Whether a heading is the site's name-plate rather than a headline of the page: it lies in
 /// the site's navigation, within [`PLATE_MAX_DEPTH`] elements up and short of the page's
 /// main container or its body (a `nav` element, a navigation or menu role, a class or id
-/// that names a menu bar, [`names_menu`]), or its words are those of a link it holds
-/// to the site's home or to an index above the page (`/`, `./`, `../index.html`).
+/// that names a menu bar, [`names_menu`]), or its words are those of a link it holds, or
+/// of the nearest link around it within those elements, to the site's home or to an index
+/// above the page (`/`, `./`, `../index.html`).
 fn is_name_plate(node: &NodeRef<'_>, page: Option<&Url>) -> bool {
     let mut at = Some(*node);
+    // The nearest link around the heading, within the elements looked at.
+    let mut around: Option<(NodeRef<'_>, String)> = None;
     for _ in 0..PLATE_MAX_DEPTH {
         let Some(n) = at else { break };
         // The page's own main container, or the page as a whole, says nothing of a bar.
@@ -574,11 +577,25 @@ fn is_name_plate(node: &NodeRef<'_>, page: Option<&Url>) -> bool {
         if navigation {
             return true;
         }
+        if around.is_none() && n.id != node.id {
+            around = with_element(&n, |e| {
+                (&*e.name.local == "a").then(|| attr(e, "href").map(str::to_owned))?
+            })
+            .flatten()
+            .map(|href| (n, href));
+        }
         at = n.parent();
     }
     let Some(page) = page else {
         return false;
     };
+    // A link home whose text is the heading's: the site's logo around its name.
+    if let Some((link, href)) = &around
+        && page.join(href).is_ok_and(|to| is_index_above(&to, page))
+        && heading_words(&link.text()) == heading_words(&node.text())
+    {
+        return true;
+    }
     // The links the heading holds, up to two.
     let mut links = Vec::new();
     walk(*node, |step| {
@@ -1234,6 +1251,19 @@ mod tests {
             )
             .as_deref(),
             Some("Fields")
+        );
+        // The site's name inside its logo's link home is its name-plate too.
+        let logo = "<a class=\"site\" href=\"/\"><img src=\"/logo.png\" alt=\"Logo\">\
+                    <div class=\"site-title\">Example Community Documentation</div></a>\
+                    <div role=\"main\"><h1>Example playbooks</h1><p>Text.</p></div>";
+        assert_eq!(
+            page_title(
+                logo,
+                "Example playbooks — Example Community Documentation",
+                "https://docs.example.com/projects/latest/playbook_guide/index.html"
+            )
+            .as_deref(),
+            Some("Example playbooks")
         );
         // Without the plates' marks, the longer part a heading says stays the title: a
         // heading in a masthead or beside a sidebar, or a link to the page itself, is the
