@@ -358,8 +358,8 @@ pub(crate) struct Headlines {
     /// The text of each `h1` that has words (`None` when it is longer than
     /// [`HEADLINE_MAX_CHARS`]), in document order, the site's name-plates aside.
     h1: Vec<Option<String>>,
-    /// The words of the headings that are the site's name-plate ([`is_name_plate`]): a
-    /// title's part that says them names the site, not the page.
+    /// The words of the headings and title-named elements that are the site's name-plate
+    /// ([`is_name_plate`]): a title's part that says them names the site, not the page.
     plates: Vec<Vec<String>>,
 }
 
@@ -546,12 +546,12 @@ impl Headlines {
 /// it the site's name-plate.
 const PLATE_MAX_DEPTH: usize = 6;
 
-/// Whether a heading is the site's name-plate rather than a headline of the page: it lies in
-/// the site's navigation, within [`PLATE_MAX_DEPTH`] elements up and short of the page's
-/// main container or its body (a `nav` element, a navigation or menu role, a class or id
-/// that names a menu bar, [`names_menu`]), or its words are those of a link it holds, or
-/// of the nearest link around it within those elements, to the site's home or to an index
-/// above the page (`/`, `./`, `../index.html`).
+/// Whether a heading, or an element named for a title, is the site's name-plate rather than
+/// a headline of the page: it lies in the site's navigation, within [`PLATE_MAX_DEPTH`]
+/// elements up and short of the page's main container or its body (a `nav` element, a
+/// navigation or menu role, a class or id that names a menu bar, [`names_menu`]), or its
+/// words are those of a link it holds, or of the nearest link around it within those
+/// elements, to the site's home or to an index above the page (`/`, `./`, `../index.html`).
 fn is_name_plate(node: &NodeRef<'_>, page: Option<&Url>) -> bool {
     let mut at = Some(*node);
     // The nearest link around the heading, within the elements looked at.
