@@ -219,9 +219,10 @@ impl PageTitle {
             .or_else(|| site_from_title(raw_title.as_deref(), readable.title.as_deref()));
         let raw = raw_title.clone();
         let title = readable.title.or(raw_title);
-        let headlines = title
-            .is_some()
-            .then(|| Headlines::read(doc, candidates, Some(page)));
+        let headlines = title.as_deref().map(|t| {
+            let titles: Vec<&str> = [Some(t), raw.as_deref()].into_iter().flatten().collect();
+            Headlines::read(doc, candidates, Some(page), &titles)
+        });
         let title = title.zip(headlines.as_ref()).map(|(t, h)| {
             let t = h.title_of(t, raw, site.as_deref());
             if h.says(&t) {
@@ -366,7 +367,7 @@ pub(crate) struct Headlines {
 impl Headlines {
     /// The page's elements that may say its headline, by one walk of the document.
     fn of(doc: &Document) -> Self {
-        Self::read(doc, &Self::candidates(doc), None)
+        Self::read(doc, &Self::candidates(doc), None, &[])
     }
 
     /// The elements that may say the headline ([`Self::candidate`]) and whether each is a
@@ -399,8 +400,16 @@ impl Headlines {
 
     /// The words of the candidates found (element, whether it is a heading), in their order;
     /// those that are the site's name-plate ([`is_name_plate`], against the page's address
-    /// `page`), headings or elements named for a title alike, are marked as such.
-    fn read(doc: &Document, candidates: &[(NodeId, bool)], page: Option<&Url>) -> Self {
+    /// `page`) are marked as such: headings, and the elements named for a title whose words
+    /// one of the page's `titles` says (no other is compared with a title: a listing names
+    /// each of its cards' titles so).
+    fn read(
+        doc: &Document,
+        candidates: &[(NodeId, bool)],
+        page: Option<&Url>,
+        titles: &[&str],
+    ) -> Self {
+        let titles: Vec<Vec<String>> = titles.iter().map(|t| heading_words(t)).collect();
         let mut h1 = Vec::new();
         let mut plates = Vec::new();
         let mut elements = Vec::with_capacity(candidates.len());
@@ -408,7 +417,13 @@ impl Headlines {
             let node = NodeRef::new(id, &doc.tree);
             let text = text_within(node, HEADLINE_MAX_CHARS);
             let words = text.as_deref().map(heading_words);
-            let plate = words.as_ref().is_some_and(|w| !w.is_empty()) && is_name_plate(&node, page);
+            let plate = words.as_ref().is_some_and(|w| {
+                !w.is_empty()
+                    && (heading
+                        || titles
+                            .iter()
+                            .any(|t| t.windows(w.len()).any(|run| run == w)))
+            }) && is_name_plate(&node, page);
             if plate {
                 plates.extend(words.clone());
             } else if heading && node.has_name("h1") && words.as_ref().is_none_or(|w| !w.is_empty())
