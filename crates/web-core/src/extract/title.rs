@@ -224,7 +224,7 @@ impl PageTitle {
             Headlines::read(doc, candidates, Some(page), &titles)
         });
         let title = title.zip(headlines.as_ref()).map(|(t, h)| {
-            let t = h.title_of(t, raw, site.as_deref());
+            let t = h.title_of(t, raw.clone(), site.as_deref());
             if h.says(&t) {
                 return t;
             }
@@ -238,7 +238,10 @@ impl PageTitle {
             .as_deref()
             .zip(headlines.as_ref())
             .filter(|_| subject.is_none())
-            .and_then(|(t, h)| h.shown_heading(t, site.as_deref(), host));
+            .and_then(|(t, h)| {
+                h.shown_heading(t, site.as_deref(), host)
+                    .or_else(|| h.headline_beside_site(t, raw.as_deref(), site.as_deref(), host))
+            });
         let matched = subject.or(title);
         let title = shown.or_else(|| matched.clone());
         Self {
@@ -359,6 +362,9 @@ pub(crate) struct Headlines {
     /// The text of each `h1` that has words (`None` when it is longer than
     /// [`HEADLINE_MAX_CHARS`]), in document order, the site's name-plates aside.
     h1: Vec<Option<String>>,
+    /// Whether the page's first `h1` names itself a title or headline by its id
+    /// (`post-title-…`).
+    h1_titled: bool,
     /// The words of the headings and title-named elements that are the site's name-plate
     /// ([`is_name_plate`]): a title's part that says them names the site, not the page.
     plates: Vec<Vec<String>>,
@@ -411,6 +417,7 @@ impl Headlines {
     ) -> Self {
         let titles: Vec<Vec<String>> = titles.iter().map(|t| heading_words(t)).collect();
         let mut h1 = Vec::new();
+        let mut h1_titled = false;
         let mut plates = Vec::new();
         let mut elements = Vec::with_capacity(candidates.len());
         for &(id, heading) in candidates {
@@ -428,6 +435,10 @@ impl Headlines {
                 plates.extend(words.clone());
             } else if heading && node.has_name("h1") && words.as_ref().is_none_or(|w| !w.is_empty())
             {
+                if h1.is_empty() {
+                    h1_titled = with_element(&node, |e| attr(e, "id").is_some_and(names_headline))
+                        .unwrap_or(false);
+                }
                 h1.push(text.and_then(|_| shown_text(node)));
             }
             elements.push((id, heading, words, plate));
@@ -435,6 +446,7 @@ impl Headlines {
         Self {
             elements,
             h1,
+            h1_titled,
             plates,
         }
     }
@@ -458,6 +470,31 @@ impl Headlines {
             && 2 * shared >= words.len()
             && words != title
             && !labelled
+            && !names_site(h1, site, host))
+        .then(|| h1.clone())
+    }
+
+    /// The page's one `h1`, whose id names it the page's title (`post-title-…`), standing for
+    /// a title that no element of the page says and that the `<title>` gives beside the
+    /// site's name (`Site - slogan`): the title speaks of the site, the heading of the page.
+    fn headline_beside_site(
+        &self,
+        title: &str,
+        raw: Option<&str>,
+        site: Option<&str>,
+        host: Option<&str>,
+    ) -> Option<String> {
+        let [Some(h1)] = self.h1.as_slice() else {
+            return None;
+        };
+        let raw = raw?;
+        let beside_site = title_parts(raw)
+            .iter()
+            .any(|&(start, end)| names_site(raw[start..end].trim(), site, host));
+        (self.h1_titled
+            && beside_site
+            && !self.says(title)
+            && heading_words(h1).len() >= HEADLINE_MIN_WORDS
             && !names_site(h1, site, host))
         .then(|| h1.clone())
     }
@@ -1300,6 +1337,34 @@ mod tests {
                 "{html}"
             );
         }
+    }
+
+    #[test]
+    fn a_title_of_the_site_s_name_and_slogan_gives_way_to_the_h1_its_id_names_a_title() {
+        let page = "https://www.example.com/r/tech/comments/1x2y3z/chair_warns/";
+        let title = "Example - The heart of the internet";
+        let post = |id: &str| {
+            format!(
+                "<header><a href=\"/\">Example</a></header><main><h1{id}>Chair warns Europe \
+                 over satellite rules</h1><p>Text.</p></main>"
+            )
+        };
+        assert_eq!(
+            page_title(&post(" id=\"post-title-t3_1x2y3z\""), title, page).as_deref(),
+            Some("Chair warns Europe over satellite rules")
+        );
+        // An h1 that does not name itself the title leaves the title as it was.
+        assert_eq!(page_title(&post(""), title, page).as_deref(), Some(title));
+        // A title that says nothing of the site is the page's own, whatever the h1.
+        assert_eq!(
+            page_title(
+                &post(" id=\"page-title\""),
+                "Press notes - Chair sets a date",
+                page
+            )
+            .as_deref(),
+            Some("Press notes - Chair sets a date")
+        );
     }
 
     #[test]
