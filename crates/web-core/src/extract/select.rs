@@ -19,8 +19,8 @@ use super::prune::{Memo, drop_orphan_headings, is_list_line, prune};
 use super::render::{collapse, render};
 use super::title::{HEADLINE_MAX_CHARS, heading_words, text_within};
 use super::tree::{
-    Shape, Step, alike, attr, inner_shapes, shape_of, text_len, visible_len, walk, with_element,
-    with_text,
+    Shape, Step, alike, attached, attr, inner_shapes, shape_of, text_len, visible_len, walk,
+    with_element, with_text,
 };
 
 /// Trees deeper than this skip content selection (its cost grows with depth × size).
@@ -1048,15 +1048,6 @@ fn container_kind(e: &Element, at: usize) -> bool {
 /// finds those still in the page (one walk) rather than each climbing to the root.
 const CONTAINERS_MAX_CHECKED: usize = 32;
 
-/// Whether a node is still in the page: its ancestors reach the document's root.
-fn in_page(doc: &Document, id: NodeId) -> bool {
-    let mut node = NodeRef::new(id, &doc.tree);
-    while let Some(parent) = node.parent() {
-        node = parent;
-    }
-    node.id == doc.root().id
-}
-
 impl Containers {
     /// Renders the page's unique containers. The elements each of [`CONTAINERS`] matches are
     /// found by one walk, the selector's own reading of them ([`container_kind`]); a
@@ -1087,7 +1078,9 @@ impl Containers {
             } else if ids.len() > CONTAINERS_MAX_CHECKED {
                 unique(doc, CONTAINERS[at])
             } else {
-                let mut left = ids.iter().filter(|&&id| in_page(doc, id));
+                let mut left = ids
+                    .iter()
+                    .filter(|&&id| attached(&NodeRef::new(id, &doc.tree)));
                 match (left.next(), left.next()) {
                     (Some(&id), None) => Some(NodeRef::new(id, &doc.tree)),
                     _ => None,

@@ -12,7 +12,7 @@ use html5ever::local_name;
 
 use super::prune::TITLE_MARK;
 use super::render::{collapse, is_block};
-use super::tree::{Step, attr, has_attr, visible_len, walk, with_element, with_text};
+use super::tree::{Step, attached, attr, has_attr, visible_len, walk, with_element, with_text};
 use super::vocab::names_headline;
 
 /// A title of more parts than this is left whole (a real one has a few), so cutting it
@@ -827,7 +827,7 @@ pub(crate) fn first_attached<'a>(doc: &'a Document, marked: &[NodeId]) -> Option
     marked
         .iter()
         .map(|id| NodeRef::new(*id, &doc.tree))
-        .find(|n| n.ancestors_it(None).last().is_some_and(|a| a.is_document()))
+        .find(|n| attached(n))
 }
 
 /// The page's headline when content selection dropped it: `h1`, the first left after the

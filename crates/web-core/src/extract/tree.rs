@@ -85,6 +85,14 @@ pub(crate) fn visible_len(text: &str) -> usize {
     n
 }
 
+/// Whether a node is still in its document: its ancestors reach the document node (a node
+/// removed from the page, or inside a removed one, is not).
+pub(crate) fn attached(node: &NodeRef<'_>) -> bool {
+    node.ancestors_it(None)
+        .last()
+        .is_some_and(|a| a.is_document())
+}
+
 /// The visible characters of a node's text, as [`visible_len`] counts the text
 /// `NodeRef::text` joins (the node's own and its descendants' text nodes), without joining
 /// it: one look-up a node.
