@@ -1756,6 +1756,52 @@ mod tests {
         text.split('\n').map(str::to_owned).collect()
     }
 
+    /// Markup pieces whose text runs begin and end in whitespace or not, cross element
+    /// boundaries and hold whitespace other than ASCII's.
+    const COUNT_PIECES: &[&str] = &[
+        "<div>",
+        "</div>",
+        "<p>",
+        "</p>",
+        "<span>",
+        "</span>",
+        "<a href='#'>",
+        "</a>",
+        "<br>",
+        " ",
+        "\n  ",
+        "word",
+        " two words ",
+        "x\u{a0}",
+        "\u{a0}y",
+        "  end  ",
+        "a,b",
+        "<ul><li>",
+        "</li></ul>",
+        "<pre> keep  this </pre>",
+        "<table><tr><td>",
+        "</td></tr></table>",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn the_counts_selection_scores_by_are_those_counted_node_by_node(
+            pieces in proptest::collection::vec(proptest::sample::select(COUNT_PIECES), 0..48)
+        ) {
+            let doc = Document::from(format!("<html><body>{}</body></html>", pieces.concat()));
+            // Empty text nodes end in no whitespace; text may follow them.
+            if let Some(body) = doc.select("body").nodes().first() {
+                body.append_child(&doc.tree.new_text(""));
+                body.append_child(&doc.tree.new_text(" tail "));
+            }
+            let root = doc.root();
+            let nodes: Vec<NodeRef<'_>> = std::iter::once(root).chain(root.descendants_it()).collect();
+            let primed = dom_smoothie::primed_char_counts(&root, &nodes);
+            let counted: Vec<usize> = nodes.iter().map(NodeRef::normalized_char_count).collect();
+            proptest::prop_assert_eq!(primed, counted);
+        }
+    }
+
     #[test]
     fn containers_found_by_one_walk_are_the_selectors_own_even_after_a_render_pruned_the_page() {
         let base = Url::parse("https://example.com/post").unwrap();

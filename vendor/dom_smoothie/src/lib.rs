@@ -1,0 +1,43 @@
+mod config;
+mod glob;
+mod grab;
+mod grab_flags;
+mod helpers;
+mod matching;
+mod prep_article;
+mod readability;
+mod readable;
+mod score;
+#[cfg(feature = "serde")]
+mod serde_helpers;
+mod url_helpers;
+
+#[cfg(feature = "aho-corasick")]
+mod ac_automat;
+
+pub use config::{CandidateSelectMode, Config, ParsePolicy, TextMode};
+pub use readability::Article;
+pub use readability::Metadata;
+pub use readability::Readability;
+pub use readable::is_probably_readable;
+
+use thiserror::Error;
+
+#[derive(Error, Debug)]
+pub enum ReadabilityError {
+    #[error("the document URL must be absolute")]
+    BadDocumentURL,
+    #[error("failed to grab the article")]
+    GrabFailed,
+    #[error("too many elements in the document to parse (found {0}, maximum {1})")]
+    TooManyElements(usize, usize),
+}
+
+/// The normalized character count of each of `nodes` as content scoring reads it, from the
+/// counts of every node under `root` primed by one walk: for tests of that walk against
+/// `NodeRef::normalized_char_count`.
+#[doc(hidden)]
+pub fn primed_char_counts(root: &dom_query::NodeRef, nodes: &[dom_query::NodeRef]) -> Vec<usize> {
+    let mut cache = helpers::CharCounterCache::primed(root);
+    nodes.iter().map(|n| cache.char_count(n)).collect()
+}
