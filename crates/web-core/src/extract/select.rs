@@ -140,11 +140,12 @@ pub(crate) struct MainText {
 /// container ([`widen`]); a short selection away from the post under the heading that says
 /// `title` gives way to the post; when selection kept too little of the page's prose, the
 /// fallback ([`settle`]). `reparse` gives the page parsed and cleaned again, for the rare page
-/// whose prose region is needed after selection consumed the document. A `large` page (of
-/// many elements) goes through selection's attempts one at a time, each after the first on
-/// the page as `doc` was given (the same steps, the same node ids; see [`select_content`]):
-/// a copy of it when the page is `copied` (one copy is kept beside selection's tree),
-/// else made again by `again`, as is what is read of it after selection.
+/// whose prose region is needed after selection consumed the document. Selection's first
+/// attempt works on `doc`, each other on the page as selection was given it (the same steps,
+/// the same node ids; see [`select_content`]): a copy of it when the page is `copied` (one
+/// copy is kept beside selection's tree), else made again by `again`, as is what is read of
+/// it after selection; only a page that is not `large` (of many elements) holds its best
+/// attempt beside the one being made.
 #[expect(
     clippy::too_many_arguments,
     reason = "one caller; the page, its figures and the two ways to make it again"
@@ -161,17 +162,17 @@ pub(crate) fn main_text(
     reparse: impl FnOnce(&mut Memo<'_>) -> Document,
     again: impl Fn(&mut Memo<'_>) -> Document,
 ) -> MainText {
-    // Selection consumes the document. Widening to a repeated group reads the cleaned page
-    // around what it kept, and a page that marks no main container would need its prose
-    // region, should selection keep under a third of it: a copy of the cleaned page is kept
-    // for both, cheaper than parsing and cleaning the page again, unless the page is too
-    // large to be copied: then it is made again when first needed, rather than held beside
-    // selection's own.
+    // Selection consumes the document, and makes up to four attempts, each on the page as
+    // it was given. Widening to a repeated group reads the cleaned page around what it
+    // kept, and a page that marks no main container would need its prose region, should
+    // selection keep under a third of it. A copy of the page as selection is given it is
+    // kept for all of them, cheaper than parsing and cleaning the page again, unless the
+    // page is too large to be copied: then it is made again when needed, rather than held
+    // beside selection's own.
     let (marks_container, h1) = container_and_h1(&doc);
     let h1_id = h1;
     // The grid of cards the pass keeps for, under a lead of prose, noted by its filters.
     let grid = memo.kept_grid();
-    let spare = (selectable && copied).then(|| doc.clone());
     // What widening and the fallback read of the cleaned page is taken before content
     // selection rewrites the one document: its first h1 and its own containers, rendered.
     let h1 = h1.map(|id| collapse(&NodeRef::new(id, &doc.tree).text()));
@@ -185,19 +186,21 @@ pub(crate) fn main_text(
         }
     };
     let post = headline_post(&doc, title, memo);
-    // The page as selection is given it, made again: what the steps above changed, changed
-    // again.
-    let selection_input = |memo: &mut Memo<'_>| {
-        let doc = spare.as_ref().map_or_else(|| again(memo), Document::clone);
+    // The page as selection is given it, made again: what the steps above changed (the
+    // containers' renders and the post's prune the page), changed again.
+    let remade = |memo: &mut Memo<'_>| {
+        let doc = again(memo);
         if marks_container {
             Containers::render(&doc, memo);
         }
         headline_post(&doc, title, memo);
         doc
     };
+    let spare = (selectable && copied).then(|| doc.clone());
     let (selected, mut unselected) = if selectable {
-        let again: Option<&dyn Fn(&mut Memo<'_>) -> Document> = large.then_some(&selection_input);
-        (select_content(doc, memo, again), spare)
+        let input =
+            |memo: &mut Memo<'_>| spare.as_ref().map_or_else(|| remade(memo), Document::clone);
+        (select_content(doc, memo, !large, &input), spare)
     } else {
         (None, Some(doc))
     };
@@ -208,14 +211,14 @@ pub(crate) fn main_text(
         // their text (a landing page's cards and short blurbs, read as link-dense or
         // unlikely blocks): the elements as the filters left them.
         let narrow = if visible_chars(&narrow) < (body_chars as f64 * KEPT_CHECK_SHARE) as usize {
-            let doc = made(&mut unselected, &again, memo);
+            let doc = made(&mut unselected, &remade, memo);
             kept_whole(doc, &ids, narrow)
         } else {
             narrow
         };
         let short = seeks_group(thread, visible_chars(&narrow), body_chars);
         let group = if short {
-            repeated_group(made(&mut unselected, &again, memo), &ids, thread)
+            repeated_group(made(&mut unselected, &remade, memo), &ids, thread)
         } else {
             None
         };
@@ -241,7 +244,7 @@ pub(crate) fn main_text(
         {
             let around: Vec<NodeId> = group_id.into_iter().collect();
             let ids = if widened { &around } else { &ids };
-            section_group(made(&mut unselected, &again, memo), ids)
+            section_group(made(&mut unselected, &remade, memo), ids)
         } else {
             None
         };
@@ -262,7 +265,7 @@ pub(crate) fn main_text(
         let lines = match grid {
             Some(grid) => {
                 let (lines, led) =
-                    with_kept_grid(made(&mut unselected, &again, memo), &ids, grid, lines);
+                    with_kept_grid(made(&mut unselected, &remade, memo), &ids, grid, lines);
                 memo.set_grid_chars(led);
                 lines
             }
@@ -271,7 +274,7 @@ pub(crate) fn main_text(
             None if visible_chars(&lines)
                 < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize =>
             {
-                let doc = made(&mut unselected, &again, memo);
+                let doc = made(&mut unselected, &remade, memo);
                 match priced_group(doc, memo) {
                     Some(group) => with_kept_grid(doc, &ids, group, lines).0,
                     None => lines,
@@ -290,7 +293,7 @@ pub(crate) fn main_text(
             let doc = reparse(memo);
             return prose_region(&doc).map(|n| prune_render(n, memo));
         }
-        let doc = made(&mut unselected, &again, memo);
+        let doc = made(&mut unselected, &remade, memo);
         prose_region(doc).map(|n| prune_render(n, memo))
     });
     if !whole_body
@@ -298,7 +301,7 @@ pub(crate) fn main_text(
         && let Some(h1) = h1_id
     {
         // One product's page: the blocks after its name and price that describe it.
-        let doc = made(&mut unselected, &again, memo);
+        let doc = made(&mut unselected, &remade, memo);
         lines.extend(product_details(doc, h1, &lines, memo));
     }
     if !whole_body
@@ -500,29 +503,21 @@ const H1_MARK: &str = "data-mcp-web-h1";
 /// Runs content selection (`dom_smoothie`) on a cleaned document and renders what it kept,
 /// with the ids of the elements it kept whole (the ids of the document given). Selection
 /// makes up to four attempts, each less strict, until one keeps enough text, else takes
-/// the one that kept the most; each attempt works on a copy of the page, and the best so
-/// far is kept, up to three trees at once. Given `again` (the document made again, node
-/// for node), it makes the same attempts one at a time instead, each on the page made
-/// again, keeping only what each kept in characters, and makes the best one again: one
-/// tree at a time.
+/// the one that kept the most: the first on `doc`, each other on the page made again by
+/// `again` (node for node the document given); the best so far is held beside the one being
+/// made when `hold_best`, else made again at the end (see [`one_at_a_time`]).
 fn select_content(
     doc: Document,
     memo: &mut Memo<'_>,
-    again: Option<&dyn Fn(&mut Memo<'_>) -> Document>,
+    hold_best: bool,
+    again: &dyn Fn(&mut Memo<'_>) -> Document,
 ) -> Option<(Vec<String>, Vec<NodeId>)> {
     let config = Config {
         disable_json_ld: true,
         keep_classes: true,
         ..Config::default()
     };
-    let readability = match again {
-        None => {
-            let mut readability = readable(doc, config)?;
-            readability.parse().ok()?;
-            readability
-        }
-        Some(again) => one_at_a_time(doc, &config, || again(memo))?,
-    };
+    let readability = one_at_a_time(doc, &config, hold_best, || again(memo))?;
     // The marked elements, found by one walk as the selector `[data-mcp-web-h1]` finds them.
     let marked = elements_where(&readability.doc, |e| {
         e.attrs
@@ -577,21 +572,25 @@ fn elements_where(doc: &Document, matches: impl Fn(&Element) -> bool) -> Vec<Nod
 /// Selection's attempts ([`POLICIES`]) made one at a time, as `Readability::parse` makes
 /// them: the first that keeps at least `char_threshold` characters, else the one that kept
 /// the most (the first of equals). The first works on `doc`, each other on the page made
-/// again by `again`, and the best is made again at the end, unless it is the last one made,
-/// still held; one tree is held at a time.
+/// again by `again`. The best attempt so far is held beside the one being made when
+/// `hold_best` (a page small enough for selection's trees), else made again at the end
+/// unless it is the last one made, still held: one tree at a time.
 fn one_at_a_time(
     doc: Document,
     config: &Config,
+    hold_best: bool,
     mut again: impl FnMut() -> Document,
 ) -> Option<Readability> {
     let mut doc = Some(doc);
-    // The best attempt so far (its place in `POLICIES`) and what it kept.
-    let mut best: Option<(usize, usize)> = None;
-    // The last attempt made (its place), while no other has been made since.
-    let mut last: Option<(usize, Readability)> = None;
+    // The best attempt so far: its place in `POLICIES`, what it kept, and the attempt
+    // itself while it is held.
+    let mut best: Option<(usize, usize, Option<Readability>)> = None;
     for (at, policy) in POLICIES.into_iter().enumerate() {
-        // One tree at a time: the last attempt goes before the page is made again.
-        last = None;
+        // One tree at a time, unless the best is held: the last attempt goes before the
+        // page is made again.
+        if !hold_best && let Some((_, _, held)) = &mut best {
+            *held = None;
+        }
         let page = doc.take().unwrap_or_else(&mut again);
         let mut readability = readable(page, config.clone())?;
         if readability.parse_with_policy(policy).is_err() {
@@ -606,15 +605,12 @@ fn one_at_a_time(
         if kept >= config.char_threshold {
             return Some(readability);
         }
-        if best.is_none_or(|(_, most)| kept > most) {
-            best = Some((at, kept));
+        if best.as_ref().is_none_or(|(_, most, _)| kept > *most) {
+            best = Some((at, kept, Some(readability)));
         }
-        last = Some((at, readability));
     }
-    let (at, _) = best?;
-    if let Some((made, readability)) = last
-        && made == at
-    {
+    let (at, _, held) = best?;
+    if let Some(readability) = held {
         return Some(readability);
     }
     let mut readability = readable(again(), config.clone())?;
