@@ -34,19 +34,40 @@ fn clean(root_sel: &Selection) {
     }
 }
 
-fn clean_styles(n: &NodeRef) {
-    if n.has_name("svg") {
-        return;
-    }
-
-    n.remove_attrs(PRESENTATIONAL_ATTRIBUTES);
-
-    if node_name_in(n, &DEPRECATED_SIZE_ATTRIBUTE_ELEMS) {
-        n.remove_attrs(&["width", "height"]);
-    }
-
-    for child_node in &n.element_children() {
-        clean_styles(child_node);
+/// Removes the presentational attributes (and the deprecated size attributes of the elements
+/// that had them) from `root` and the elements under it, but `svg` elements and theirs: one
+/// walk, each element read once and changed only when it holds one.
+fn clean_styles(root: &NodeRef) {
+    let mut stack = vec![*root];
+    while let Some(n) = stack.pop() {
+        let look = n.query(|t| match &t.data {
+            dom_query::NodeData::Element(e) if &*e.name.local != "svg" => {
+                let sized = DEPRECATED_SIZE_ATTRIBUTE_ELEMS.contains(&*e.name.local);
+                let holds = e.attrs.iter().any(|a| {
+                    let name = &*a.name.local;
+                    PRESENTATIONAL_ATTRIBUTES.contains(&name)
+                        || (sized && matches!(name, "width" | "height"))
+                });
+                Some((sized, holds))
+            }
+            _ => None,
+        });
+        let Some(Some((sized, holds))) = look else {
+            continue;
+        };
+        if holds {
+            n.remove_attrs(PRESENTATIONAL_ATTRIBUTES);
+            if sized {
+                n.remove_attrs(&["width", "height"]);
+            }
+        }
+        let mut child = n.last_child();
+        while let Some(c) = child {
+            if c.is_element() {
+                stack.push(c);
+            }
+            child = c.prev_sibling();
+        }
     }
 }
 

@@ -1224,12 +1224,32 @@ fn decode_opt_html_entities(opt: &mut Option<String>) {
 }
 
 fn is_valid_byline(node: &NodeRef) -> bool {
-    let mut is_byline = MATCHER_BYLINE.match_element(node);
-    if !is_byline {
-        let match_string = get_node_matching_string(node);
-        // TODO: use `match_string..split_whitespace().any(||)` for precicion.
-        is_byline = BYLINE_PATTERNS.iter().any(|p| match_string.contains(p));
-    }
+    // One look at the attributes first: the selector needs a `rel` or an `itemprop`, and the
+    // patterns (lowercase, without spaces) lie within one `class` or `id` value, as they lie
+    // within the lowercased values joined by spaces.
+    let Some((selectable, named)) = node.query(|t| match &t.data {
+        dom_query::NodeData::Element(e) => {
+            let mut selectable = false;
+            let mut named = false;
+            for a in &e.attrs {
+                match a.name.local.as_ref() {
+                    "rel" | "itemprop" => selectable = true,
+                    "class" | "id" => {
+                        named |= BYLINE_PATTERNS
+                            .iter()
+                            .any(|p| contains_lowercase(&a.value, p));
+                    }
+                    _ => {}
+                }
+            }
+            Some((selectable, named))
+        }
+        _ => None,
+    })
+    .flatten() else {
+        return false;
+    };
+    let is_byline = named || (selectable && MATCHER_BYLINE.match_element(node));
     if !is_byline {
         return false;
     }
@@ -1580,4 +1600,13 @@ mod tests {
         // consuming byline during grabbing the article
         assert!(ra.doc.select("a").exists());
     }
+}
+
+/// Whether `hay`, ASCII-lowercased, contains `needle` (lowercase).
+fn contains_lowercase(hay: &str, needle: &str) -> bool {
+    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
+    needle.is_empty()
+        || hay
+            .windows(needle.len())
+            .any(|w| w.iter().zip(needle).all(|(a, b)| a.to_ascii_lowercase() == *b))
 }
