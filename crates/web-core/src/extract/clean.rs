@@ -535,6 +535,8 @@ fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> (usize, bool
     let mut open: Vec<(usize, Option<usize>, bool)> = Vec::new();
     let mut posts = NumberedPosts::default();
     let mut chars = 0usize;
+    // What each class value says, read once: a page repeats its class values.
+    let mut named_by: HashMap<Box<str>, bool> = HashMap::new();
     walk(body, |step| match step {
         Step::Enter(n) => {
             if let Some(len) = with_text(&n, visible_len) {
@@ -549,7 +551,15 @@ fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> (usize, bool
             }
             let (named, post) = with_element(&n, |e| {
                 let post = !thread && posts.enter(e, &n);
-                (attr(e, "class").is_some_and(names_post_furniture), post)
+                let named = attr(e, "class").is_some_and(|class| match named_by.get(class) {
+                    Some(&named) => named,
+                    None => {
+                        let named = names_post_furniture(class);
+                        named_by.insert(class.into(), named);
+                        named
+                    }
+                });
+                (named, post)
             })
             .unwrap_or_default();
             open.push((0, named.then_some(found.len()), post));
