@@ -426,7 +426,15 @@ impl Readability {
         }
     }
 
-    fn parse_impl(&mut self, policy: Option<ParsePolicy>) -> Result<Article, ReadabilityError> {
+    /// The content steps of a parse: everything but the [`Article`] made of the content,
+    /// which is left in `self.doc` under `#readability-page-1`.
+    /// With `full`, all the metadata is read (for the [`Article`]), else only what content
+    /// selection reads.
+    fn parse_content(
+        &mut self,
+        policy: Option<ParsePolicy>,
+        full: bool,
+    ) -> Result<Metadata, ReadabilityError> {
         self.verify_doc()?;
 
         let ld_meta = if self.config.disable_json_ld {
@@ -434,7 +442,13 @@ impl Readability {
         } else {
             self.parse_json_ld()
         };
-        let mut metadata = self.get_article_metadata(ld_meta);
+        let mut metadata = if full {
+            self.get_article_metadata(ld_meta)
+        } else {
+            let (mut metadata, _) = self.title_and_byline(ld_meta);
+            metadata.unescape_html_entities();
+            metadata
+        };
 
         if metadata.byline.is_none() {
             metadata.byline = self.byline_adjustment();
@@ -471,6 +485,16 @@ impl Readability {
         self.post_process_content(&root_sel);
 
         self.fix_relative_uris(&root_sel);
+
+        Ok(metadata)
+    }
+
+    fn parse_impl(&mut self, policy: Option<ParsePolicy>) -> Result<Article, ReadabilityError> {
+        let mut metadata = self.parse_content(policy, true)?;
+        let root_sel = self.doc.select_single_matcher(&MATCHER_CONTENT_ID);
+        let Some(root_node) = root_sel.nodes().first() else {
+            return Err(ReadabilityError::GrabFailed);
+        };
 
         // If we haven't found an excerpt in the article's metadata, use the article's
         // first paragraph as the excerpt. This is used for displaying a preview of
@@ -551,6 +575,19 @@ impl Readability {
     /// If the document fails to extract the content, a [`ReadabilityError::GrabFailed`] error is returned.
     pub fn parse_with_policy(&mut self, policy: ParsePolicy) -> Result<Article, ReadabilityError> {
         self.parse_impl(Some(policy))
+    }
+
+    /// Makes the one attempt of [`Readability::parse_with_policy`] and its post-processing,
+    /// leaving the content in the document (under `#readability-page-1`) without making the
+    /// [`Article`] of it (its HTML, text and excerpt): for a caller that reads the document.
+    ///
+    /// # Errors
+    /// As [`Readability::parse_with_policy`].
+    pub fn parse_content_with_policy(
+        &mut self,
+        policy: ParsePolicy,
+    ) -> Result<(), ReadabilityError> {
+        self.parse_content(Some(policy), false).map(|_| ())
     }
 
     /// This method will search for a JSON-LD block in the page and
@@ -742,6 +779,34 @@ impl Readability {
     ///
     /// A [`Metadata`] object containing the extracted metadata.
     pub fn get_article_metadata(&self, json_ld: Option<Metadata>) -> Metadata {
+        let (mut metadata, values) = self.title_and_byline(json_ld);
+
+        // description
+        if metadata.excerpt.is_none() {
+            metadata.excerpt = get_map_any_value(&values, META_EXCERPT_KEYS);
+        }
+
+        //site name
+        if metadata.site_name.is_none() {
+            metadata.site_name = values.get("og:site_name").cloned();
+        }
+
+        //published time
+        if metadata.published_time.is_none() {
+            metadata.published_time = get_map_any_value(&values, META_PUB_TIME_KEYS);
+        }
+
+        self.assign_extra_article_metadata(&mut metadata, &values);
+
+        metadata.lang = self.get_html_lang().map(|s| s.to_string());
+
+        metadata.unescape_html_entities();
+        metadata
+    }
+
+    /// The metadata content selection reads (the title and the byline), as
+    /// [`Readability::get_article_metadata`] reads them, with the `meta` values read.
+    fn title_and_byline(&self, json_ld: Option<Metadata>) -> (Metadata, HashMap<String, String>) {
         let mut values: HashMap<String, String> = HashMap::default();
         let mut metadata = json_ld.unwrap_or_default();
 
@@ -794,27 +859,7 @@ impl Readability {
             }
         }
 
-        // description
-        if metadata.excerpt.is_none() {
-            metadata.excerpt = get_map_any_value(&values, META_EXCERPT_KEYS);
-        }
-
-        //site name
-        if metadata.site_name.is_none() {
-            metadata.site_name = values.get("og:site_name").cloned();
-        }
-
-        //published time
-        if metadata.published_time.is_none() {
-            metadata.published_time = get_map_any_value(&values, META_PUB_TIME_KEYS);
-        }
-
-        self.assign_extra_article_metadata(&mut metadata, &values);
-
-        metadata.lang = self.get_html_lang().map(|s| s.to_string());
-
-        metadata.unescape_html_entities();
-        metadata
+        (metadata, values)
     }
 
     fn assign_extra_article_metadata(

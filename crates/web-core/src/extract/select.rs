@@ -593,7 +593,7 @@ fn one_at_a_time(
         }
         let page = doc.take().unwrap_or_else(&mut again);
         let mut readability = readable(page, config.clone())?;
-        if readability.parse_with_policy(policy).is_err() {
+        if readability.parse_content_with_policy(policy).is_err() {
             continue;
         }
         let kept = readability
@@ -614,7 +614,7 @@ fn one_at_a_time(
         return Some(readability);
     }
     let mut readability = readable(again(), config.clone())?;
-    readability.parse_with_policy(POLICIES[at]).ok()?;
+    readability.parse_content_with_policy(POLICIES[at]).ok()?;
     Some(readability)
 }
 
