@@ -198,24 +198,59 @@ impl Readability {
     /// 6. Replace `font` tags with `span` tags
     /// 7. Remove comments
     fn prepare(&mut self) {
-        self.remove_empty_imgs();
+        // One walk tells which of the steps below find anything to change: a step is skipped
+        // only when the page held none of what it looks for (no step makes what a later
+        // one looks for).
+        let mut has = Prepared::default();
+        for node in self.doc.root().descendants_it() {
+            node.query(|n| match &n.data {
+                dom_query::NodeData::Element(e) => {
+                    let name: &str = &e.name.local;
+                    let is = |s: &str| name.eq_ignore_ascii_case(s);
+                    has.img |= is("img");
+                    has.noscript |= is("noscript");
+                    has.script |= is("script") || is("noscript");
+                    has.style |= is("style");
+                    has.br |= is("br");
+                    has.font |= is("font");
+                }
+                dom_query::NodeData::Comment { .. } => has.comment = true,
+                _ => {}
+            });
+        }
 
-        self.unwrap_noscript_images();
+        if has.img {
+            self.remove_empty_imgs();
+        }
+
+        if has.noscript {
+            self.unwrap_noscript_images();
+        }
 
         // remove scripts
-        self.doc.select_matcher(&MATCHER_SCRIPT).remove();
+        if has.script {
+            self.doc.select_matcher(&MATCHER_SCRIPT).remove();
+        }
 
         // remove styles
-        self.doc.select_matcher(&MATCHER_STYLE).remove();
+        if has.style {
+            self.doc.select_matcher(&MATCHER_STYLE).remove();
+        }
 
         // replace duplicating br elements
-        self.replace_brs();
+        if has.br {
+            self.replace_brs();
+        }
 
         // replace fonts with spans
-        self.replace_fonts();
+        if has.font {
+            self.replace_fonts();
+        }
 
         // remove comments
-        self.remove_comments();
+        if has.comment {
+            self.remove_comments();
+        }
     }
 
     /// Return the title of the article as a `StrTendril`.
@@ -1654,4 +1689,16 @@ fn contains_lowercase(hay: &str, needle: &str) -> bool {
         || hay
             .windows(needle.len())
             .any(|w| w.iter().zip(needle).all(|(a, b)| a.to_ascii_lowercase() == *b))
+}
+
+/// Which of the elements and nodes `Readability::prepare` changes a page holds.
+#[derive(Default)]
+struct Prepared {
+    img: bool,
+    noscript: bool,
+    script: bool,
+    style: bool,
+    br: bool,
+    font: bool,
+    comment: bool,
 }
