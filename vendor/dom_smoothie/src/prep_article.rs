@@ -95,21 +95,42 @@ fn text_density_cmp(
     (children_length as f32 / text_length).partial_cmp(&threshold) == Some(ordering)
 }
 
+#[cfg(test)]
 fn should_clean_conditionally(node: &NodeRef, flags: &FlagSet<GrabFlags>) -> bool {
+    should_clean_conditionally_among(node, flags, true)
+}
+
+/// Whether the tree of `node` holds a table marked as a data table: when it holds none, no
+/// element is one, holds one or lies in one.
+fn holds_data_table(node: &NodeRef) -> bool {
+    node.tree.root().descendants_it().any(|n| {
+        n.query_or(false, |t| {
+            t.as_element().is_some_and(|e| {
+                let name: &str = &e.name.local;
+                name.eq_ignore_ascii_case("table") && e.has_attr("data-readability-table")
+            })
+        })
+    })
+}
+
+/// [`should_clean_conditionally`], told whether the tree may hold a data table at all
+/// (`tables`, see [`holds_data_table`]).
+fn should_clean_conditionally_among(node: &NodeRef, flags: &FlagSet<GrabFlags>, tables: bool) -> bool {
     let sel = Selection::from(*node);
-    // keep element if it has a data tables
-    if sel.select_single_matcher(&MATCHER_DATA_TABLE).exists() {
-        return false;
-    }
-
     let is_data_table = |n: &NodeRef| n.has_name("table") && n.has_attr("data-readability-table");
+    if tables {
+        // keep element if it has a data tables
+        if sel.select_single_matcher(&MATCHER_DATA_TABLE).exists() {
+            return false;
+        }
 
-    if is_data_table(node) {
-        return false;
-    }
-    // Next check if we're inside a data table, in which case don't remove it as well.
-    if has_ancestor(node, None, is_data_table) {
-        return false;
+        if is_data_table(node) {
+            return false;
+        }
+        // Next check if we're inside a data table, in which case don't remove it as well.
+        if has_ancestor(node, None, is_data_table) {
+            return false;
+        }
     }
 
     let weight = get_class_weight(node, flags.contains(GrabFlags::WeightClasses));
@@ -141,9 +162,14 @@ fn should_clean_conditionally(node: &NodeRef, flags: &FlagSet<GrabFlags>) -> boo
             }
             embed_count += 1;
         }
-        let text_low = node_text.trim().to_lowercase();
-        if AD_WORDS.contains(&text_low) || is_loading_word(&text_low) {
-            return true;
+        // A text lowercased is at least a third of its bytes: one much longer than every
+        // word below, its trailing dots and ellipses aside, is none of them.
+        let trimmed = node_text.trim();
+        if trimmed.trim_end_matches(['…', '.']).len() <= 3 * ad_or_loading_max_len() {
+            let text_low = trimmed.to_lowercase();
+            if AD_WORDS.contains(&text_low) || is_loading_word(&text_low) {
+                return true;
+            }
         }
 
         let char_count = node.normalized_char_count();
@@ -232,10 +258,12 @@ fn clean_conditionally(sel: &Selection, matcher: &Matcher, flags: &FlagSet<GrabF
     }
 
     let tag_sel = sel.select_matcher(matcher);
+    // Removing nodes never makes a data table: whether the tree holds one is read once.
+    let tables = tag_sel.nodes().first().is_some_and(holds_data_table);
     // traversing tag nodes in reverse order,
     // so that how children nodes will appear before parent nodes
     for tag_node in tag_sel.nodes().iter().rev() {
-        if should_clean_conditionally(tag_node, flags) {
+        if should_clean_conditionally_among(tag_node, flags, tables) {
             tag_node.remove_from_parent();
         }
     }
@@ -735,4 +763,17 @@ mod tests {
             assert_eq!(get_row_and_col_count(&doc.select("table")), (1, col_count));
         }
     }
+}
+
+/// The longest of [`AD_WORDS`] and [`LOADING_WORDS`], in bytes.
+fn ad_or_loading_max_len() -> usize {
+    static MAX: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *MAX.get_or_init(|| {
+        AD_WORDS
+            .iter()
+            .chain(LOADING_WORDS.iter())
+            .map(|w| w.len())
+            .max()
+            .unwrap_or(0)
+    })
 }
