@@ -88,6 +88,15 @@ fn is_skipped(name: &str) -> bool {
     is_never_content(name) || matches!(name, "img" | "head" | "title" | "rt" | "rp")
 }
 
+/// Elements that are lines of their own beside the blocks: list items and their lists,
+/// headings.
+fn is_line(name: &str) -> bool {
+    matches!(
+        name,
+        "li" | "ul" | "ol" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
+    )
+}
+
 /// Elements that start and end a paragraph-like block.
 pub(crate) fn is_block(name: &str) -> bool {
     matches!(
@@ -230,7 +239,7 @@ impl Renderer {
             // Nested tables flatten into the cell.
             self.in_cell += usize::from(matches!(name, "td" | "th"));
             self.pending_space = true;
-        } else if name == "br" || is_block(name) || matches!(name, "li" | "ul" | "ol") {
+        } else if name == "br" || is_block(name) || is_line(name) {
             self.pending_space = true;
         }
         true
@@ -262,6 +271,8 @@ impl Renderer {
                 } else {
                     self.pending_space = true;
                 }
+            } else if is_block(name) || is_line(name) {
+                self.pending_space = true;
             }
             return;
         }
@@ -606,6 +617,22 @@ mod tests {
             md("<p>use <code>x</code>, <a href='/u'>here</a></p>"),
             "use `x`, here"
         );
+    }
+
+    #[test]
+    fn blocks_and_headings_in_a_cell_end_a_word_whatever_the_whitespace() {
+        // A cell is one line: its blocks, lists and headings are words apart, with or
+        // without whitespace between them in the markup.
+        let cell = |inner: &str| {
+            md(&format!(
+                "<table><tr><td>{inner}</td><td>z</td></tr></table>"
+            ))
+        };
+        assert_eq!(cell("<div>a</div><div>b</div>"), "| a b | z |");
+        assert_eq!(cell("a<h3>b</h3>c"), "| a b c | z |");
+        assert_eq!(cell("<p>a.</p>b"), "| a. b | z |");
+        assert_eq!(cell("<ul><li>a</li><li>b</li></ul>c"), "| a b c | z |");
+        assert_eq!(cell("<span>a</span><span>b</span>"), "| ab | z |");
     }
 
     #[test]
