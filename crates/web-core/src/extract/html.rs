@@ -191,8 +191,10 @@ fn answer_of(
     answer
 }
 
-/// Gives `answer` the text of a page's `region`, its comment section and tail chrome cut,
-/// when `replaces` says that region replaces the answer; the answer is then the page's.
+/// Gives `answer` the text of a page's `region`, its comment section and tail chrome cut
+/// and the heading that says its title dropped (the answer prints the title above the
+/// text), when `replaces` says that region replaces the answer; the answer is then the
+/// page's.
 fn take_region(
     answer: &mut Extracted,
     mut region: Vec<String>,
@@ -200,6 +202,7 @@ fn take_region(
 ) {
     drop_comment_section(&mut region);
     drop_tail_chrome(&mut region);
+    drop_repeated_headings(&mut region, answer.title.as_deref(), None);
     if replaces(&answer.lines, &region) {
         answer.lines = region;
         answer.flags.whole_body = true;
