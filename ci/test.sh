@@ -22,3 +22,5 @@ if [ ! -x ci/.conformance/node_modules/.bin/conformance ]; then
     @modelcontextprotocol/conformance@0.2.0-alpha.12
 fi
 cargo test --workspace --all-targets "$@"
+# `--all-targets` leaves out the examples in the documentation: they are tests too.
+cargo test --workspace --doc "$@"
