@@ -106,6 +106,8 @@ struct Quiet {
     preformatted: Cell<bool>,
     /// Whitespace that followed a block in a block of blocks, and that block's parent.
     held: RefCell<Option<(NodeId, StrTendril)>>,
+    /// The element [`Quiet::inside_preformatted`] last answered for, and its answer.
+    last_inside: Cell<Option<(NodeId, bool)>>,
 }
 
 /// Elements whose whitespace is shown as written.
@@ -173,43 +175,66 @@ enum Unseen {
 }
 
 impl Quiet {
-    /// The local name of an element of the document.
-    fn name(&self, id: &NodeId) -> Option<html5ever::LocalName> {
+    /// Whether `id` is an element whose local name `is` says yes to.
+    fn element_is(&self, id: &NodeId, is: impl Fn(&str) -> bool) -> bool {
         self.doc
             .tree
-            .query_node(id, |n| match &n.data {
-                NodeData::Element(e) => Some(e.name.local.clone()),
-                _ => None,
-            })
-            .flatten()
+            .query_node(
+                id,
+                |n| matches!(&n.data, NodeData::Element(e) if is(&e.name.local)),
+            )
+            .unwrap_or(false)
     }
 
     /// Where whitespace appended to `parent` now goes.
     fn unseen(&self, parent: &NodeId) -> Unseen {
-        let tree = &self.doc.tree;
-        let (Some(name), Some(last)) =
-            (self.name(parent), tree.query_node(parent, |n| n.last_child))
+        // What the parent is (the root or head, a block, a block of blocks), and its last
+        // child.
+        let Some((root, block, of_blocks, last)) = self
+            .doc
+            .tree
+            .query_node(parent, |n| match &n.data {
+                NodeData::Element(e) => {
+                    let name: &str = &e.name.local;
+                    Some((
+                        matches!(name, "html" | "head"),
+                        is_block(name),
+                        holds_blocks(name),
+                        n.last_child,
+                    ))
+                }
+                _ => None,
+            })
+            .flatten()
         else {
             return Unseen::Shown;
         };
         let unseen = match last {
-            None if is_block(&name) || matches!(&*name, "html" | "head") => Unseen::Dropped,
-            Some(_) if matches!(&*name, "html" | "head") => Unseen::Dropped,
-            Some(last) if holds_blocks(&name) && self.name(&last).is_some_and(|n| is_block(&n)) => {
-                Unseen::Held
-            }
+            _ if root => Unseen::Dropped,
+            None if block || of_blocks => Unseen::Dropped,
+            Some(last) if of_blocks && self.element_is(&last, is_block) => Unseen::Held,
             _ => return Unseen::Shown,
         };
-        let inside_preformatted = || {
-            tree.ancestor_ids_of_it(parent, None)
-                .chain(std::iter::once(*parent))
-                .any(|a| self.name(&a).is_some_and(|n| is_preformatted(&n)))
-        };
-        if self.preformatted.get() && inside_preformatted() {
+        if self.preformatted.get() && self.inside_preformatted(parent) {
             Unseen::Shown
         } else {
             unseen
         }
+    }
+
+    /// Whether `parent` is or lies inside a preformatted element; the last answer is kept,
+    /// since whitespace comes to the same parent between each of its blocks.
+    fn inside_preformatted(&self, parent: &NodeId) -> bool {
+        if let Some((id, inside)) = self.last_inside.get()
+            && id == *parent
+        {
+            return inside;
+        }
+        let inside = std::iter::once(*parent)
+            .chain(self.doc.tree.ancestor_ids_of_it(parent, None))
+            .any(|a| self.element_is(&a, is_preformatted));
+        self.last_inside.set(Some((*parent, inside)));
+        inside
     }
 
     /// Settles the held whitespace before the document changes, as what comes `next` says.
