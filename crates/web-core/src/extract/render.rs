@@ -324,13 +324,21 @@ impl Renderer {
             self.buf.push_str(t);
             return false;
         }
-        for c in t.chars() {
-            if c.is_whitespace() {
+        // Word by word: whitespace before a word leaves a space pending, the word is copied
+        // whole.
+        let mut rest = t;
+        while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
+            if start > 0 {
                 self.pending_space = true;
-            } else {
-                self.space_if_pending();
-                self.buf.push(c);
             }
+            let word = &rest[start..];
+            let end = word.find(char::is_whitespace).unwrap_or(word.len());
+            self.space_if_pending();
+            self.buf.push_str(&word[..end]);
+            rest = &word[end..];
+        }
+        if !rest.is_empty() {
+            self.pending_space = true;
         }
         false
     }
