@@ -114,43 +114,24 @@ fn is_preformatted(name: &str) -> bool {
     matches!(name, "pre" | "listing" | "xmp" | "plaintext" | "textarea")
 }
 
-/// Elements that start and end a line, in the renderer's reading: whitespace first in one,
-/// or between two, is not shown.
-fn is_block(name: &str) -> bool {
-    render::is_block(name)
-        || matches!(
-            name,
-            "ul" | "ol" | "li" | "blockquote" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
-        )
-}
-
 /// Blocks that hold blocks rather than a line of text: whitespace between two of their
-/// blocks is neither shown nor read as a word's end.
+/// blocks is neither shown nor read as a word's end. They are the renderer's blocks but
+/// those that hold a line (a paragraph, a caption, a term…), and lists and quotes.
 fn holds_blocks(name: &str) -> bool {
-    matches!(
-        name,
-        "body"
-            | "div"
-            | "section"
-            | "article"
-            | "main"
-            | "header"
-            | "footer"
-            | "nav"
-            | "aside"
-            | "ul"
-            | "ol"
-            | "dl"
-            | "form"
-            | "fieldset"
-            | "figure"
-            | "details"
-            | "blockquote"
-            | "hgroup"
-            | "menu"
-            | "center"
-            | "search"
-    )
+    matches!(name, "ul" | "ol" | "blockquote")
+        || (render::is_block(name)
+            && !matches!(
+                name,
+                "p" | "address"
+                    | "figcaption"
+                    | "summary"
+                    | "dt"
+                    | "dd"
+                    | "legend"
+                    | "hr"
+                    | "caption"
+                    | "output"
+            ))
 }
 
 /// What follows whitespace held after a block.
@@ -197,7 +178,7 @@ impl Quiet {
                     let name: &str = &e.name.local;
                     Some((
                         matches!(name, "html" | "head"),
-                        is_block(name),
+                        render::ends_line(name),
                         holds_blocks(name),
                         n.last_child,
                     ))
@@ -211,7 +192,7 @@ impl Quiet {
         let unseen = match last {
             _ if root => Unseen::Dropped,
             None if block || of_blocks => Unseen::Dropped,
-            Some(last) if of_blocks && self.element_is(&last, is_block) => Unseen::Held,
+            Some(last) if of_blocks && self.element_is(&last, render::ends_line) => Unseen::Held,
             _ => return Unseen::Shown,
         };
         if self.preformatted.get() && self.inside_preformatted(parent) {
@@ -243,7 +224,7 @@ impl Quiet {
         };
         let unseen = match next {
             // Between two blocks.
-            Next::Element(name) => is_block(name),
+            Next::Element(name) => render::ends_line(name),
             // Text for another element: the block ended after its last block.
             Next::Text(to) => *to != parent,
             Next::Change => false,

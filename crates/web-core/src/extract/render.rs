@@ -97,6 +97,12 @@ fn is_line(name: &str) -> bool {
     )
 }
 
+/// Elements the renderer starts and ends a line at (outside a table cell, where each is a
+/// word's end): the blocks, list items and their lists, headings, quotes.
+pub(crate) fn ends_line(name: &str) -> bool {
+    is_block(name) || is_line(name) || name == "blockquote"
+}
+
 /// Elements that start and end a paragraph-like block.
 pub(crate) fn is_block(name: &str) -> bool {
     matches!(
