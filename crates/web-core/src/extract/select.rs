@@ -19,8 +19,8 @@ use super::prune::{Memo, drop_orphan_headings, is_list_line, prune};
 use super::render::{collapse, render};
 use super::title::{HEADLINE_MAX_CHARS, heading_words, text_within};
 use super::tree::{
-    Shape, Step, alike, attached, attr, inner_shapes, shape_of, text_len, visible_len, walk,
-    with_element, with_text,
+    Shape, Step, TextLens, alike, attached, attr, inner_shapes, shape_of, text_len, visible_len,
+    walk, with_element, with_text,
 };
 
 /// Trees deeper than this skip content selection (its cost grows with depth × size).
@@ -676,10 +676,11 @@ fn sectioned(node: &NodeRef<'_>) -> bool {
 /// no such group (an article beside a comment thread lies in the article, not among the
 /// comments).
 fn repeated_group<'a>(doc: &'a Document, ids: &[NodeId], thread: bool) -> Option<NodeRef<'a>> {
+    let mut lens = TextLens::default();
     for node in kept_chain(doc, ids)? {
         let parent = node.parent()?;
         let shape = shape_of(&node);
-        let own = text_len(&node);
+        let own = lens.of(&node);
         if own == 0 {
             continue;
         }
@@ -688,7 +689,7 @@ fn repeated_group<'a>(doc: &'a Document, ids: &[NodeId], thread: bool) -> Option
             .element_children()
             .iter()
             .filter(|s| shape_of(s) == shape && alike(&inner_shapes(s), &inner))
-            .map(|s| text_len(s))
+            .map(|s| lens.of(s))
             .filter(|&n| n > 0)
             .fold((0usize, 0usize), |(m, c), n| (m + 1, c + n));
         if members >= GROUP_MIN_MEMBERS {
@@ -742,6 +743,7 @@ fn section_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
     // Each element's section figures, read once: going up the chain, an element's children
     // are the element below and its siblings, read at the level below.
     let mut read: HashMap<NodeId, SectionText> = HashMap::new();
+    let mut lens = TextLens::default();
     for node in kept_chain(doc, ids)? {
         // A block of text after a heading alone, among such pairs: a page whose headings
         // and texts are laid out in blocks of their own.
@@ -751,8 +753,8 @@ fn section_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
             && heading_only(&prev)
             && heading_pairs(&parent) >= GROUP_MIN_MEMBERS
         {
-            let own = text_len(&node);
-            if text_len(&parent) as f64 >= own as f64 * GROUP_MIN_GROWTH {
+            let own = lens.of(&node);
+            if lens.of(&parent) as f64 >= own as f64 * GROUP_MIN_GROWTH {
                 return Some(parent);
             }
         }
@@ -760,12 +762,12 @@ fn section_group<'a>(doc: &'a Document, ids: &[NodeId]) -> Option<NodeRef<'a>> {
             continue;
         };
         let parent = node.parent()?;
-        let own = text_len(&node);
+        let own = lens.of(&node);
         let (members, chars) = parent
             .element_children()
             .iter()
             .filter(|s| section_text_over(s, &mut read).level() == Some(level))
-            .map(|s| text_len(s))
+            .map(|s| lens.of(s))
             .fold((0usize, 0usize), |(m, c), n| (m + 1, c + n));
         if members >= GROUP_MIN_MEMBERS {
             return (chars as f64 >= own as f64 * GROUP_MIN_GROWTH).then_some(parent);
@@ -1243,6 +1245,8 @@ pub(crate) fn largest_group(
     let body = doc.body()?;
     // Visible characters under each element, by a post-order walk.
     let mut chars: HashMap<NodeId, usize> = HashMap::new();
+    // The elements holding text, in the walk's order.
+    let mut parents: Vec<(NodeId, usize)> = Vec::new();
     let mut open: Vec<(NodeId, usize)> = Vec::new();
     walk(body, |step| match step {
         Step::Enter(node) => {
@@ -1264,6 +1268,9 @@ pub(crate) fn largest_group(
                 && let Some((id, n)) = open.pop()
             {
                 chars.insert(id, n);
+                if n > 0 {
+                    parents.push((id, n));
+                }
                 if let Some(top) = open.last_mut() {
                     top.1 += n;
                 }
@@ -1272,11 +1279,15 @@ pub(crate) fn largest_group(
         }
     });
     let total = chars.get(&body.id).copied().unwrap_or(0);
+    // Most text first, those holding as much in the walk's order: of groups holding as
+    // much, the first found wins, whatever the map's order.
+    parents.sort_by_key(|p| std::cmp::Reverse(p.1));
     let mut best: Option<(NodeId, usize)> = None;
-    for (&id, &n) in &chars {
-        // A parent holding less than the best group cannot hold a better one.
-        if n == 0 || best.is_some_and(|(_, b)| n <= b) {
-            continue;
+    for (id, n) in parents {
+        // A parent holding no more than the best group cannot hold a better one, nor can
+        // any after it.
+        if best.is_some_and(|(_, b)| n <= b) {
+            break;
         }
         let Some(parent) = doc.tree.get(&id) else {
             continue;
@@ -2399,6 +2410,27 @@ mod tests {
         let few = cards.replacen('$', "No. ", 4);
         let doc = Document::from(format!("<html><body><ul>{few}</ul></body></html>"));
         assert!(!priced_members(&doc.select_single("ul").nodes()[0]));
+    }
+
+    /// Of two groups holding as much text, the first on the page is the largest, every
+    /// time: the answer does not hang on the order of a map.
+    #[test]
+    fn of_groups_holding_as_much_the_first_is_the_largest() {
+        let cards = |class: &str| -> String {
+            (0..4)
+                .map(|i| format!("<div class={class}><a href=/{i}>Item {i}</a><b>${i}</b></div>"))
+                .collect()
+        };
+        let doc = parse(&format!(
+            "<html><body><div id=first>{}</div><div id=second>{}</div></body></html>",
+            cards("card"),
+            cards("tile")
+        ));
+        let first = doc.select_single("#first").nodes()[0].id;
+        for _ in 0..32 {
+            let (node, _, _) = largest_group(&doc, |_: &NodeRef<'_>| false).unwrap();
+            assert_eq!(node.id, first);
+        }
     }
 
     #[test]

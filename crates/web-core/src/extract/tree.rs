@@ -132,6 +132,54 @@ pub(crate) fn text_len(node: &NodeRef<'_>) -> usize {
     n
 }
 
+/// The visible characters of nodes of one unchanging document, as [`text_len`] counts
+/// them, each node's counted once: asking for an element and then for the elements around
+/// it (or beside it) reads each text once, where [`text_len`] would read the inner ones
+/// again for every element around them.
+#[derive(Default)]
+pub(crate) struct TextLens(foldhash::HashMap<NodeId, usize>);
+
+impl TextLens {
+    /// The visible characters of `node`'s text (see [`text_len`]).
+    pub(crate) fn of(&mut self, node: &NodeRef<'_>) -> usize {
+        if let Some(&n) = self.0.get(&node.id) {
+            return n;
+        }
+        // The counts of the nodes entered and not yet left, the innermost last.
+        let mut open: Vec<usize> = Vec::new();
+        let mut total = 0;
+        let counted = &mut self.0;
+        walk(*node, |step| {
+            let add = match step {
+                Step::Enter(n) => {
+                    let known = counted
+                        .get(&n.id)
+                        .copied()
+                        .or_else(|| with_text(&n, visible_len));
+                    if known.is_none() {
+                        open.push(0);
+                    }
+                    known
+                }
+                Step::Leave(n, true) => {
+                    let len = open.pop().unwrap_or(0);
+                    counted.insert(n.id, len);
+                    Some(len)
+                }
+                Step::Leave(_, false) => None,
+            };
+            match add {
+                Some(len) => {
+                    *open.last_mut().unwrap_or(&mut total) += len;
+                    false
+                }
+                None => true,
+            }
+        });
+        total
+    }
+}
+
 /// Each byte's low bit in a word of eight bytes.
 pub(crate) const ONES: u64 = 0x0101_0101_0101_0101;
 /// Each byte's high bit in a word of eight bytes.
@@ -297,6 +345,40 @@ pub(crate) fn depth_and_count(root: NodeRef<'_>) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The counts of nodes asked in any order, inner ones first or outer ones first, are
+    /// those [`text_len`] gives.
+    #[test]
+    fn text_lens_count_as_text_len_in_any_order() {
+        let doc = dom_query::Document::from(
+            "<html><body><div id=a><p>One two <b>three</b></p><!-- x --><ul><li>four \
+             five</li><li> </li></ul></div><div><p>six\u{a0}seven</p>eight</div></body></html>",
+        );
+        let mut nodes = Vec::new();
+        walk(doc.root(), |step| {
+            if let Step::Enter(n) = step {
+                nodes.push(n);
+            }
+            true
+        });
+        assert!(nodes.len() > 15, "{}", nodes.len());
+        let want: Vec<usize> = nodes.iter().map(text_len).collect();
+        assert_eq!(want[0], "Onetwothreefourfivesixseveneight".len());
+        let mut outer_first = TextLens::default();
+        let got: Vec<usize> = nodes.iter().map(|n| outer_first.of(n)).collect();
+        assert_eq!(got, want);
+        let mut inner_first = TextLens::default();
+        let mut got: Vec<usize> = nodes.iter().rev().map(|n| inner_first.of(n)).collect();
+        got.reverse();
+        assert_eq!(got, want);
+        // Every other node first, then all of them again.
+        let mut mixed = TextLens::default();
+        for n in nodes.iter().skip(1).step_by(2) {
+            mixed.of(n);
+        }
+        let got: Vec<usize> = nodes.iter().map(|n| mixed.of(n)).collect();
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn visible_characters_are_the_characters_other_than_whitespace() {
