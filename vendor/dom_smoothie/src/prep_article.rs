@@ -182,11 +182,12 @@ fn should_clean_conditionally_among(node: &NodeRef, flags: &FlagSet<GrabFlags>, 
             is_list = text_density_cmp(node, &MATCHER_UL_OL, char_count, 0.9, Ordering::Greater);
         }
 
-        let img = node.find_descendants("img").len();
+        // The `img`, `p`, `li` and `input` elements within, counted by one walk.
+        let [img, p_count, li_count, input_count] = descendant_counts(node);
         let img_f32 = img as f32;
         let should_remove = || {
             let is_figure_child = has_ancestor(node, None, |n| n.has_name("figure"));
-            let p = node.find_descendants("p").len() as f32;
+            let p = p_count as f32;
 
             if !is_figure_child && img_f32 > 1.0 && p / img_f32 < 0.5 {
                 return true;
@@ -196,12 +197,12 @@ fn should_clean_conditionally_among(node: &NodeRef, flags: &FlagSet<GrabFlags>, 
             // If this is a large menu block, article_content will likely not include it,
             // because it contains too little meaningful content.
             // Otherwise, the magic number '100' seems way too high; the flow usually works fine with 10–20.
-            let li = node.find_descendants("li").len() as f32 - 100.0;
+            let li = li_count as f32 - 100.0;
             if !is_list && li > p {
                 return true;
             }
 
-            let input = node.find_descendants("input").len() as f32;
+            let input = input_count as f32;
             if input > (p / 3.0).floor() {
                 return true;
             }
@@ -242,13 +243,33 @@ fn should_clean_conditionally_among(node: &NodeRef, flags: &FlagSet<GrabFlags>, 
                     return have_to_remove;
                 }
             }
-            let li_count = node.find_descendants("li").len();
             return img != li_count;
         }
 
         return have_to_remove;
     }
     false
+}
+
+/// How many `img`, `p`, `li` and `input` elements lie under `node`, in that order: what
+/// `find_descendants` counts for each name (every descendant element of the name, by its
+/// local name), by one walk.
+fn descendant_counts(node: &NodeRef) -> [usize; 4] {
+    let mut counts = [0; 4];
+    for d in node.descendants_it() {
+        let Some(name) = d.qual_name_ref() else {
+            continue;
+        };
+        let at = match name.local.as_ref() {
+            "img" => 0,
+            "p" => 1,
+            "li" => 2,
+            "input" => 3,
+            _ => continue,
+        };
+        counts[at] += 1;
+    }
+    counts
 }
 
 // shortcut: cleaning is O(depth x depth) on deeply nested wrappers; cap depth or precompute subtree stats when parsing untrusted input.
