@@ -97,12 +97,20 @@ where
 {
     let mut link_length = 0f32;
 
-    for a in node.find_descendants("a") {
-        let href = a.attr_or("href", "");
-        let coeff = if href.len() > 1 && href.starts_with('#') {
-            0.3
-        } else {
-            1.0
+    // The links within, in document order as `find_descendants("a")` finds them, by one
+    // walk and without copying their targets.
+    for a in node.descendants_it() {
+        let coeff = a.query_or(None, |t| {
+            let e = t.as_element().filter(|e| &*e.name.local == "a")?;
+            let href = e.attr_ref(dom_query::local_name!("href")).unwrap_or("");
+            Some(if href.len() > 1 && href.starts_with('#') {
+                0.3
+            } else {
+                1.0
+            })
+        });
+        let Some(coeff) = coeff else {
+            continue;
         };
         link_length += count_fn(&a) as f32 * coeff;
     }
