@@ -210,13 +210,18 @@ pub(crate) fn main_text(
         // Selection kept these elements, but its own cleaning inside them dropped most of
         // their text (a landing page's cards and short blurbs, read as link-dense or
         // unlikely blocks): the elements as the filters left them.
-        let narrow = if visible_chars(&narrow) < (body_chars as f64 * KEPT_CHECK_SHARE) as usize {
+        // The visible characters of the lines as they stand, counted again only when they
+        // change.
+        let mut chars = visible_chars(&narrow);
+        let narrow = if chars < (body_chars as f64 * KEPT_CHECK_SHARE) as usize {
             let doc = made(&mut unselected, &remade, memo);
-            kept_whole(doc, &ids, narrow)
+            let whole = kept_whole(doc, &ids, narrow);
+            chars = visible_chars(&whole);
+            whole
         } else {
             narrow
         };
-        let short = seeks_group(thread, visible_chars(&narrow), body_chars);
+        let short = seeks_group(thread, chars, body_chars);
         let group = if short {
             repeated_group(made(&mut unselected, &remade, memo), &ids, thread)
         } else {
@@ -230,6 +235,7 @@ pub(crate) fn main_text(
                 if lost_prose(&narrow, &wide) >= FALLBACK_MIN_PROSE {
                     widened = true;
                     group_id = Some(group.id);
+                    chars = visible_chars(&wide);
                     wide
                 } else {
                     narrow
@@ -240,8 +246,7 @@ pub(crate) fn main_text(
         // One section of a page of sections (a landing page's features, each under its
         // heading): the sections together, when they add prose.
         // A repeated group it was widened to can be one section of them in turn.
-        let sections = if visible_chars(&narrow) < (body_chars as f64 * SECTIONS_MAX_SHARE) as usize
-        {
+        let sections = if chars < (body_chars as f64 * SECTIONS_MAX_SHARE) as usize {
             let around: Vec<NodeId> = group_id.into_iter().collect();
             let ids = if widened { &around } else { &ids };
             section_group(made(&mut unselected, &remade, memo), ids)
@@ -252,6 +257,7 @@ pub(crate) fn main_text(
             Some(sections) => {
                 let wide = prune_render(sections, memo);
                 if sections_add(&narrow, &wide) {
+                    chars = visible_chars(&wide);
                     wide
                 } else {
                     narrow
@@ -259,31 +265,38 @@ pub(crate) fn main_text(
             }
             None => narrow,
         };
-        let lines = widen(narrow, &containers);
+        let lines = match widen(narrow, chars, &containers) {
+            Ok(wide) => {
+                chars = visible_chars(&wide);
+                wide
+            }
+            Err(narrow) => narrow,
+        };
         // The cards the pass kept for, when the selection dropped them: the lead and the
         // grid together.
-        let lines = match grid {
+        match grid {
             Some(grid) => {
                 let (lines, led) =
                     with_kept_grid(made(&mut unselected, &remade, memo), &ids, grid, lines);
                 memo.set_grid_chars(led);
-                lines
+                let chars = visible_chars(&lines);
+                (lines, chars)
             }
             // A short lead the filters left beside a grid of priced cards (a shop's
             // category text over its products): the two together.
-            None if visible_chars(&lines)
-                < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize =>
-            {
+            None if chars < (body_chars as f64 * SELECTION_SHORT_SHARE) as usize => {
                 let doc = made(&mut unselected, &remade, memo);
                 match priced_group(doc, memo) {
-                    Some(group) => with_kept_grid(doc, &ids, group, lines).0,
-                    None => lines,
+                    Some(group) => {
+                        let lines = with_kept_grid(doc, &ids, group, lines).0;
+                        let chars = visible_chars(&lines);
+                        (lines, chars)
+                    }
+                    None => (lines, chars),
                 }
             }
-            None => lines,
-        };
-        let chars = visible_chars(&lines);
-        (lines, chars)
+            None => (lines, chars),
+        }
     });
     let (mut lines, whole_body) = settle(selected, body_chars, &containers, || {
         // Selection consumed the document and the page marks a main container too small to
@@ -1104,9 +1117,13 @@ impl Containers {
 /// Widens a selection to the page's own main container when the selection lies within it
 /// and kept only part of it (an abstract beside the references, a lead beside the body, the
 /// several blocks of a recipe): the container's prose and the headings over it join the
-/// selected lines, in the page's order. Returns the selection unchanged otherwise.
-fn widen(narrow: Vec<String>, containers: &Containers) -> Vec<String> {
-    let n = visible_chars(&narrow);
+/// selected lines (of `n` visible characters), in the page's order. Returns the selection
+/// unchanged, as the error, otherwise.
+fn widen(
+    narrow: Vec<String>,
+    n: usize,
+    containers: &Containers,
+) -> Result<Vec<String>, Vec<String>> {
     for wide in containers.renders.iter().flatten() {
         let w = visible_chars(wide);
         let lines: HashSet<&str> = wide.iter().map(String::as_str).collect();
@@ -1117,13 +1134,13 @@ fn widen(narrow: Vec<String>, containers: &Containers) -> Vec<String> {
             .sum();
         if covered as f64 >= n as f64 * WIDEN_MIN_COVER {
             if w > n && w as f64 <= n as f64 * WIDEN_MAX_GROWTH {
-                return merge(&narrow, wide.clone());
+                return Ok(merge(&narrow, wide.clone()));
             }
             // A larger container holding this one would only grow more.
-            return narrow;
+            return Err(narrow);
         }
     }
-    narrow
+    Err(narrow)
 }
 
 /// The fallback decision: the selection (its lines and visible characters, `None` when the
