@@ -8,6 +8,9 @@
 //! `EXTRACT_ENGINE=dom_smoothie` the pages go through `dom_smoothie` alone (default settings,
 //! formatted text) instead of the extractor, for comparison. With `EXTRACT_ANSWER` set, each
 //! file is the text as `web_fetch` answers it: a `# Title` line, a blank line, then the text.
+//! With `EXTRACT_TIMES` set, each page's id, bytes and microseconds in the last round are
+//! printed on stderr (`time ID BYTES MICROSECONDS`): which pages the time goes to, beside
+//! the same for `dom_smoothie` alone.
 //!
 //! When the cases carry a `truth` file (the full-text set), the title is also scored: a truth
 //! has a title when its first line's words are among the words of the page's `<title>` or
@@ -110,12 +113,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let titles = std::env::var_os("EXTRACT_TITLES").is_some();
     let answer = std::env::var_os("EXTRACT_ANSWER").is_some();
     let alone = std::env::var("EXTRACT_ENGINE").is_ok_and(|e| e == "dom_smoothie");
+    let times = std::env::var_os("EXTRACT_TIMES").is_some();
     let (mut titled, mut exact) = (0usize, 0usize);
     let total_bytes: usize = pages.iter().map(|p| p.1.len()).sum();
     let mut best = Duration::MAX;
     for round in 0..rounds.max(1) {
         let start = Instant::now();
         for (id, bytes, base, want) in &pages {
+            let began = Instant::now();
             let html = decode(bytes);
             let (title, text, page_flags) = if alone {
                 let (title, text) = dom_smoothie_alone(&html, base);
@@ -128,6 +133,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     Some(extracted.flags),
                 )
             };
+            if times && round + 1 == rounds.max(1) {
+                #[expect(clippy::print_stderr, reason = "the benchmark's report")]
+                {
+                    eprintln!("time {id} {} {}", bytes.len(), began.elapsed().as_micros());
+                }
+            }
             if round == 0 {
                 let file = match (&title, answer) {
                     (Some(t), true) => format!("# {t}\n\n{text}"),
