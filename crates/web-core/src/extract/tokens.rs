@@ -479,6 +479,7 @@ struct Markup<'a> {
 /// time than html5gum's own search (jetscii), and than memchr's beyond the first bytes.
 #[inline]
 fn find(set: &[u8], hay: &[u8]) -> Option<usize> {
+    debug_assert!(set.is_ascii(), "{set:?}");
     // The set's bytes below 64, and from 64 to 127.
     let (mut low, mut high) = (0u64, 0u64);
     for &b in set {
