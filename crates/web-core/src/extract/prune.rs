@@ -844,6 +844,8 @@ pub(crate) struct Memo<'p> {
     leaves: HashMap<Box<str>, bool>,
     /// What each class or id value read so far says.
     senses: HashMap<Box<str>, Sense>,
+    /// What each token of those values says alone.
+    tokens: HashMap<Box<str>, Sense>,
     /// Whether link blocks within a repeated group's members are the page's cards.
     cards: bool,
     /// The most visible characters of the boilerplate a pass that keeps the page's cards
@@ -868,6 +870,7 @@ impl<'p> Memo<'p> {
             page,
             leaves: HashMap::new(),
             senses: HashMap::new(),
+            tokens: HashMap::new(),
             cards: false,
             grid_chars: 0,
             product: false,
@@ -967,11 +970,26 @@ impl<'p> Memo<'p> {
 
     /// What a class or id value says ([`Sense::of`]), read once per distinct value: a page
     /// repeats its class names on many elements, and each of them is read by several walks.
+    ///
+    /// A value says what its tokens say together ([`Sense::and`]), and a page's values share
+    /// their tokens (`col-md-4 card`, `col-md-6 card`, `post-17 post`): a value read for the
+    /// first time is read a token at a time, each token once per page.
     pub(crate) fn sense(&mut self, value: &str) -> Sense {
         if let Some(&sense) = self.senses.get(value) {
             return sense;
         }
-        let sense = Sense::of(value);
+        let mut sense = Sense::default();
+        for token in value.split_ascii_whitespace() {
+            let said = match self.tokens.get(token) {
+                Some(&said) => said,
+                None => {
+                    let said = Sense::of(token);
+                    self.tokens.insert(token.into(), said);
+                    said
+                }
+            };
+            sense = sense.and(said);
+        }
         self.senses.insert(value.into(), sense);
         sense
     }
@@ -1551,6 +1569,52 @@ mod tests {
         }
         assert_eq!(memo.senses.len(), 3);
         assert!(memo.sense("post-byline").author && memo.sense("entry-meta").meta);
+    }
+
+    /// A value read a token at a time, each token's reading kept for the page, says what
+    /// the value says read whole: for tokens of every kind (chrome, content, layout,
+    /// comments and their states, reviews, authors, metadata, posts, taxonomy terms,
+    /// neutral and hidden ones) in every pair and order.
+    #[test]
+    fn a_value_read_a_token_at_a_time_says_what_it_says_whole() {
+        let tokens = [
+            "share-buttons",
+            "entry-content",
+            "sidebar",
+            "comments",
+            "comments-open",
+            "reviews",
+            "author-box",
+            "entry-author-jane_doe",
+            "post-meta",
+            "hentry",
+            "category-social-issues",
+            "entry-category-news",
+            "post-tag",
+            "no-sidebar",
+            "js-social",
+            "sr-only",
+            "cookie-banner",
+            "elementor-widget-container",
+            "related-posts",
+            "col-md-4",
+            "",
+        ];
+        let page = Url::parse("https://example.com/").unwrap();
+        let mut memo = Memo::new(&page);
+        let mut differ = 0;
+        for a in tokens {
+            for b in tokens {
+                for value in [format!("{a} {b}"), format!(" {b}\t{a} {b} ")] {
+                    let whole = Sense::of(&value);
+                    assert_eq!(memo.sense(&value), whole, "{value:?}");
+                    differ += usize::from(whole != Sense::of(a));
+                }
+            }
+        }
+        // The pairs say different things: the check is not of one answer.
+        assert!(differ > tokens.len() * tokens.len(), "{differ}");
+        assert_eq!(memo.tokens.len(), tokens.len() - 1);
     }
 
     const PROSE: &str = "The committee met on Tuesday and agreed to publish the full report before the end of the month of May.";

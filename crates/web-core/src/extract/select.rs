@@ -9,7 +9,7 @@
 //! container or the region of the body that holds its prose; a page whose answer kept no
 //! prose may answer with its largest repeated group.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 use dom_query::{Document, Element, LocalName, NodeId, NodeRef, local_name};
 use dom_smoothie::{Config, ParsePolicy, Readability};

@@ -531,6 +531,17 @@ pub(crate) struct Sense {
 }
 
 impl Sense {
+    /// What two values, or two tokens of one value, say together: a value says what each of
+    /// its tokens says ([`Sense::of`] reads each token alone).
+    pub(crate) fn and(self, other: Sense) -> Sense {
+        Sense {
+            names: self.names.and(other.names),
+            author: self.author || other.author,
+            meta: self.meta || other.meta,
+            entry: self.entry || other.entry,
+        }
+    }
+
     /// Reads a class or id value. A token's words say nothing when the token is neutral
     /// ([`is_neutral`]), nor past a taxonomy word ([`role_part`]).
     pub(crate) fn of(value: &str) -> Sense {
