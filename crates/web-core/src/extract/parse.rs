@@ -89,10 +89,10 @@ pub(crate) fn parse(html: &str) -> Document {
 /// or reads left out (see [`Quiet::unseen`]); every other call is the document's own.
 ///
 /// Pretty-printed markup puts a text node of whitespace between most tags, nodes which
-/// every walk of every step visits and every copy of the document copies. Whitespace that is a block's first child, or that stands between two
-/// blocks in a block that holds blocks, shows nothing (a block starts and ends a line, and
-/// the renderer collapses whitespace) and separates no words (the blocks do): it is left
-/// out. Whitespace after a block is held until what follows says: a block made next, or
+/// every walk of every step visits and every copy of the document copies. Whitespace that
+/// is a block's first child, or that stands between two blocks in a block that holds
+/// blocks, shows nothing (a block starts and ends a line, and the renderer collapses
+/// whitespace) and separates no words (the blocks do): it is left out. Whitespace after a block is held until what follows says: a block made next, or
 /// text for another element (the block of blocks has ended), leaves it out; anything else
 /// puts it back where it was, so that a block a later step removes never joins the words
 /// around it. Inside a preformatted element every space stays.
