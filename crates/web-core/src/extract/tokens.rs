@@ -8,7 +8,10 @@
 //! content. html5gum reads runs of text, attribute values and names as byte slices and hands
 //! each token over whole, where html5ever's tokenizer reads every character of a tag through
 //! its input queue and pushes it one at a time into a growing string: on the snippet set's
-//! pages the same trees are built with about half the parsing instructions.
+//! pages the same trees are built with about half the parsing instructions. A run of text or
+//! an attribute's value read whole from the markup (no character reference or line break
+//! normalized in it) shares one copy of the markup rather than taking a buffer of its own:
+//! the tree's text costs one allocation, not one for each run.
 //!
 //! Comments, the code of scripts and style sheets, and the attributes nothing reads are a
 //! large part of a page's markup and never its text: [`Leave::inert`] leaves them out of the
@@ -76,6 +79,12 @@ pub(crate) fn build<S: TreeSink>(
     let left = Cell::new(Left::default());
     let feed = Feed {
         builder: &builder,
+        page: Page {
+            start: html.as_ptr() as usize,
+            text: StrTendril::from_slice(html),
+        },
+        text_at: None,
+        value_at: None,
         leave,
         tag: None,
         keeps_all: false,
@@ -121,6 +130,43 @@ struct Feed<'a, S: TreeSink> {
     given: usize,
     /// What was left out so far: once `cut`, no token but the end of file is given.
     left: &'a Cell<Left>,
+    /// The markup, whose runs of text and attribute values the tokens share.
+    page: Page,
+    /// Where in the markup the first piece of the text being read lies, once read (`None`
+    /// inside when that piece is not the markup's, a character reference's).
+    text_at: Option<Option<usize>>,
+    /// The same for the value of the attribute being read.
+    value_at: Option<Option<usize>>,
+}
+
+/// The markup as one tendril, which the text and attribute values read whole from it share
+/// rather than copy: a page's tree holds its text in one buffer, not one for each run.
+struct Page {
+    /// The address of the markup's first byte.
+    start: usize,
+    /// The markup.
+    text: StrTendril,
+}
+
+impl Page {
+    /// Where `piece` lies in the markup, if it is the markup's.
+    fn offset(&self, piece: &[u8]) -> Option<usize> {
+        let at = (piece.as_ptr() as usize).checked_sub(self.start)?;
+        (at + piece.len() <= self.text.len()).then_some(at)
+    }
+
+    /// `value` as a tendril sharing the markup's buffer, when the markup holds it at `at`:
+    /// a run read whole (no character reference, no line break normalized in it).
+    fn shared(&self, at: Option<Option<usize>>, value: &[u8]) -> Option<StrTendril> {
+        let at = at.flatten()?;
+        let end = at.checked_add(value.len())?;
+        if self.text.as_bytes().get(at..end)? != value {
+            return None;
+        }
+        self.text
+            .try_subtendril(u32::try_from(at).ok()?, u32::try_from(value.len()).ok()?)
+            .ok()
+    }
 }
 
 impl<S: TreeSink> Feed<'_, S> {
@@ -374,10 +420,14 @@ impl<S: TreeSink> Callback<Infallible, ()> for Feed<'_, S> {
                 }
             }
             CallbackEvent::AttributeValue { value } => {
+                let at = self.value_at.take();
                 if !self.skip
                     && let Some(attr) = self.tag.as_mut().and_then(|t| t.attrs.last_mut())
                 {
-                    attr.value.push_slice(&text(value));
+                    match self.page.shared(at, value) {
+                        Some(shared) if attr.value.is_empty() => attr.value = shared,
+                        _ => attr.value.push_slice(&text(value)),
+                    }
                 }
             }
             CallbackEvent::CloseStartTag { self_closing } => {
@@ -389,7 +439,14 @@ impl<S: TreeSink> Callback<Infallible, ()> for Feed<'_, S> {
             }
             CallbackEvent::EndTag { name } => self.end_tag(tag(TagKind::EndTag, name)),
             CallbackEvent::String { value } => {
+                let at = self.text_at.take();
                 if self.code {
+                    return None;
+                }
+                if !value.contains(&0)
+                    && let Some(shared) = self.page.shared(at, value)
+                {
+                    self.give(Token::CharacterTokens(shared));
                     return None;
                 }
                 // A NUL in the data state is a token of its own, which the tree builder drops
@@ -442,6 +499,22 @@ impl<S: TreeSink> ForwardingEmitter for Steer<'_, S> {
 
     fn should_emit_errors(&mut self) -> bool {
         false
+    }
+
+    fn emit_string(&mut self, s: &[u8]) {
+        let feed = self.0.callback_mut();
+        if feed.text_at.is_none() && !s.is_empty() {
+            feed.text_at = Some(feed.page.offset(s));
+        }
+        self.0.emit_string(s);
+    }
+
+    fn push_attribute_value(&mut self, s: &[u8]) {
+        let feed = self.0.callback_mut();
+        if feed.value_at.is_none() && !s.is_empty() {
+            feed.value_at = Some(feed.page.offset(s));
+        }
+        self.0.push_attribute_value(s);
     }
 
     fn emit_eof(&mut self) {
@@ -767,6 +840,48 @@ mod tests {
         let html = "<script></script>\u{FEFF}x";
         assert!(ours(html).contains("\\u{feff}x"));
         assert!(!dump(&reference(html)).contains("feff"));
+    }
+
+    #[test]
+    fn runs_read_whole_share_the_page_s_buffer_and_the_others_are_copied() {
+        let page = "<p class=\"first-paragraph\">A run of text read whole</p>\
+                    <p title=\"fish &amp; chips, a long title\">Line one\r\nline two</p>\
+                    <p data-x=\"value\u{e9} with an accent\">caf\u{e9} au lait, \u{e9}t\u{e9}</p>";
+        let leave = Leave {
+            inert: false,
+            depth: usize::MAX,
+            elements: usize::MAX,
+        };
+        let doc = build(page, Document::default(), opts(), leave).0;
+        assert_eq!(dump(&doc), dump(&reference(page)));
+        let paragraphs = doc.select("p");
+        let p: Vec<NodeRef<'_>> = paragraphs.nodes().to_vec();
+        let text = |n: &NodeRef<'_>| {
+            n.first_child()
+                .and_then(|c| {
+                    c.query(|d| match &d.data {
+                        NodeData::Text { contents } => Some(contents.clone()),
+                        _ => None,
+                    })
+                })
+                .flatten()
+                .unwrap()
+        };
+        let first = text(&p[0]);
+        let class = p[0].attr("class").unwrap();
+        let accented = text(&p[2]);
+        let data = p[2].attr("data-x").unwrap();
+        // Read whole from the markup: one buffer, the page's.
+        for shared in [&class, &accented, &data] {
+            assert!(first.is_shared_with(shared), "{shared:?}");
+        }
+        // A character reference and a line break normalized: copies.
+        let title = p[1].attr("title").unwrap();
+        let lines = text(&p[1]);
+        assert_eq!(&*title, "fish & chips, a long title");
+        assert_eq!(&*lines, "Line one\nline two");
+        assert!(!first.is_shared_with(&title));
+        assert!(!first.is_shared_with(&lines));
     }
 
     #[test]
