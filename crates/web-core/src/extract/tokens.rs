@@ -30,8 +30,7 @@ use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult};
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts, TreeSink};
 use html5ever::{Attribute, LocalName, QualName, local_name, ns};
-use html5gum::emitters::callback::{Callback, CallbackEmitter, CallbackEvent};
-use html5gum::{Emitter, ForwardingEmitter, Reader, Span, State, Tokenizer};
+use html5gum::{Emitter, Reader, State, Tokenizer};
 
 use super::vocab::{KEEPS_ATTRIBUTES, is_unread_attribute};
 
@@ -83,12 +82,12 @@ pub(crate) fn build<S: TreeSink>(
             start: html.as_ptr() as usize,
             text: StrTendril::from_slice(html),
         },
-        text_at: None,
-        value_at: None,
         leave,
-        tag: None,
-        keeps_all: false,
-        skip: false,
+        text: Run::default(),
+        tag: TagBeingRead::default(),
+        last_start_tag: Vec::new(),
+        comment: Vec::new(),
+        doctype: DoctypeBeingRead::default(),
         next: None,
         code: false,
         open: Vec::new(),
@@ -100,26 +99,33 @@ pub(crate) fn build<S: TreeSink>(
         Markup {
             rest: html.as_bytes(),
         },
-        Steer(CallbackEmitter::new(feed)),
+        feed,
     )
     .finish();
     (builder.sink.finish(), left.get())
 }
 
 /// The tokens, as html5ever's tokenizer makes them, given to the tree builder but for what
-/// they leave out.
+/// they leave out: html5gum's emitter, each token gathered from the pieces the tokenizer
+/// reads and given whole.
 struct Feed<'a, S: TreeSink> {
     /// The tree builder.
     builder: &'a TreeBuilder<S::Handle, S>,
+    /// The markup, whose runs of text and attribute values the tokens share.
+    page: Page,
     /// What the tokens leave out.
     leave: Leave,
-    /// The start tag being read.
-    tag: Option<Tag>,
-    /// Whether the start tag being read keeps all its attributes.
-    keeps_all: bool,
-    /// Whether the attribute being read is left out: unread, or repeating an earlier one's
-    /// name (the first one counts).
-    skip: bool,
+    /// The text being read.
+    text: Run,
+    /// The tag being read.
+    tag: TagBeingRead,
+    /// The name of the last start tag read (until an end tag is read): the end tag that
+    /// ends raw text names it.
+    last_start_tag: Vec<u8>,
+    /// The comment being read.
+    comment: Vec<u8>,
+    /// The doctype being read.
+    doctype: DoctypeBeingRead,
     /// The state the tree builder switched the tokenizer to with the last start tag.
     next: Option<State>,
     /// Whether the text being read is a script's or a style sheet's, left out.
@@ -130,13 +136,125 @@ struct Feed<'a, S: TreeSink> {
     given: usize,
     /// What was left out so far: once `cut`, no token but the end of file is given.
     left: &'a Cell<Left>,
-    /// The markup, whose runs of text and attribute values the tokens share.
-    page: Page,
-    /// Where in the markup the first piece of the text being read lies, once read (`None`
-    /// inside when that piece is not the markup's, a character reference's).
-    text_at: Option<Option<usize>>,
-    /// The same for the value of the attribute being read.
-    value_at: Option<Option<usize>>,
+}
+
+/// A start or end tag as the tokenizer reads it.
+#[derive(Default)]
+struct TagBeingRead {
+    /// Whether it is an end tag.
+    end: bool,
+    /// Its name, lowercase, as read so far.
+    name: Vec<u8>,
+    /// Its name interned, once its first attribute is read.
+    local: Option<LocalName>,
+    /// Whether the tag closes itself (`/>`).
+    self_closing: bool,
+    /// The attributes kept so far.
+    attrs: Vec<Attribute>,
+    /// Whether it has repeated an attribute's name (the first one counts).
+    duplicates: bool,
+    /// Whether an attribute is being read.
+    in_attr: bool,
+    /// Its name, lowercase, as read so far.
+    attr_name: Vec<u8>,
+    /// Its value.
+    value: Run,
+}
+
+/// A doctype as the tokenizer reads it.
+#[derive(Default)]
+struct DoctypeBeingRead {
+    /// Its name.
+    name: Vec<u8>,
+    /// Its public identifier, if it has one.
+    public: Option<Vec<u8>>,
+    /// Its system identifier, if it has one.
+    system: Option<Vec<u8>>,
+    /// Whether it sets the document in quirks mode.
+    force_quirks: bool,
+}
+
+/// A run of text or an attribute's value as the tokenizer reads it, in pieces: while they
+/// follow each other in the markup, the stretch of the markup they make (given as a tendril
+/// sharing the markup's buffer); else the bytes copied (a character reference, a line
+/// break normalized).
+#[derive(Default)]
+struct Run {
+    /// The stretch of the markup read, while the pieces are the markup's.
+    span: Option<(usize, usize)>,
+    /// The bytes read, once a piece is not the markup's next.
+    bytes: Vec<u8>,
+    /// Whether the bytes hold the run (else the span does, or nothing was read).
+    copied: bool,
+}
+
+impl Run {
+    /// Whether nothing has been read.
+    fn is_empty(&self) -> bool {
+        self.span.is_none() && !self.copied
+    }
+
+    /// Reads `piece`.
+    fn push(&mut self, page: &Page, piece: &[u8]) {
+        if piece.is_empty() {
+            return;
+        }
+        if !self.copied {
+            let at = page.offset(piece);
+            match (self.span, at) {
+                (None, Some(at)) => {
+                    self.span = Some((at, at + piece.len()));
+                    return;
+                }
+                (Some((start, end)), Some(at)) if at == end => {
+                    self.span = Some((start, end + piece.len()));
+                    return;
+                }
+                _ => {
+                    self.bytes.clear();
+                    if let Some((start, end)) = self.span.take() {
+                        self.bytes
+                            .extend_from_slice(&page.text.as_bytes()[start..end]);
+                    }
+                    self.copied = true;
+                }
+            }
+        }
+        self.bytes.extend_from_slice(piece);
+    }
+
+    /// What was read, as text (see [`text`]); the run emptied.
+    fn take(&mut self, page: &Page) -> StrTendril {
+        let tendril = match self.span.take() {
+            Some((start, end)) => page.shared(start, end),
+            None if self.copied => StrTendril::from(&*text(&self.bytes)),
+            None => StrTendril::new(),
+        };
+        self.copied = false;
+        tendril
+    }
+
+    /// What was read, as bytes, when it holds a NUL (which the data state gives as a
+    /// token of its own); the run then emptied.
+    fn take_with_nul(&mut self, page: &Page) -> Option<Vec<u8>> {
+        let bytes = match self.span {
+            Some((start, end)) => &page.text.as_bytes()[start..end],
+            None => &self.bytes[..],
+        };
+        if !bytes.contains(&0) {
+            return None;
+        }
+        let bytes = bytes.to_vec();
+        self.span = None;
+        self.copied = false;
+        Some(bytes)
+    }
+
+    /// Forgets what was read.
+    fn clear(&mut self) {
+        self.span = None;
+        self.copied = false;
+    }
 }
 
 /// The markup as one tendril, which the text and attribute values read whole from it share
@@ -155,17 +273,14 @@ impl Page {
         (at + piece.len() <= self.text.len()).then_some(at)
     }
 
-    /// `value` as a tendril sharing the markup's buffer, when the markup holds it at `at`:
-    /// a run read whole (no character reference, no line break normalized in it).
-    fn shared(&self, at: Option<Option<usize>>, value: &[u8]) -> Option<StrTendril> {
-        let at = at.flatten()?;
-        let end = at.checked_add(value.len())?;
-        if self.text.as_bytes().get(at..end)? != value {
-            return None;
-        }
-        self.text
-            .try_subtendril(u32::try_from(at).ok()?, u32::try_from(value.len()).ok()?)
+    /// The markup from `start` to `end` as a tendril sharing its buffer, or copied should
+    /// that stretch not be whole characters.
+    fn shared(&self, start: usize, end: usize) -> StrTendril {
+        let sub = u32::try_from(start)
             .ok()
+            .zip(u32::try_from(end - start).ok())
+            .and_then(|(at, len)| self.text.try_subtendril(at, len).ok());
+        sub.unwrap_or_else(|| StrTendril::from(&*text(&self.text.as_bytes()[start..end])))
     }
 }
 
@@ -391,149 +506,238 @@ fn tag(kind: TagKind, name: &[u8]) -> Tag {
     }
 }
 
-impl<S: TreeSink> Callback<Infallible, ()> for Feed<'_, S> {
-    fn handle_event(&mut self, event: CallbackEvent<'_>, _: Span<()>) -> Option<Infallible> {
-        if self.left.get().cut {
-            return None;
+impl<S: TreeSink> Feed<'_, S> {
+    /// Gives the text read so far, unless it is a script's or a style sheet's.
+    fn flush_text(&mut self) {
+        if self.text.is_empty() {
+            return;
         }
-        match event {
-            CallbackEvent::OpenStartTag { name } => {
-                let tag = tag(TagKind::StartTag, name);
-                self.keeps_all = !self.leave.inert || KEEPS_ATTRIBUTES.contains(&&*tag.name);
-                self.tag = Some(tag);
-            }
-            CallbackEvent::AttributeName { name } => {
-                if let Some(tag) = &mut self.tag {
-                    self.skip = !self.keeps_all && is_unread_attribute(name);
-                    if !self.skip {
-                        let local = local(name);
-                        self.skip = tag.attrs.iter().any(|a| a.name.local == local);
-                        if self.skip {
-                            tag.had_duplicate_attributes = true;
-                        } else {
-                            tag.attrs.push(Attribute {
-                                name: QualName::new(None, ns!(), local),
-                                value: StrTendril::new(),
-                            });
-                        }
-                    }
-                }
-            }
-            CallbackEvent::AttributeValue { value } => {
-                let at = self.value_at.take();
-                if !self.skip
-                    && let Some(attr) = self.tag.as_mut().and_then(|t| t.attrs.last_mut())
-                {
-                    match self.page.shared(at, value) {
-                        Some(shared) if attr.value.is_empty() => attr.value = shared,
-                        _ => attr.value.push_slice(&text(value)),
-                    }
-                }
-            }
-            CallbackEvent::CloseStartTag { self_closing } => {
-                if let Some(mut tag) = self.tag.take() {
-                    tag.self_closing = self_closing;
-                    self.skip = false;
-                    self.start_tag(tag);
-                }
-            }
-            CallbackEvent::EndTag { name } => self.end_tag(tag(TagKind::EndTag, name)),
-            CallbackEvent::String { value } => {
-                let at = self.text_at.take();
-                if self.code {
-                    return None;
-                }
-                if !value.contains(&0)
-                    && let Some(shared) = self.page.shared(at, value)
-                {
-                    self.give(Token::CharacterTokens(shared));
-                    return None;
-                }
-                // A NUL in the data state is a token of its own, which the tree builder drops
-                // or replaces by where it is; elsewhere the tokenizer has replaced it.
-                for (i, run) in value.split(|&c| c == 0).enumerate() {
-                    if i > 0 {
-                        self.give(Token::NullCharacterToken);
-                    }
-                    if !run.is_empty() {
-                        self.give(Token::CharacterTokens(StrTendril::from(&*text(run))));
-                    }
-                }
-            }
-            CallbackEvent::Comment { value } => {
-                if !self.leave.inert {
-                    self.give(Token::CommentToken(StrTendril::from(&*text(value))));
-                }
-            }
-            CallbackEvent::Doctype {
-                name,
-                public_identifier,
-                system_identifier,
-                force_quirks,
-            } => {
-                let tendril = |b: &[u8]| StrTendril::from(&*text(b));
-                self.give(Token::DoctypeToken(Doctype {
-                    name: (!name.is_empty()).then(|| tendril(name)),
-                    public_id: public_identifier.map(tendril),
-                    system_id: system_identifier.map(tendril),
-                    force_quirks,
-                }));
-            }
-            // Parse errors are not kept (see `parse`), and none is asked for.
-            CallbackEvent::Error(_) => {}
+        if self.left.get().cut || self.code {
+            self.text.clear();
+            return;
         }
-        None
+        // A NUL in the data state is a token of its own, which the tree builder drops or
+        // replaces by where it is; elsewhere the tokenizer has replaced it.
+        if let Some(bytes) = self.text.take_with_nul(&self.page) {
+            for (i, run) in bytes.split(|&c| c == 0).enumerate() {
+                if i > 0 {
+                    self.give(Token::NullCharacterToken);
+                }
+                if !run.is_empty() {
+                    self.give(Token::CharacterTokens(StrTendril::from(&*text(run))));
+                }
+            }
+            return;
+        }
+        let text = self.text.take(&self.page);
+        self.give(Token::CharacterTokens(text));
+    }
+
+    /// Ends the attribute being read: kept on a start tag unless unread (see
+    /// [`Leave::inert`]) or repeating an earlier one's name.
+    fn end_attribute(&mut self) {
+        let tag = &mut self.tag;
+        if !std::mem::take(&mut tag.in_attr) {
+            return;
+        }
+        if tag.end {
+            tag.value.clear();
+            return;
+        }
+        let name = tag.local.get_or_insert_with(|| local(&tag.name));
+        let keeps_all = !self.leave.inert || KEEPS_ATTRIBUTES.contains(&&**name);
+        if !keeps_all && is_unread_attribute(&tag.attr_name) {
+            tag.value.clear();
+            return;
+        }
+        let attr = local(&tag.attr_name);
+        if tag.attrs.iter().any(|a| a.name.local == attr) {
+            tag.duplicates = true;
+            tag.value.clear();
+            return;
+        }
+        let value = tag.value.take(&self.page);
+        tag.attrs.push(Attribute {
+            name: QualName::new(None, ns!(), attr),
+            value,
+        });
+    }
+
+    /// Starts reading a tag, an end tag when `end`.
+    fn init_tag(&mut self, end: bool) {
+        let tag = &mut self.tag;
+        tag.end = end;
+        tag.name.clear();
+        tag.local = None;
+        tag.self_closing = false;
+        tag.attrs.clear();
+        tag.duplicates = false;
+        tag.in_attr = false;
+        tag.value.clear();
     }
 }
 
-/// The tokenizer's emitter: html5gum's own, which gathers each token's pieces, with the tree
-/// builder's say on the tokenizer's state.
-struct Steer<'a, S: TreeSink>(CallbackEmitter<Feed<'a, S>>);
-
-impl<S: TreeSink> ForwardingEmitter for Steer<'_, S> {
+impl<S: TreeSink> Emitter for Feed<'_, S> {
     type Token = Infallible;
 
-    fn inner(&mut self) -> &mut impl Emitter<Token = Infallible> {
-        &mut self.0
+    fn set_last_start_tag(&mut self, last_start_tag: Option<&[u8]>) {
+        self.last_start_tag.clear();
+        self.last_start_tag
+            .extend_from_slice(last_start_tag.unwrap_or_default());
     }
+
+    fn emit_eof(&mut self) {
+        self.flush_text();
+        self.give(Token::EOFToken);
+        self.builder.end();
+    }
+
+    // Parse errors are not kept (see `parse`), and none is asked for.
+    fn emit_error(&mut self, _: html5gum::Error) {}
 
     fn should_emit_errors(&mut self) -> bool {
         false
     }
 
-    fn emit_string(&mut self, s: &[u8]) {
-        let feed = self.0.callback_mut();
-        if feed.text_at.is_none() && !s.is_empty() {
-            feed.text_at = Some(feed.page.offset(s));
-        }
-        self.0.emit_string(s);
+    fn pop_token(&mut self) -> Option<Infallible> {
+        None
     }
 
-    fn push_attribute_value(&mut self, s: &[u8]) {
-        let feed = self.0.callback_mut();
-        if feed.value_at.is_none() && !s.is_empty() {
-            feed.value_at = Some(feed.page.offset(s));
-        }
-        self.0.push_attribute_value(s);
+    fn emit_string(&mut self, piece: &[u8]) {
+        self.text.push(&self.page, piece);
     }
 
-    fn emit_eof(&mut self) {
-        self.0.emit_eof();
-        let feed = self.0.callback_mut();
-        feed.give(Token::EOFToken);
-        feed.builder.end();
+    fn init_start_tag(&mut self) {
+        self.init_tag(false);
+    }
+
+    fn init_end_tag(&mut self) {
+        self.init_tag(true);
+    }
+
+    fn init_comment(&mut self) {
+        self.flush_text();
+        self.comment.clear();
     }
 
     fn emit_current_tag(&mut self) -> Option<State> {
-        // html5gum's emitter asks for no state of its own (it would guess by the tag's name).
-        let _ = self.0.emit_current_tag();
-        self.0.callback_mut().next.take()
+        self.flush_text();
+        self.end_attribute();
+        if self.tag.end {
+            self.last_start_tag.clear();
+            if !self.left.get().cut {
+                let end = tag(TagKind::EndTag, &self.tag.name);
+                self.end_tag(end);
+            }
+        } else {
+            self.last_start_tag.clear();
+            self.last_start_tag.extend_from_slice(&self.tag.name);
+            let t = &mut self.tag;
+            let start = Tag {
+                kind: TagKind::StartTag,
+                name: t.local.take().unwrap_or_else(|| local(&t.name)),
+                self_closing: t.self_closing,
+                attrs: std::mem::take(&mut t.attrs),
+                had_duplicate_attributes: t.duplicates,
+            };
+            if !self.left.get().cut {
+                self.start_tag(start);
+            }
+        }
+        // html5gum would guess the state by the tag's name: the tree builder says it.
+        self.next.take()
+    }
+
+    fn emit_current_comment(&mut self) {
+        if !self.leave.inert && !self.left.get().cut {
+            let comment = StrTendril::from(&*text(&self.comment));
+            self.give(Token::CommentToken(comment));
+        }
+        self.comment.clear();
+    }
+
+    fn emit_current_doctype(&mut self) {
+        if self.left.get().cut {
+            return;
+        }
+        let tendril = |b: &Vec<u8>| StrTendril::from(&*text(b));
+        let doctype = Doctype {
+            name: (!self.doctype.name.is_empty()).then(|| tendril(&self.doctype.name)),
+            public_id: self.doctype.public.as_ref().map(tendril),
+            system_id: self.doctype.system.as_ref().map(tendril),
+            force_quirks: self.doctype.force_quirks,
+        };
+        self.give(Token::DoctypeToken(doctype));
+    }
+
+    fn set_self_closing(&mut self) {
+        if !self.tag.end {
+            self.tag.self_closing = true;
+        }
+    }
+
+    fn set_force_quirks(&mut self) {
+        self.doctype.force_quirks = true;
+    }
+
+    fn push_tag_name(&mut self, piece: &[u8]) {
+        self.tag.name.extend_from_slice(piece);
+    }
+
+    fn push_comment(&mut self, piece: &[u8]) {
+        self.comment.extend_from_slice(piece);
+    }
+
+    fn push_doctype_name(&mut self, piece: &[u8]) {
+        self.doctype.name.extend_from_slice(piece);
+    }
+
+    fn init_doctype(&mut self) {
+        self.flush_text();
+        self.doctype = DoctypeBeingRead::default();
+    }
+
+    fn init_attribute(&mut self) {
+        self.flush_text();
+        self.end_attribute();
+        self.tag.in_attr = true;
+        self.tag.attr_name.clear();
+    }
+
+    fn push_attribute_name(&mut self, piece: &[u8]) {
+        self.tag.attr_name.extend_from_slice(piece);
+    }
+
+    fn push_attribute_value(&mut self, piece: &[u8]) {
+        self.tag.value.push(&self.page, piece);
+    }
+
+    fn set_doctype_public_identifier(&mut self, value: &[u8]) {
+        self.doctype.public = Some(value.to_vec());
+    }
+
+    fn set_doctype_system_identifier(&mut self, value: &[u8]) {
+        self.doctype.system = Some(value.to_vec());
+    }
+
+    fn push_doctype_public_identifier(&mut self, piece: &[u8]) {
+        if let Some(public) = &mut self.doctype.public {
+            public.extend_from_slice(piece);
+        }
+    }
+
+    fn push_doctype_system_identifier(&mut self, piece: &[u8]) {
+        if let Some(system) = &mut self.doctype.system {
+            system.extend_from_slice(piece);
+        }
+    }
+
+    fn current_is_appropriate_end_tag_token(&mut self) -> bool {
+        self.tag.end && !self.last_start_tag.is_empty() && self.last_start_tag == self.tag.name
     }
 
     fn adjusted_current_node_present_but_not_in_html_namespace(&mut self) -> bool {
-        self.0
-            .callback_mut()
-            .builder
+        self.builder
             .adjusted_current_node_present_but_not_in_html_namespace()
     }
 }
