@@ -269,7 +269,8 @@ impl Renderer {
             if matches!(name, "td" | "th") {
                 self.in_cell -= 1;
                 if self.in_cell == 0 {
-                    let cell = collapse(&std::mem::take(&mut self.buf)).replace('|', "\\|");
+                    let cell = collapse(&self.buf).replace('|', "\\|");
+                    self.buf.clear();
                     self.pending_space = false;
                     if let Some(row) = self.row.as_mut() {
                         row.cells.push(cell);
@@ -404,15 +405,19 @@ impl Renderer {
                 self.buf.push('`');
             }
         }
-        let text = std::mem::take(&mut self.buf);
-        let text = text.trim();
+        // The block's text copied out at its size; the buffer, grown to the longest block
+        // so far, stays for the next.
+        let text = self.buf.trim();
         if text.is_empty() {
+            self.buf.clear();
             if join == Join::Paragraph && self.in_item == 0 {
                 self.next_join = None;
             }
             self.heading = None;
             return;
         }
+        let text = text.to_owned();
+        self.buf.clear();
         let mut prefix = self.quote_prefix();
         let mut block_join = self.next_join.take().unwrap_or(join);
         let item = self.item_marker.is_some();
@@ -444,7 +449,7 @@ impl Renderer {
         let quotes = self.quotes();
         self.blocks.push(Block {
             prefix,
-            text: text.to_owned(),
+            text,
             join: block_join,
             quotes,
             item,
