@@ -77,6 +77,18 @@ pub(crate) static MATCHER_LAZY_CLASS: Lazy<Matcher> = lazy_matcher!(r#"[class*="
 pub(crate) static MATCHER_LAZY_LOADING: Lazy<Matcher> = lazy_matcher!(r#"img[loading="lazy"]"#);
 pub(crate) static MATCHER_FAVICON: Lazy<Matcher> =
     lazy_matcher!(r#"link[rel="icon"], link[rel="shortcut icon"], link[rel="apple-touch-icon"]"#);
+pub(crate) static MATCHER_NOSCRIPT_IMG: Lazy<Matcher> = lazy_matcher!("noscript:has(img:only-child)");
+pub(crate) static MATCHER_SCORE_ATTRS: Lazy<Matcher> =
+    lazy_matcher!("*[data-readability-score], *[data-readability-table]");
+pub(crate) static MATCHER_CLASS: Lazy<Matcher> = lazy_matcher!("*[class]");
+pub(crate) static MATCHER_A_NO_HREF: Lazy<Matcher> = lazy_matcher!("a:not([href])");
+pub(crate) static MATCHER_TD_OUT_OF_ROW: Lazy<Matcher> = lazy_matcher!("*:not(tr) > td");
+pub(crate) static MATCHER_DIV_SECTION: Lazy<Matcher> = lazy_matcher!("div, section");
+pub(crate) static MATCHER_EMPTY_DIV_SECTION: Lazy<Matcher> =
+    lazy_matcher!(":is(div, section):empty");
+pub(crate) static MATCHER_MEDIA: Lazy<Matcher> = lazy_matcher!("img,picture,figure");
+pub(crate) static MATCHER_H1: Lazy<Matcher> = lazy_matcher!("h1");
+pub(crate) static MATCHER_CLASS_OR_ID: Lazy<Matcher> = lazy_matcher!("*[class],*[id]");
 
 // --- Mini matchers ---
 

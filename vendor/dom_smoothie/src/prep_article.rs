@@ -381,7 +381,7 @@ fn is_lazy_image(node: &NodeRef) -> bool {
 }
 
 fn fix_lazy_images(sel: &Selection) {
-    for node in sel.select("img,picture,figure").nodes() {
+    for node in sel.select_matcher(&MATCHER_MEDIA).nodes() {
         // In some sites (e.g. Kotaku), they put 1px square image as base64 data uri in the src attribute.
         // So, here we check if the data uri is too short, just might as well remove it.
         if let Some(src) = node.attr("src") {
@@ -488,7 +488,7 @@ pub(crate) fn prep_article(article_node: &NodeRef, flags: &FlagSet<GrabFlags>, c
     clean_conditionally(&article_sel, &MATCHER_TABLE_UL_DIV, flags);
 
     // replace H1 with H2 as H1 should be only title that is displayed separately
-    article_sel.select("h1").rename("h2");
+    article_sel.select_matcher(&MATCHER_H1).rename("h2");
     // remove all presentational attributes
     clean_styles(article_node);
 
@@ -496,7 +496,7 @@ pub(crate) fn prep_article(article_node: &NodeRef, flags: &FlagSet<GrabFlags>, c
 
     // At this point, nasty iframes have been removed; only embedded video
     // ones remain.
-    for p_node in article_sel.select("p").nodes() {
+    for p_node in article_sel.select_matcher(&MATCHER_P).nodes() {
         let p_sel = Selection::from(*p_node);
         let content_el_count = p_sel.select_matcher(&MATCHER_IMG_EMBEDS).length();
         if content_el_count == 0 && p_node.normalized_char_count() == 0 {
@@ -517,7 +517,7 @@ pub(crate) fn prep_article(article_node: &NodeRef, flags: &FlagSet<GrabFlags>, c
 
 fn fix_single_cell_tables(sel: &Selection) {
     // Remove single-cell tables
-    for table_node in sel.select("table").nodes() {
+    for table_node in sel.select_matcher(&MATCHER_TABLE).nodes() {
         let tbody = single_child_element(table_node, "tbody").unwrap_or(*table_node);
 
         if let Some(row) = single_child_element(&tbody, "tr") {
@@ -535,7 +535,7 @@ fn fix_single_cell_tables(sel: &Selection) {
 }
 
 fn remove_share_elements(root_sel: &Selection, share_element_threshold: usize) {
-    for child in root_sel.select("*[class],*[id]").nodes() {
+    for child in root_sel.select_matcher(&MATCHER_CLASS_OR_ID).nodes() {
         let mut has_share_sign: bool;
         {
             let Some(el) = child.element_ref() else {

@@ -419,7 +419,7 @@ impl Readability {
     }
 
     fn unwrap_noscript_images(&self) {
-        let noscript_sel = self.doc.select("noscript:has(img:only-child)");
+        let noscript_sel = self.doc.select_matcher(&MATCHER_NOSCRIPT_IMG);
         for noscript_node in noscript_sel.nodes() {
             let Some(prev_sibling) = noscript_node.prev_element_sibling() else {
                 continue;
@@ -962,7 +962,7 @@ impl Readability {
 
         let score_sel = root_sel
             .parent()
-            .select("*[data-readability-score], *[data-readability-table]");
+            .select_matcher(&MATCHER_SCORE_ATTRS);
         score_sel.remove_attrs(&["data-readability-score", "data-readability-table"]);
 
         if !self.config.keep_classes {
@@ -972,7 +972,7 @@ impl Readability {
 
     fn clean_classes(&self, sel: &Selection) {
         if self.config.classes_to_preserve.is_empty() {
-            sel.select("*[class]").remove_attr("class");
+            sel.select_matcher(&MATCHER_CLASS).remove_attr("class");
             return;
         }
         let classes_to_preserve: Vec<&str> = self
@@ -982,7 +982,7 @@ impl Readability {
             .map(String::as_str)
             .collect();
 
-        for node in sel.select("*[class]").nodes() {
+        for node in sel.select_matcher(&MATCHER_CLASS).nodes() {
             let Some(class_string) = node.class() else {
                 continue;
             };
@@ -1159,7 +1159,7 @@ fn fix_links(root_sel: &Selection) {
     }
 
     // Handle links without href attributes.
-    for a in root_sel.select("a:not([href])").nodes() {
+    for a in root_sel.select_matcher(&MATCHER_A_NO_HREF).nodes() {
         if a.children().is_empty() {
             a.remove_from_parent();
         }
@@ -1167,7 +1167,7 @@ fn fix_links(root_sel: &Selection) {
 }
 
 fn simplify_nested_elements(root_sel: &Selection) {
-    for td_node in root_sel.select("*:not(tr) > td").nodes() {
+    for td_node in root_sel.select_matcher(&MATCHER_TD_OUT_OF_ROW).nodes() {
         if let Some(parent) = td_node.parent() {
             if let Some(first_child) = td_node.first_child() {
                 parent.append_children(&first_child);
@@ -1179,7 +1179,7 @@ fn simplify_nested_elements(root_sel: &Selection) {
 }
 
 fn simplify_nested_divs(root_sel: &Selection) {
-    let sel = root_sel.select("div, section");
+    let sel = root_sel.select_matcher(&MATCHER_DIV_SECTION);
     for parent in sel.nodes().iter().rev() {
         let Some(node) = parent.first_element_child() else {
             continue;
@@ -1201,7 +1201,7 @@ fn simplify_nested_divs(root_sel: &Selection) {
         }
         parent.replace_with(&node.id);
     }
-    root_sel.select(":is(div, section):empty").remove();
+    root_sel.select_matcher(&MATCHER_EMPTY_DIV_SECTION).remove();
 }
 
 fn extract_excerpt(sel: &Selection) -> Option<String> {
