@@ -5,13 +5,14 @@
 //! Both follow the same chapter of the HTML standard, and the tree builder still steers the
 //! tokenizer where the standard says it does: into raw text, RCDATA, script data or plain
 //! text after the start tag that asks for it, and into CDATA sections only inside foreign
-//! content. html5gum reads runs of text, attribute values and names as byte slices and hands
-//! each token over whole, where html5ever's tokenizer reads every character of a tag through
-//! its input queue and pushes it one at a time into a growing string: on the snippet set's
-//! pages the same trees are built with about half the parsing instructions. A run of text or
-//! an attribute's value read whole from the markup (no character reference or line break
-//! normalized in it) shares one copy of the markup rather than taking a buffer of its own:
-//! the tree's text costs one allocation, not one for each run.
+//! content. html5gum reads runs of text, attribute values and names as byte slices, which
+//! our emitter ([`Feed`]) gathers into whole tokens, where html5ever's tokenizer reads every
+//! character of a tag through its input queue and pushes it one at a time into a growing
+//! string: on the snippet set's pages the same trees are built with about half the parsing
+//! instructions. A run of text or an attribute's value read whole from the markup (no
+//! character reference or line break normalized in it) shares one copy of the markup rather
+//! than taking a buffer of its own: the tree's text costs one allocation, not one for each
+//! run.
 //!
 //! Comments, the code of scripts and style sheets, and the attributes nothing reads are a
 //! large part of a page's markup and never its text: [`Leave::inert`] leaves them out of the
