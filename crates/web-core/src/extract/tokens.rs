@@ -10,9 +10,9 @@
 //! character of a tag through its input queue and pushes it one at a time into a growing
 //! string: on the snippet set's pages the same trees are built with about half the parsing
 //! instructions. A run of text or an attribute's value read whole from the markup (no
-//! character reference or line break normalized in it) shares one copy of the markup rather
-//! than taking a buffer of its own: the tree's text costs one allocation, not one for each
-//! run.
+//! character reference or line break normalized in it) shares a copy of the markup rather
+//! than taking a buffer of its own ([`Page`]): the tree's text costs an allocation for each
+//! chunk of the markup that holds such a run, not one for each run.
 //!
 //! Comments, the code of scripts and style sheets, and the attributes nothing reads are a
 //! large part of a page's markup and never its text: [`Leave::inert`] leaves them out of the
@@ -80,8 +80,8 @@ pub(crate) fn build<S: TreeSink>(
     let feed = Feed {
         builder: &builder,
         page: Page {
-            start: html.as_ptr() as usize,
-            text: StrTendril::from_slice(html),
+            markup: html,
+            chunks: Vec::new(),
         },
         leave,
         text: Run::default(),
@@ -113,7 +113,7 @@ struct Feed<'a, S: TreeSink> {
     /// The tree builder.
     builder: &'a TreeBuilder<S::Handle, S>,
     /// The markup, whose runs of text and attribute values the tokens share.
-    page: Page,
+    page: Page<'a>,
     /// What the tokens leave out.
     leave: Leave,
     /// The text being read.
@@ -196,7 +196,7 @@ impl Run {
     }
 
     /// Reads `piece`.
-    fn push(&mut self, page: &Page, piece: &[u8]) {
+    fn push(&mut self, page: &Page<'_>, piece: &[u8]) {
         if piece.is_empty() {
             return;
         }
@@ -214,8 +214,7 @@ impl Run {
                 _ => {
                     self.bytes.clear();
                     if let Some((start, end)) = self.span.take() {
-                        self.bytes
-                            .extend_from_slice(&page.text.as_bytes()[start..end]);
+                        self.bytes.extend_from_slice(page.bytes(start, end));
                     }
                     self.copied = true;
                 }
@@ -225,7 +224,7 @@ impl Run {
     }
 
     /// What was read, as text (see [`text`]); the run emptied.
-    fn take(&mut self, page: &Page) -> StrTendril {
+    fn take(&mut self, page: &mut Page<'_>) -> StrTendril {
         let tendril = match self.span.take() {
             Some((start, end)) => page.shared(start, end),
             None if self.copied => StrTendril::from(&*text(&self.bytes)),
@@ -237,16 +236,19 @@ impl Run {
 
     /// What was read, as bytes, when it holds a NUL (which the data state gives as a
     /// token of its own); the run then emptied.
-    fn take_with_nul(&mut self, page: &Page) -> Option<Vec<u8>> {
+    fn take_with_nul(&mut self, page: &Page<'_>) -> Option<Vec<u8>> {
         let bytes = match self.span {
-            Some((start, end)) => &page.text.as_bytes()[start..end],
+            Some((start, end)) => page.bytes(start, end),
             None => &self.bytes[..],
         };
         if !bytes.contains(&0) {
             return None;
         }
-        let bytes = bytes.to_vec();
-        self.span = None;
+        // The bytes copied are taken, not copied again (a page of NULs is all one run).
+        let bytes = match self.span.take() {
+            Some((start, end)) => page.bytes(start, end).to_vec(),
+            None => std::mem::take(&mut self.bytes),
+        };
         self.copied = false;
         Some(bytes)
     }
@@ -258,30 +260,68 @@ impl Run {
     }
 }
 
-/// The markup as one tendril, which the text and attribute values read whole from it share
-/// rather than copy: a page's tree holds its text in one buffer, not one for each run.
-struct Page {
-    /// The address of the markup's first byte.
-    start: usize,
+/// The markup, whose runs read whole the tokens share rather than copy: each chunk of it
+/// ([`CHUNK`] bytes) is copied once into a tendril when a run in it is first shared, and the
+/// runs in it are subtendrils of that. A page's tree holds its text in a few buffers, not
+/// one for each run, and only the chunks that hold a shared run are copied (a page cut at its
+/// count of elements, or whose text is dropped, keeps little of its markup).
+struct Page<'a> {
     /// The markup.
-    text: StrTendril,
+    markup: &'a str,
+    /// The chunks copied so far.
+    chunks: Vec<Option<StrTendril>>,
 }
 
-impl Page {
+/// Bytes of markup a tendril of [`Page`] holds, at most.
+const CHUNK: usize = 64 * 1024;
+
+impl Page<'_> {
     /// Where `piece` lies in the markup, if it is the markup's.
     fn offset(&self, piece: &[u8]) -> Option<usize> {
-        let at = (piece.as_ptr() as usize).checked_sub(self.start)?;
-        (at + piece.len() <= self.text.len()).then_some(at)
+        let at = (piece.as_ptr() as usize).checked_sub(self.markup.as_ptr() as usize)?;
+        (at + piece.len() <= self.markup.len()).then_some(at)
     }
 
-    /// The markup from `start` to `end` as a tendril sharing its buffer, or copied should
-    /// that stretch not be whole characters.
-    fn shared(&self, start: usize, end: usize) -> StrTendril {
-        let sub = u32::try_from(start)
+    /// The markup's bytes from `start` to `end`.
+    fn bytes(&self, start: usize, end: usize) -> &[u8] {
+        &self.markup.as_bytes()[start..end]
+    }
+
+    /// Where chunk `i` starts: the character's start at or before `i` chunks in.
+    fn chunk_start(&self, i: usize) -> usize {
+        let mut at = i.saturating_mul(CHUNK).min(self.markup.len());
+        while !self.markup.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    }
+
+    /// The markup from `start` to `end` as a tendril sharing its chunk's buffer; copied when
+    /// it crosses into the next chunk, or is not whole characters.
+    fn shared(&mut self, start: usize, end: usize) -> StrTendril {
+        let copied = |page: &Self| StrTendril::from(&*text(page.bytes(start, end)));
+        // A tendril holds this much in place.
+        if end - start <= 8 {
+            return copied(self);
+        }
+        let mut i = start / CHUNK;
+        if start < self.chunk_start(i) {
+            i -= 1;
+        }
+        let (from, to) = (self.chunk_start(i), self.chunk_start(i + 1));
+        if end > to {
+            return copied(self);
+        }
+        if self.chunks.len() <= i {
+            self.chunks.resize(i + 1, None);
+        }
+        let markup = self.markup;
+        let chunk = self.chunks[i].get_or_insert_with(|| StrTendril::from(&markup[from..to]));
+        let sub = u32::try_from(start - from)
             .ok()
             .zip(u32::try_from(end - start).ok())
-            .and_then(|(at, len)| self.text.try_subtendril(at, len).ok());
-        sub.unwrap_or_else(|| StrTendril::from(&*text(&self.text.as_bytes()[start..end])))
+            .and_then(|(at, len)| chunk.try_subtendril(at, len).ok());
+        sub.unwrap_or_else(|| copied(self))
     }
 }
 
@@ -530,7 +570,7 @@ impl<S: TreeSink> Feed<'_, S> {
             }
             return;
         }
-        let text = self.text.take(&self.page);
+        let text = self.text.take(&mut self.page);
         self.give(Token::CharacterTokens(text));
     }
 
@@ -557,7 +597,7 @@ impl<S: TreeSink> Feed<'_, S> {
             tag.value.clear();
             return;
         }
-        let value = tag.value.take(&self.page);
+        let value = tag.value.take(&mut self.page);
         tag.attrs.push(Attribute {
             name: QualName::new(None, ns!(), attr),
             value,
@@ -1087,6 +1127,50 @@ mod tests {
         assert_eq!(&*lines, "Line one\nline two");
         assert!(!first.is_shared_with(&title));
         assert!(!first.is_shared_with(&lines));
+    }
+
+    #[test]
+    fn the_markup_is_copied_a_chunk_at_a_time_where_runs_are_shared() {
+        let head = "<p>first run of text</p><p>second run of text</p>";
+        // The third paragraph's text starts ten bytes before the first chunk ends.
+        let pad = CHUNK - 10 - head.len() - "<!---->".len() - "<p>".len();
+        let page = format!(
+            "{head}<!--{}--><p>a run across the end of the chunk</p>\
+             <p>third run, in the next chunk</p><p>fourth run, in the next chunk</p>",
+            "x".repeat(pad)
+        );
+        let leave = Leave {
+            inert: true,
+            depth: usize::MAX,
+            elements: usize::MAX,
+        };
+        let doc = build(&page, Document::default(), opts(), leave).0;
+        assert_eq!(dump(&doc), without_inert(reference(&page)));
+        let texts: Vec<StrTendril> = doc
+            .select("p")
+            .nodes()
+            .iter()
+            .map(|p| {
+                p.first_child()
+                    .and_then(|c| {
+                        c.query(|d| match &d.data {
+                            NodeData::Text { contents } => Some(contents.clone()),
+                            _ => None,
+                        })
+                    })
+                    .flatten()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(&*texts[2], "a run across the end of the chunk");
+        // One chunk's runs share its buffer; the next chunk's another.
+        assert!(texts[0].is_shared_with(&texts[1]));
+        assert!(texts[3].is_shared_with(&texts[4]));
+        assert!(!texts[0].is_shared_with(&texts[3]));
+        // The run across the two is copied.
+        for other in [&texts[0], &texts[3]] {
+            assert!(!texts[2].is_shared_with(other));
+        }
     }
 
     #[test]
