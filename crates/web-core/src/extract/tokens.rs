@@ -304,9 +304,11 @@ impl Page<'_> {
         if end - start <= 8 {
             return copied(self);
         }
+        // A chunk starts at a character's start: the next one may start a few bytes before
+        // its multiple of the chunk's size.
         let mut i = start / CHUNK;
-        if start < self.chunk_start(i) {
-            i -= 1;
+        if start >= self.chunk_start(i + 1) {
+            i += 1;
         }
         let (from, to) = (self.chunk_start(i), self.chunk_start(i + 1));
         if end > to {
@@ -1171,6 +1173,28 @@ mod tests {
         for other in [&texts[0], &texts[3]] {
             assert!(!texts[2].is_shared_with(other));
         }
+    }
+
+    #[test]
+    fn a_chunk_starts_at_a_character_s_start() {
+        // `é` is two bytes, the second at the first chunk's end: the second chunk starts at
+        // the first.
+        let markup = format!(
+            "{}\u{e9} and a run of text, and another one",
+            "a".repeat(CHUNK - 1)
+        );
+        let mut page = Page {
+            markup: &markup,
+            chunks: Vec::new(),
+        };
+        let at = CHUNK - 1;
+        let first = page.shared(at, at + 20);
+        let second = page.shared(at + 21, markup.len());
+        let before = page.shared(0, 20);
+        assert_eq!(&*first, &markup[at..at + 20]);
+        assert_eq!(&*second, &markup[at + 21..]);
+        assert!(first.is_shared_with(&second));
+        assert!(!first.is_shared_with(&before));
     }
 
     #[test]
