@@ -1089,6 +1089,18 @@ mod tests {
         assert!(!dump(&reference(html)).contains("feff"));
     }
 
+    /// The tendril of an element's first child, a text node (a clone shares its buffer).
+    fn first_text(element: &NodeRef<'_>) -> StrTendril {
+        let child = element.first_child().expect("a child");
+        child
+            .query(|n| match &n.data {
+                NodeData::Text { contents } => Some(contents.clone()),
+                _ => None,
+            })
+            .flatten()
+            .expect("a text node")
+    }
+
     #[test]
     fn runs_read_whole_share_the_page_s_buffer_and_the_others_are_copied() {
         let page = "<p class=\"first-paragraph\">A run of text read whole</p>\
@@ -1103,20 +1115,9 @@ mod tests {
         assert_eq!(dump(&doc), dump(&reference(page)));
         let paragraphs = doc.select("p");
         let p: Vec<NodeRef<'_>> = paragraphs.nodes().to_vec();
-        let text = |n: &NodeRef<'_>| {
-            n.first_child()
-                .and_then(|c| {
-                    c.query(|d| match &d.data {
-                        NodeData::Text { contents } => Some(contents.clone()),
-                        _ => None,
-                    })
-                })
-                .flatten()
-                .unwrap()
-        };
-        let first = text(&p[0]);
+        let first = first_text(&p[0]);
         let class = p[0].attr("class").unwrap();
-        let accented = text(&p[2]);
+        let accented = first_text(&p[2]);
         let data = p[2].attr("data-x").unwrap();
         // Read whole from the markup: one buffer, the page's.
         for shared in [&class, &accented, &data] {
@@ -1124,7 +1125,7 @@ mod tests {
         }
         // A character reference and a line break normalized: copies.
         let title = p[1].attr("title").unwrap();
-        let lines = text(&p[1]);
+        let lines = first_text(&p[1]);
         assert_eq!(&*title, "fish & chips, a long title");
         assert_eq!(&*lines, "Line one\nline two");
         assert!(!first.is_shared_with(&title));
@@ -1148,22 +1149,7 @@ mod tests {
         };
         let doc = build(&page, Document::default(), opts(), leave).0;
         assert_eq!(dump(&doc), without_inert(reference(&page)));
-        let texts: Vec<StrTendril> = doc
-            .select("p")
-            .nodes()
-            .iter()
-            .map(|p| {
-                p.first_child()
-                    .and_then(|c| {
-                        c.query(|d| match &d.data {
-                            NodeData::Text { contents } => Some(contents.clone()),
-                            _ => None,
-                        })
-                    })
-                    .flatten()
-                    .unwrap()
-            })
-            .collect();
+        let texts: Vec<StrTendril> = doc.select("p").nodes().iter().map(first_text).collect();
         assert_eq!(&*texts[2], "a run across the end of the chunk");
         // One chunk's runs share its buffer; the next chunk's another.
         assert!(texts[0].is_shared_with(&texts[1]));
