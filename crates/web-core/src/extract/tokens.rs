@@ -792,11 +792,15 @@ struct Markup<'a> {
     rest: &'a [u8],
 }
 
-/// Where the first byte of `set` (html5gum's sets are ASCII) is in `hay`: read a byte at a
-/// time against the set's bits. Most runs the states search are a few bytes long (a tag's
-/// name, an attribute's value, the text between two tags), where setting up a vector search
-/// costs more than the search: on the snippet set this reads the markup in about 3% less
-/// time than html5gum's own search (jetscii), and than memchr's beyond the first bytes.
+/// Where the first byte of `set` (html5gum's sets are ASCII) is in `hay`. A small set (the
+/// text states' and the quoted values', [`WORD_SET`] bytes at most with the carriage return
+/// the reader adds) is looked for a word of eight bytes at a time; a larger one (a tag's or
+/// an attribute's name ends at any of eight or more) a byte at a time against the set's
+/// bits. Either reads the runs the states search (a tag's name, an attribute's value, the
+/// text between two tags, most a few bytes long) without a vector search's setup, which
+/// costs more than such a search: on the snippet set the words take about 4% off the
+/// extraction's instructions against the bits alone, which read the markup in about 3% less
+/// time than html5gum's own search (jetscii).
 #[inline]
 fn find(set: &[u8], hay: &[u8]) -> Option<usize> {
     debug_assert!(set.is_ascii(), "{set:?}");
@@ -809,11 +813,45 @@ fn find(set: &[u8], hay: &[u8]) -> Option<usize> {
             _ => {}
         }
     }
-    hay.iter().position(|&b| match b {
+    let within = |b: u8| match b {
         0..64 => low >> b & 1 != 0,
         64..128 => high >> (b - 64) & 1 != 0,
         _ => false,
-    })
+    };
+    if set.len() > WORD_SET {
+        return hay.iter().position(|&b| within(b));
+    }
+    let mut words = hay.chunks_exact(8);
+    let mut at = 0;
+    for word in words.by_ref() {
+        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        let found = set.iter().fold(0, |found, &b| {
+            found | zero_bytes(word ^ (ONES * u64::from(b)))
+        });
+        if found != 0 {
+            // The lowest flag marks the first byte of the set (see `zero_bytes`).
+            return Some(at + found.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&b| within(b))
+        .map(|i| at + i)
+}
+
+/// The largest set [`find`] looks for a word at a time.
+const WORD_SET: usize = 4;
+
+/// A byte of ones in each of a word's bytes.
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// The high bit of each zero byte of `word` set, above the lowest one perhaps some others
+/// too: the lowest flag is always that of the lowest zero byte.
+#[inline]
+fn zero_bytes(word: u64) -> u64 {
+    word.wrapping_sub(ONES) & !word & (ONES << 7)
 }
 
 impl Reader for Markup<'_> {
@@ -1555,6 +1593,24 @@ mod tests {
             set in prop::collection::vec(0u8..128, 0..14),
             hay in prop::collection::vec(any::<u8>(), 0..80),
         ) {
+            prop_assert_eq!(find(&set, &hay), hay.iter().position(|b| set.contains(b)));
+        }
+
+        /// The search finds the first byte of a small set placed anywhere in a long run,
+        /// read a word at a time, whatever bytes are around it.
+        #[test]
+        fn the_search_finds_a_small_set_s_byte_anywhere_in_a_long_run(
+            set in prop::collection::vec(0u8..128, 1..=WORD_SET),
+            hay in prop::collection::vec(any::<u8>(), 0..300),
+            placed in prop::collection::vec((0usize..300, 0usize..WORD_SET), 0..3),
+        ) {
+            let mut hay: Vec<u8> =
+                hay.into_iter().map(|b| if set.contains(&b) { b | 0x80 } else { b }).collect();
+            for (at, which) in placed {
+                if at < hay.len() {
+                    hay[at] = set[which % set.len()];
+                }
+            }
             prop_assert_eq!(find(&set, &hay), hay.iter().position(|b| set.contains(b)));
         }
 
