@@ -3,6 +3,7 @@
 
 use dom_query::{Element, LocalName, NodeData, NodeId, NodeRef, local_name};
 use html5ever::ns;
+use html5ever::tendril::StrTendril;
 
 /// A step of a depth-first walk.
 pub(crate) enum Step<'a> {
@@ -285,9 +286,8 @@ pub(crate) fn attr<'e>(e: &'e Element, name: &str) -> Option<&'e str> {
         .map(|a| &*a.value)
 }
 
-/// The greatest element depth under `root` and the number of elements, without recursion.
 /// An element's shape (see [`shape_of`]): its name and first class name, digits aside.
-pub(crate) type Shape = Option<(LocalName, String)>;
+pub(crate) type Shape = Option<(LocalName, StrTendril)>;
 
 /// A set of shapes (see [`inner_shapes`]).
 pub(crate) type Shapes = foldhash::HashSet<Shape>;
@@ -305,17 +305,34 @@ pub(crate) fn alike(a: &Shapes, b: &Shapes) -> bool {
 }
 
 /// An element's shape, as its siblings are compared by: its name and its first class name,
-/// digits aside (`post-17` is `post-`).
+/// digits aside (`post-17` is `post-`). A class name without digits is the class value's
+/// own text, shared rather than copied: every element of a group is read, in several walks.
 pub(crate) fn shape_of(node: &NodeRef<'_>) -> Shape {
     with_element(node, |e| {
-        let class: String = attr(e, "class")
-            .unwrap_or_default()
-            .split_whitespace()
-            .next()
-            .unwrap_or_default()
-            .chars()
-            .filter(|c| !c.is_ascii_digit())
-            .collect();
+        let value = e
+            .attrs
+            .iter()
+            .find(|a| a.name.local == local_name!("class"))
+            .map(|a| &a.value);
+        let first = value.and_then(|v| v.split_whitespace().next().map(|first| (v, first)));
+        let class = match first {
+            None => StrTendril::new(),
+            Some((value, first)) if !first.bytes().any(|b| b.is_ascii_digit()) => {
+                let at = first.as_ptr() as usize - value.as_ptr() as usize;
+                u32::try_from(at)
+                    .ok()
+                    .zip(u32::try_from(first.len()).ok())
+                    .and_then(|(at, len)| value.try_subtendril(at, len).ok())
+                    .unwrap_or_else(|| StrTendril::from(first))
+            }
+            Some((_, first)) => {
+                let mut class = StrTendril::new();
+                for part in first.split(|c: char| c.is_ascii_digit()) {
+                    class.push_slice(part);
+                }
+                class
+            }
+        };
         (e.name.local.clone(), class)
     })
 }
@@ -345,6 +362,38 @@ pub(crate) fn depth_and_count(root: NodeRef<'_>) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An element's shape is its name and first class name, digits aside; a class name
+    /// without digits shares the class value's buffer rather than copying it.
+    #[test]
+    fn a_shape_is_the_name_and_first_class_digits_aside_its_text_shared() {
+        let doc = crate::extract::parse::parse(
+            "<div id=a class='post-17 featured'></div><div id=b class=post-18></div>\
+             <div id=c class=post></div><p id=d class=post-17></p><div id=e></div>\
+             <div id=f class='  '></div><div id=g class='listing-card-wide tall'></div>",
+        );
+        let shape = |id: &str| shape_of(&doc.select(&format!("#{id}")).nodes()[0]);
+        assert_eq!(shape("a"), shape("b"));
+        let Some((name, class)) = shape("a") else {
+            panic!("an element has a shape");
+        };
+        assert_eq!((&*name, &*class), ("div", "post-"));
+        assert_ne!(shape("a"), shape("c"));
+        assert_ne!(shape("a"), shape("d"));
+        assert_eq!(shape("e"), shape("f"));
+        let g = doc.select("#g").nodes()[0];
+        let Some((_, class)) = shape_of(&g) else {
+            panic!("an element has a shape");
+        };
+        assert_eq!(&*class, "listing-card-wide");
+        let shared = with_element(&g, |e| {
+            e.attrs
+                .iter()
+                .find(|a| &*a.name.local == "class")
+                .is_some_and(|a| a.value.is_shared_with(&class))
+        });
+        assert_eq!(shared, Some(true));
+    }
 
     /// The counts of nodes asked in any order, inner ones first or outer ones first, are
     /// those [`text_len`] gives.
