@@ -676,11 +676,13 @@ impl<S: TreeSink> Emitter for Feed<'_, S> {
             self.last_start_tag.clear();
             self.last_start_tag.extend_from_slice(&self.tag.name);
             let t = &mut self.tag;
+            // The attributes move out at their count (the tree keeps them), the buffer they
+            // were read into kept for the next tag.
             let start = Tag {
                 kind: TagKind::StartTag,
                 name: t.local.take().unwrap_or_else(|| local(&t.name)),
                 self_closing: t.self_closing,
-                attrs: std::mem::take(&mut t.attrs),
+                attrs: t.attrs.drain(..).collect(),
                 had_duplicate_attributes: t.duplicates,
             };
             if !self.left.get().cut {
