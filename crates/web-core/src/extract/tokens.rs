@@ -33,6 +33,7 @@ use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts, TreeSink};
 use html5ever::{Attribute, LocalName, QualName, local_name, ns};
 use html5gum::{Emitter, Reader, State, Tokenizer};
 
+use super::tree::ONES;
 use super::vocab::{KEEPS_ATTRIBUTES, is_unread_attribute};
 
 /// What the tokens given to the tree builder leave out.
@@ -845,9 +846,6 @@ fn find(set: &[u8], hay: &[u8]) -> Option<usize> {
 
 /// The largest set [`find`] looks for a word at a time.
 const WORD_SET: usize = 4;
-
-/// A byte of ones in each of a word's bytes.
-const ONES: u64 = 0x0101_0101_0101_0101;
 
 /// The high bit of each zero byte of `word` set, above the lowest one perhaps some others
 /// too: the lowest flag is always that of the lowest zero byte.
