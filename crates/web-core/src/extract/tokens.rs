@@ -848,7 +848,8 @@ fn find(set: &[u8], hay: &[u8]) -> Option<usize> {
 const WORD_SET: usize = 4;
 
 /// The high bit of each zero byte of `word` set, above the lowest one perhaps some others
-/// too: the lowest flag is always that of the lowest zero byte.
+/// too: the lowest flag is always that of the lowest zero byte, all [`find`] reads. One
+/// operation fewer than the exact test of `tree::zeros`, which measured slower here.
 #[inline]
 fn zero_bytes(word: u64) -> u64 {
     word.wrapping_sub(ONES) & !word & (ONES << 7)
