@@ -75,20 +75,20 @@ const PARTIAL_MIN_PAGE: usize = 1000;
 
 /// Extracts an HTML body, never answering a fragment of the page: an answer that kept no
 /// prose may have lost a page made of cards (a grid of products, a feed of posts each
-/// wholly a link), which the boilerplate filter takes for link blocks: the page is extracted
-/// again with the cards of a repeated group that holds much of its text kept (see
-/// [`Memo::with_cards`]), and that answer is taken when it is much longer. An answer that
-/// still kept no prose, beside a repeated group that holds most of the page's text (a grid
-/// of products named under headings, rows of results), gives way to the group, what it kept
-/// beside the group first (see [`group_region_text`]). An answer that still kept no prose
-/// gives way to the page's prose region when that holds much more (see
+/// wholly a link), which the boilerplate filter takes for link blocks: the page is
+/// extracted again with the cards of a repeated group that holds much of its text kept (see
+/// [`Memo::with_cards`]; not when the first pass's filters found that it would keep just
+/// what they kept, see [`Memo::alike`]), and that answer is taken when it is much longer.
+/// An answer that still kept no prose, beside a repeated group that holds most of the
+/// page's text (a grid of products named under headings, rows of results), gives way to the
+/// group, what it kept beside the group first (see [`group_region_text`]). An answer that
+/// still kept no prose gives way to the page's prose region when that holds much more (see
 /// [`region_replaces`]). An answer with prose beside a grid of cards in the page's main
 /// content that held much more gives way to the pass that keeps them (see [`with_grid`]).
 /// An answer that still holds a small part of the text the page shows, or under half of
 /// what the chrome and boilerplate filters left of it, is flagged [`Flags::partial`] (see
-/// [`is_partial`]), never silently short. The page's
-/// first `max_links` links are kept, and its markup read up to its first `max_elements`
-/// elements.
+/// [`is_partial`]), never silently short. The page's first `max_links` links are kept, and
+/// its markup read up to its first `max_elements` elements.
 pub(crate) fn extract_html(
     body: &str,
     base: &Url,
@@ -100,8 +100,9 @@ pub(crate) fn extract_html(
         max_elements,
         parsed: None,
     };
-    let (first, shown, product, grid) = extract_pass(&mut source, base, max_links, Memo::new(base));
-    let mut answer = answer_of(&mut source, base, max_links, first, grid, product);
+    let first = extract_pass(&mut source, base, max_links, Memo::new(base));
+    let (shown, product) = (first.shown, first.product);
+    let mut answer = answer_of(&mut source, base, max_links, first);
     // On one product's page, what offers other products and what a carousel or a second
     // layout says again, whichever answer stands.
     if product {
@@ -137,27 +138,28 @@ impl Source<'_> {
 
 /// The answer of a page whose first pass answered `first`: that, unless it kept no prose
 /// (see [`extract_html`]).
-fn answer_of(
-    source: &mut Source<'_>,
-    base: &Url,
-    max_links: usize,
-    first: Extracted,
-    grid: usize,
-    product: bool,
-) -> Extracted {
+fn answer_of(source: &mut Source<'_>, base: &Url, max_links: usize, first: Pass) -> Extracted {
+    let Pass {
+        answer: first,
+        grid,
+        product,
+        alike,
+        ..
+    } = first;
     if first.flags.javascript_shell {
         return first;
     }
     if prose_chars(&first.lines) >= ANSWER_MIN_PROSE {
         return with_grid(source, base, max_links, first, grid);
     }
-    let (cards, _, _, _) = extract_pass(source, base, max_links, Memo::new(base).with_cards());
-    let mut answer =
-        if visible_chars(&cards.lines) >= visible_chars(&first.lines).max(1) * CARDS_MIN_GROWTH {
-            cards
-        } else {
-            first
-        };
+    // The pass that keeps cards, unless its filters would keep just what the first pass's
+    // did: it would then answer the same.
+    let cards = (!alike)
+        .then(|| extract_pass(source, base, max_links, Memo::new(base).with_cards()).answer)
+        .filter(|cards| {
+            visible_chars(&cards.lines) >= visible_chars(&first.lines).max(1) * CARDS_MIN_GROWTH
+        });
+    let mut answer = cards.unwrap_or(first);
     if prose_chars(&answer.lines) < ANSWER_MIN_PROSE {
         // A page made of a repeated group (a grid of products, rows of results) whose
         // selection kept a label beside it: the group, when it holds much more. One
@@ -228,7 +230,11 @@ fn with_grid(
         return first;
     }
     let memo = Memo::new(base).with_cards().over_lead();
-    let (cards, _, _, led) = extract_pass(source, base, max_links, memo);
+    let Pass {
+        answer: cards,
+        grid: led,
+        ..
+    } = extract_pass(source, base, max_links, memo);
     // A smaller grid counts when the pass put it in beside the lead its selection kept.
     if visible_chars(&cards.lines) >= shown * CARDS_MIN_GROWTH
         && (grid >= shown * GRID_MIN_GROWTH || led > 0)
@@ -241,15 +247,8 @@ fn with_grid(
 
 /// One pass of the pipeline over an HTML body, its boilerplate filter as `memo` says,
 /// keeping the page's first `max_links` links and reading its first `max_elements`
-/// elements; with the visible characters the page shows (hidden and never-content elements
-/// aside), whether the page is one product's and the characters of the cards its filter
-/// removed (see [`Memo::grid_chars`]).
-fn extract_pass(
-    source: &mut Source<'_>,
-    base: &Url,
-    max_links: usize,
-    mut memo: Memo<'_>,
-) -> (Extracted, Shown, bool, usize) {
+/// elements.
+fn extract_pass(source: &mut Source<'_>, base: &Url, max_links: usize, mut memo: Memo<'_>) -> Pass {
     let Parsed {
         doc,
         flattened,
@@ -368,18 +367,35 @@ fn extract_pass(
             ..Flags::default()
         },
     };
-    (
-        extracted,
-        Shown {
+    Pass {
+        answer: extracted,
+        shown: Shown {
             all: cleaned.all_chars,
             kept: cleaned.kept_chars,
         },
-        memo.product(),
-        memo.grid_chars(),
-    )
+        product: memo.product(),
+        grid: memo.grid_chars(),
+        alike: memo.alike(),
+    }
+}
+
+/// What one pass of the pipeline answers, with what it read of the page on the way.
+struct Pass {
+    /// The answer.
+    answer: Extracted,
+    /// The visible characters the page shows (hidden and never-content elements aside).
+    shown: Shown,
+    /// Whether the page is one product's.
+    product: bool,
+    /// The visible characters of the cards its boilerplate filter removed (see
+    /// [`Memo::grid_chars`]).
+    grid: usize,
+    /// Whether a pass that keeps cards would have answered the same (see [`Memo::alike`]).
+    alike: bool,
 }
 
 /// The visible characters of a page, as its first pass counted them.
+#[derive(Clone, Copy)]
 struct Shown {
     /// What the page shows (hidden and never-content elements excluded).
     all: usize,

@@ -289,7 +289,7 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) -> usize {
     // So are link blocks within the members of a repeated group that holds much of the
     // text, when the page's first answer kept no prose (see [`Memo::with_cards`]).
     let grouped = if memo.cards {
-        let grouped = in_groups(&remove, root, total, true);
+        let grouped = in_groups(&remove, root, total, true, &mut siblings);
         if memo.lead {
             memo.note_grid(&remove, &grouped, root);
         }
@@ -299,7 +299,7 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) -> usize {
         // under a lead of prose (see [`Memo::grid_chars`]).
         let found: usize = remove.iter().map(|&(_, chars, _, _)| chars).sum();
         if found as f64 >= total as f64 * GROUP_MIN_SHARE && found > memo.grid_chars {
-            let grouped = in_groups(&remove, root, total, false);
+            let grouped = in_groups(&remove, root, total, false, &mut siblings);
             let held = remove
                 .iter()
                 .filter(|&&(id, _, _, _)| {
@@ -308,6 +308,16 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) -> usize {
                 .map(|&(_, chars, _, _)| chars)
                 .sum();
             memo.grid_chars = memo.grid_chars.max(held);
+        }
+        if memo.alike {
+            memo.alike = prunes_alike(
+                &remove,
+                root,
+                total,
+                (teasers, others),
+                cards,
+                &mut siblings,
+            );
         }
         HashSet::default()
     };
@@ -506,11 +516,11 @@ fn in_groups(
     root: NodeRef<'_>,
     total: usize,
     outer_too: bool,
+    siblings: &mut Siblings,
 ) -> HashSet<NodeId> {
     if total == 0 {
         return HashSet::default();
     }
-    let mut siblings = Siblings::default();
     // By group (its parent): the blocks found within it and the members that hold them; the
     // nearest groups around the blocks, and the groups around those.
     let mut nearest: HashMap<NodeId, (Vec<NodeId>, HashSet<NodeId>)> = HashMap::new();
@@ -545,18 +555,45 @@ fn in_groups(
             .map(|&id| text_len(&NodeRef::new(id, root.tree)));
         sizes.fold((0, 0), |(held, largest), n| (held + n, largest.max(n)))
     };
+    // The members' text is counted only for groups of enough members.
     let nearest = nearest.into_values().filter(|(_, members)| {
-        let (held, _) = sizes(members);
-        members.len() >= GROUP_MIN_CARDS && held as f64 >= total as f64 * GROUP_MIN_SHARE
+        members.len() >= GROUP_MIN_CARDS && {
+            let (held, _) = sizes(members);
+            held as f64 >= total as f64 * GROUP_MIN_SHARE
+        }
     });
     let outer = outer.into_values().filter(|(_, members)| {
-        let (held, largest) = sizes(members);
         // Layout columns are no group: one of them holds most of their text.
-        members.len() >= GROUP_MIN_CARDS
-            && held as f64 >= total as f64 * OUTER_GROUP_MIN_SHARE
-            && largest as f64 <= held as f64 * GROUP_MAX_MEMBER_SHARE
+        members.len() >= GROUP_MIN_CARDS && {
+            let (held, largest) = sizes(members);
+            held as f64 >= total as f64 * OUTER_GROUP_MIN_SHARE
+                && largest as f64 <= held as f64 * GROUP_MAX_MEMBER_SHARE
+        }
     });
     nearest.chain(outer).flat_map(|(ids, _)| ids).collect()
+}
+
+/// Whether the pass that keeps cards ([`Memo::with_cards`]) would keep, of the boilerplate
+/// `found` under `root`, just what a pass that does not keeps: the teasers when `cards`
+/// says they are the page's cards. `teasers` and `others` are the visible characters of the
+/// teasers and of the rest of `found`, among `total` under `root` (see [`Memo::alike`]).
+fn prunes_alike(
+    found: &[(NodeId, usize, Kind, bool)],
+    root: NodeRef<'_>,
+    total: usize,
+    (teasers, others): (usize, usize),
+    cards: bool,
+    siblings: &mut Siblings,
+) -> bool {
+    let rest = total.saturating_sub(others);
+    let cards_too = rest > 0 && teasers as f64 >= rest as f64 * TEASERS_MIN_SHARE;
+    if cards_too != cards && found.iter().any(|&(_, _, _, teaser)| teaser) {
+        return false;
+    }
+    let grouped = in_groups(found, root, total, true, siblings);
+    found
+        .iter()
+        .all(|&(id, _, _, teaser)| !grouped.contains(&id) || cards && teaser)
 }
 
 /// Whether an element (a byline, a date, a rating) lies within a card: itself or one of the
@@ -861,6 +898,9 @@ pub(crate) struct Memo<'p> {
     /// The element around the most cards such a pass kept in the page's main content, with
     /// their visible characters.
     grid: Option<(NodeId, usize)>,
+    /// Whether every boilerplate filter of the pass so far kept what a pass that keeps cards
+    /// would (see [`Memo::alike`]).
+    alike: bool,
 }
 
 impl<'p> Memo<'p> {
@@ -876,6 +916,7 @@ impl<'p> Memo<'p> {
             product: false,
             lead: false,
             grid: None,
+            alike: true,
         }
     }
 
@@ -950,6 +991,13 @@ impl<'p> Memo<'p> {
     pub(crate) fn with_cards(mut self) -> Self {
         self.cards = true;
         self
+    }
+
+    /// Whether a pass that keeps cards ([`Memo::with_cards`]) would have kept, at every
+    /// boilerplate filter of this pass, what this pass kept: it then makes the same
+    /// document, and answers the same.
+    pub(crate) fn alike(&self) -> bool {
+        self.alike
     }
 
     /// The most visible characters of link blocks, link lists and promotions that the
@@ -1828,6 +1876,75 @@ mod tests {
         let text = render(body).join("\n");
         assert!(text.contains("The committee met"), "{text}");
         assert!(!text.contains("Category 2-"), "{text}");
+    }
+
+    #[test]
+    fn a_pass_knows_whether_the_pass_that_keeps_cards_would_prune_as_it_did() {
+        let base = Url::parse("https://example.com/recipes/dinner").unwrap();
+        // What each pass leaves of a page, and whether the first said the other's would be
+        // the same.
+        let passes = |page: &str| {
+            let doc = Document::from(page);
+            let mut memo = Memo::new(&base);
+            prune(doc.body().unwrap(), &mut memo);
+            let first = render(doc.body().unwrap()).join("\n");
+            let doc = Document::from(page);
+            prune(doc.body().unwrap(), &mut Memo::new(&base).with_cards());
+            (memo.alike(), first, render(doc.body().unwrap()).join("\n"))
+        };
+        let linked_cards = |n: usize| -> String {
+            (0..n)
+                .map(|c| {
+                    format!(
+                        "<a class=card href=/recipe/{c}><div class=card-title><span>Dinner \
+                         number {c} for a weeknight</span></div></a>"
+                    )
+                })
+                .collect()
+        };
+        // A grid of cards each wholly a link, most of the page: the other pass keeps them.
+        let grid = format!(
+            "<html><body><h1>Dinner</h1><div class=grid>{}</div></body></html>",
+            linked_cards(12)
+        );
+        // Teasers beside a long menu: weighed against what the menu leaves, they are kept.
+        let menu: String = (0..4)
+            .map(|l| {
+                let items: String = (0..8)
+                    .map(|i| format!("<li><a href=/topics/{l}/{i}>Topic number {l}{i}</a></li>"))
+                    .collect();
+                format!("<ul class=topics-{}>{items}</ul>", ["a", "b", "c", "d"][l])
+            })
+            .collect();
+        let teasers: String = (0..4)
+            .map(|i| {
+                format!(
+                    "<div class=card><h3><a href=/guide-{i}>Guide {i}</a></h3><p>How to write \
+                     workflow {i} for your project.</p></div>"
+                )
+            })
+            .collect();
+        let landing = format!(
+            "<html><body><div class=menu>{menu}</div><div><h1>Workflows</h1>{teasers}</div>\
+             </body></html>"
+        );
+        for page in [&grid, &landing] {
+            let (alike, first, cards) = passes(page);
+            assert!(!alike, "{page}");
+            assert_ne!(first, cards, "{page}");
+        }
+        // A story with a short row of the same cards under it, and a menu beside it: both
+        // passes remove them.
+        let story = format!(
+            "<html><body><div class=menu>{menu}</div><h1>Story</h1>{}<div class=row>{}</div>\
+             </body></html>",
+            format!("<p>{PROSE}</p>").repeat(12),
+            linked_cards(4)
+        );
+        let (alike, first, cards) = passes(&story);
+        assert!(alike);
+        assert_eq!(first, cards);
+        assert!(!first.contains("Dinner number") && !first.contains("Topic number"));
     }
 
     #[test]
