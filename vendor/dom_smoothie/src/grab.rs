@@ -39,7 +39,7 @@ impl Readability {
             // finding the -right- content.
 
             if let Some(ref article_node) = article_node {
-                let text_length = article_node.normalized_char_count();
+                let text_length = normalized_char_count(&article_node);
                 if text_length >= self.config.char_threshold {
                     return Some(doc);
                 }

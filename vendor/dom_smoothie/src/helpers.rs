@@ -128,7 +128,7 @@ where
 }
 
 pub(crate) fn link_density(node: &NodeRef, char_count: Option<usize>) -> f32 {
-    link_density_fn(node, char_count, |n| n.normalized_char_count())
+    link_density_fn(node, char_count, normalized_char_count)
 }
 
 /// Returns the child element if the node contains exactly one element child with the given tag
@@ -344,18 +344,72 @@ impl Summary {
     }
 }
 
-/// Characters of `text`, each run of whitespace counted as one, as dom_query counts them.
-fn count_normalized(text: &str, start_whitespace: bool) -> usize {
-    let mut char_count = 0;
-    let mut prev_was_whitespace = start_whitespace;
-    for c in text.chars() {
-        let is_ws = c.is_whitespace();
-        if !(prev_was_whitespace && is_ws) {
-            char_count += 1;
+/// Characters of `text`, each run of whitespace counted as one, as dom_query counts them
+/// (`char::is_whitespace`, a run at the start not counted after `start_whitespace`): eight
+/// bytes at a time while they are ASCII, a byte or a character at a time otherwise.
+pub(crate) fn count_normalized(text: &str, start_whitespace: bool) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let bytes = text.as_bytes();
+    let mut count = 0;
+    let mut prev_ws = start_whitespace;
+    let mut at = 0;
+    while at < bytes.len() {
+        if let Some(word) = bytes.get(at..at + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+            let word = u64::from_le_bytes(word);
+            if word & HIGHS == 0 {
+                // Each whitespace byte's high bit: the space (its bits clear after `^ 0x20`,
+                // so adding 0x7F to them does not set the high bit), or `\t` to `\r`.
+                let x = word ^ (ONES * 0x20);
+                let space = !((x + ONES * 0x7F) | x) & HIGHS;
+                let tab_to_return =
+                    (word + ONES * (0x80 - 9)) & !(word + ONES * (0x80 - 14)) & HIGHS;
+                let ws = space | tab_to_return;
+                // Whitespace after whitespace (the byte before, or the text before) is not
+                // counted.
+                let after_ws = (ws << 8) | (u64::from(prev_ws) << 7);
+                count += 8 - (ws & after_ws).count_ones() as usize;
+                prev_ws = ws >> 63 != 0;
+                at += 8;
+                continue;
+            }
         }
-        prev_was_whitespace = is_ws;
+        // A byte of ASCII, else a character.
+        let (is_ws, len) = match bytes[at] {
+            b @ 0..0x80 => (matches!(b, b'\t'..=b'\r' | b' '), 1),
+            _ => match text.get(at..).and_then(|rest| rest.chars().next()) {
+                Some(c) => (c.is_whitespace(), c.len_utf8()),
+                None => break,
+            },
+        };
+        if !(prev_ws && is_ws) {
+            count += 1;
+        }
+        prev_ws = is_ws;
+        at += len;
     }
-    char_count
+    count
+}
+
+/// The normalized character count of a node, as `NodeRef::normalized_char_count` gives it:
+/// its own text and its descendants', in document order, each run of whitespace counted as
+/// one, whitespace at the start and at the end not counted.
+pub(crate) fn normalized_char_count(node: &NodeRef) -> usize {
+    let mut count = 0;
+    let mut last_ws = true;
+    for n in std::iter::once(*node).chain(node.descendants_it()) {
+        n.query(|t| {
+            if let dom_query::NodeData::Text { contents } = &t.data {
+                count += count_normalized(contents, last_ws);
+                last_ws = contents.ends_with(char::is_whitespace);
+            }
+        });
+    }
+    if last_ws && count > 0 {
+        count - 1
+    } else {
+        count
+    }
 }
 
 impl CharCounterCache {
@@ -399,7 +453,7 @@ impl CharCounterCache {
     pub(crate) fn char_count(&mut self, node: &NodeRef) -> usize {
         match self.counts.get(&node.id) {
             Some(&c) => c,
-            None => node.normalized_char_count(),
+            None => normalized_char_count(node),
         }
     }
 }

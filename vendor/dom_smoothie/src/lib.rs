@@ -41,3 +41,10 @@ pub fn primed_char_counts(root: &dom_query::NodeRef, nodes: &[dom_query::NodeRef
     let mut cache = helpers::CharCounterCache::primed(root);
     nodes.iter().map(|n| cache.char_count(n)).collect()
 }
+
+/// The normalized character count of each of `nodes` as the patched crate counts it one
+/// node at a time: for tests of that count against `NodeRef::normalized_char_count`.
+#[doc(hidden)]
+pub fn counted_char_counts(nodes: &[dom_query::NodeRef]) -> Vec<usize> {
+    nodes.iter().map(helpers::normalized_char_count).collect()
+}

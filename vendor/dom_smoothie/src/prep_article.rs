@@ -87,7 +87,7 @@ fn text_density_cmp(
     let text_length = char_count as f32;
     let mut children_length = 0usize;
     for descendant in Selection::from(*node).select_matcher_iter(matcher) {
-        children_length += descendant.normalized_char_count();
+        children_length += normalized_char_count(&descendant);
         if children_length as f32 / text_length > threshold {
             return ordering == Ordering::Greater;
         }
@@ -172,7 +172,7 @@ fn should_clean_conditionally_among(node: &NodeRef, flags: &FlagSet<GrabFlags>, 
             }
         }
 
-        let char_count = node.normalized_char_count();
+        let char_count = normalized_char_count(&node);
         let Some(qual_name) = node.qual_name_ref() else {
             return false;
         };
@@ -499,7 +499,7 @@ pub(crate) fn prep_article(article_node: &NodeRef, flags: &FlagSet<GrabFlags>, c
     for p_node in article_sel.select_matcher(&MATCHER_P).nodes() {
         let p_sel = Selection::from(*p_node);
         let content_el_count = p_sel.select_matcher(&MATCHER_IMG_EMBEDS).length();
-        if content_el_count == 0 && p_node.normalized_char_count() == 0 {
+        if content_el_count == 0 && normalized_char_count(&p_node) == 0 {
             p_sel.remove();
         }
     }
@@ -554,7 +554,7 @@ fn remove_share_elements(root_sel: &Selection, share_element_threshold: usize) {
             }
         }
 
-        if has_share_sign && child.normalized_char_count() < share_element_threshold {
+        if has_share_sign && normalized_char_count(&child) < share_element_threshold {
             child.remove_from_parent();
         }
     }
@@ -575,7 +575,7 @@ mod tests {
                 .select_matcher(&MATCHER_UL_OL)
                 .nodes()
                 .iter()
-                .map(|n| n.normalized_char_count())
+                .map(|n| normalized_char_count(&n))
                 .sum();
             if char_count == 0 || children == 0 {
                 0.0
@@ -593,7 +593,7 @@ mod tests {
         );
 
         for node in doc.select("div").nodes() {
-            let char_count = node.normalized_char_count();
+            let char_count = normalized_char_count(&node);
             let density = density(node, char_count);
             for threshold in [0.0, 0.1, 0.5, 0.9, 1.0, 2.0] {
                 for ordering in [Ordering::Less, Ordering::Greater] {
@@ -613,19 +613,19 @@ mod tests {
         assert!(text_density_cmp(
             &list,
             &MATCHER_UL_OL,
-            list.normalized_char_count(),
+            normalized_char_count(&list),
             0.9,
             Ordering::Greater
         ));
         assert!(!text_density_cmp(
             &mixed,
             &MATCHER_UL_OL,
-            mixed.normalized_char_count(),
+            normalized_char_count(&mixed),
             0.9,
             Ordering::Greater
         ));
         // Density is exactly 0.9: neither `<` nor `>` holds.
-        let exact_char_count = exact.normalized_char_count();
+        let exact_char_count = normalized_char_count(&exact);
         assert_eq!(
             density(&exact, exact_char_count).partial_cmp(&0.9),
             Some(Ordering::Equal)
