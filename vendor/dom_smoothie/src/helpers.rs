@@ -3,7 +3,7 @@ use std::collections::HashSet;
 use foldhash::HashMap;
 use unicode_segmentation::UnicodeSegmentation;
 
-use dom_query::{NodeId, NodeRef};
+use dom_query::{Matcher, NodeId, NodeRef};
 
 use tendril::StrTendril;
 
@@ -270,6 +270,15 @@ impl<'a> BytePatternCheck<'a> {
         pats.iter()
             .any(|pat| self.pre_check(pat) && self.haystack.contains(pat))
     }
+}
+
+/// The elements under `root` named `name` that `matcher` matches, in document order: what
+/// `select_matcher` finds for a matcher whose selector matches only elements of that name,
+/// the selector matched against those alone rather than against every element.
+pub(crate) fn named_matches<'a>(root: &NodeRef<'a>, name: &str, matcher: &Matcher) -> Vec<NodeRef<'a>> {
+    root.descendants_it()
+        .filter(|n| n.has_name(name) && matcher.match_element(n))
+        .collect()
 }
 
 /// Normalized character counts (`NodeRef::normalized_char_count`) of every node under a

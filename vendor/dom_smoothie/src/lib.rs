@@ -42,6 +42,20 @@ pub fn primed_char_counts(root: &dom_query::NodeRef, nodes: &[dom_query::NodeRef
     nodes.iter().map(|n| cache.char_count(n)).collect()
 }
 
+/// The elements under `root` named `name` that `selector` matches, found as the patched
+/// crate finds the page's JSON-LD scripts and `meta` elements: for tests against
+/// `select_matcher`. Nothing when the selector does not parse.
+#[doc(hidden)]
+pub fn named_matches<'a>(
+    root: &dom_query::NodeRef<'a>,
+    name: &str,
+    selector: &str,
+) -> Vec<dom_query::NodeRef<'a>> {
+    dom_query::Matcher::new(selector)
+        .map(|m| helpers::named_matches(root, name, &m))
+        .unwrap_or_default()
+}
+
 /// The normalized character count of each of `nodes` as the patched crate counts it one
 /// node at a time: for tests of that count against `NodeRef::normalized_char_count`.
 #[doc(hidden)]

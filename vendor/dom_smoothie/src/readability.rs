@@ -634,8 +634,8 @@ impl Readability {
     /// If no valid JSON-LD block is found, this method returns `None`.
     #[allow(clippy::too_many_lines)]
     pub fn parse_json_ld(&self) -> Option<Metadata> {
-        for sel in &self.doc.select_matcher(&MATCHER_JSONLD) {
-            let text = sel.text();
+        for script in named_matches(&self.doc.root(), "script", &MATCHER_JSONLD) {
+            let text = script.text();
             let content = strip_cdata(&text);
 
             /*
@@ -845,9 +845,7 @@ impl Readability {
         let mut values: HashMap<String, String> = HashMap::default();
         let mut metadata = json_ld.unwrap_or_default();
 
-        let selection = self.doc.select_matcher(&MATCHER_META);
-
-        for node in selection.nodes() {
+        for node in &named_matches(&self.doc.root(), "meta", &MATCHER_META) {
             if let Some(content) = node.attr("content") {
                 let content = content.trim();
                 if content.is_empty() {

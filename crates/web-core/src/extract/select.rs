@@ -1831,6 +1831,29 @@ mod tests {
     }
 
     #[test]
+    fn json_ld_scripts_and_metas_found_by_name_first_are_the_selector_s_own() {
+        let page = "<html><head><meta name=a content=one><meta name=b><META content=''>\
+                    <script type='application/ld+json'>{\"a\": 1}</script>\
+                    <script type='Application/LD+JSON'>{}</script><script>var x;</script>\
+                    <SCRIPT TYPE='application/ld+json'>[]</SCRIPT></head><body>\
+                    <svg><script type='application/ld+json'>{}</script><meta content=x/></svg>\
+                    <div><script type='application/ld+json '>{}</script>\
+                    <meta content=body><p>text</p></div></body></html>";
+        let doc = Document::from(page);
+        let root = doc.root();
+        for (name, selector) in [
+            ("script", r#"script[type="application/ld+json"]"#),
+            ("meta", "meta[content]"),
+        ] {
+            let ids = |nodes: Vec<NodeRef<'_>>| nodes.iter().map(|n| n.id).collect::<Vec<_>>();
+            let named = ids(dom_smoothie::named_matches(&root, name, selector));
+            let selected = ids(doc.select(selector).nodes().to_vec());
+            assert_eq!(named, selected, "{selector}");
+            assert!(named.len() >= 3, "{selector}: {named:?}");
+        }
+    }
+
+    #[test]
     fn containers_found_by_one_walk_are_the_selectors_own_even_after_a_render_pruned_the_page() {
         let base = Url::parse("https://example.com/post").unwrap();
         let teasers = "<div role='main'><a href='/a'>Another story</a> \
