@@ -3,7 +3,7 @@ use std::collections::HashSet;
 use foldhash::HashMap;
 use unicode_segmentation::UnicodeSegmentation;
 
-use dom_query::{Matcher, NodeId, NodeRef};
+use dom_query::{Matcher, NodeId, NodeRef, Selection};
 
 use tendril::StrTendril;
 
@@ -272,13 +272,41 @@ impl<'a> BytePatternCheck<'a> {
     }
 }
 
-/// The elements under `root` named `name` that `matcher` matches, in document order: what
-/// `select_matcher` finds for a matcher whose selector matches only elements of that name,
-/// the selector matched against those alone rather than against every element.
-pub(crate) fn named_matches<'a>(root: &NodeRef<'a>, name: &str, matcher: &Matcher) -> Vec<NodeRef<'a>> {
+/// The elements under `root` that `may` lets through and `matcher` matches, in document
+/// order: what `select_matcher` finds for a matcher whose selector matches only elements
+/// `may` lets through (of the names it requires, with the attributes it requires), the
+/// selector matched against those alone rather than against every element.
+pub(crate) fn matches_among<'a>(
+    root: &NodeRef<'a>,
+    may: impl Fn(&NodeRef) -> bool,
+    matcher: &Matcher,
+) -> Vec<NodeRef<'a>> {
     root.descendants_it()
-        .filter(|n| n.has_name(name) && matcher.match_element(n))
+        .filter(|n| may(n) && matcher.match_element(n))
         .collect()
+}
+
+/// `sel.select_matcher(matcher)` for a matcher whose selector matches only elements `may`
+/// lets through, by [`matches_among`] when `sel` is one element.
+pub(crate) fn select_among<'a>(
+    sel: &Selection<'a>,
+    may: impl Fn(&NodeRef) -> bool,
+    matcher: &Matcher,
+) -> Selection<'a> {
+    match sel.nodes() {
+        [root] => Selection::from(matches_among(root, may, matcher)),
+        _ => sel.select_matcher(matcher),
+    }
+}
+
+/// Whether an element is named one of `names`: for [`matches_among`].
+pub(crate) fn named<'n>(names: &'n [&'n str]) -> impl Fn(&NodeRef) -> bool + 'n {
+    move |n| names.iter().any(|name| n.has_name(name))
+}
+
+/// Whether an element has one of the attributes `names`: for [`matches_among`].
+pub(crate) fn holding<'n>(names: &'n [&'n str]) -> impl Fn(&NodeRef) -> bool + 'n {
+    move |n| names.iter().any(|name| n.has_attr(name))
 }
 
 /// Normalized character counts (`NodeRef::normalized_char_count`) of every node under a

@@ -42,18 +42,25 @@ pub fn primed_char_counts(root: &dom_query::NodeRef, nodes: &[dom_query::NodeRef
     nodes.iter().map(|n| cache.char_count(n)).collect()
 }
 
-/// The elements under `root` named `name` that `selector` matches, found as the patched
-/// crate finds the page's JSON-LD scripts and `meta` elements: for tests against
-/// `select_matcher`. Nothing when the selector does not parse.
+/// The elements under `root` named one of `names`, or holding one of the attributes `attrs`
+/// when there are no names, that `selector` matches, found as the patched crate finds the
+/// page's JSON-LD scripts, its `meta` elements and the elements of the article it cleans:
+/// for tests against `select_matcher`. Nothing when the selector does not parse.
 #[doc(hidden)]
-pub fn named_matches<'a>(
+pub fn matches_among<'a>(
     root: &dom_query::NodeRef<'a>,
-    name: &str,
+    names: &[&str],
+    attrs: &[&str],
     selector: &str,
 ) -> Vec<dom_query::NodeRef<'a>> {
-    dom_query::Matcher::new(selector)
-        .map(|m| helpers::named_matches(root, name, &m))
-        .unwrap_or_default()
+    let Ok(matcher) = dom_query::Matcher::new(selector) else {
+        return Vec::new();
+    };
+    if names.is_empty() {
+        helpers::matches_among(root, helpers::holding(attrs), &matcher)
+    } else {
+        helpers::matches_among(root, helpers::named(names), &matcher)
+    }
 }
 
 /// The normalized character count of each of `nodes` as the patched crate counts it one

@@ -535,7 +535,7 @@ fn fix_single_cell_tables(sel: &Selection) {
 }
 
 fn remove_share_elements(root_sel: &Selection, share_element_threshold: usize) {
-    for child in root_sel.select_matcher(&MATCHER_CLASS_OR_ID).nodes() {
+    for child in select_among(root_sel, holding(&["class", "id"]), &MATCHER_CLASS_OR_ID).nodes() {
         let mut has_share_sign: bool;
         {
             let Some(el) = child.element_ref() else {
