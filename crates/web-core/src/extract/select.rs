@@ -1844,7 +1844,8 @@ mod tests {
                     <section></section><div> </div><div><!-- c --></div><div><p></p></div>\
                     <table><tr><td>cell</td></tr></table><section><b></b></section>\
                     <DIV></DIV><p class=share id=s>x</p><span ID=one>y</span><i class>z</i>\
-                    <b data-readability-score=3>w</b></div></body></html>";
+                    <b data-readability-score=3>w</b><table data-readability-table=true>\
+                    </table></div></body></html>";
         let doc = Document::from(page);
         // A cell outside a row, as the parser never makes one.
         if let Some(div) = doc.select("body > div").nodes().first() {
@@ -1868,9 +1869,9 @@ mod tests {
             (&[], &["class", "id"], "*[class],*[id]", 3),
             (
                 &[],
-                &["data-readability-score"],
-                "*[data-readability-score]",
-                1,
+                &["data-readability-score", "data-readability-table"],
+                "*[data-readability-score], *[data-readability-table]",
+                2,
             ),
         ] {
             let ids = |nodes: Vec<NodeRef<'_>>| nodes.iter().map(|n| n.id).collect::<Vec<_>>();
