@@ -939,12 +939,15 @@ pub(crate) fn names_headline(value: &str) -> bool {
     holds_any(value, &[b"title", b"headline"])
 }
 
-/// Whether `value` holds one of `words` (lowercase ASCII) anywhere, ASCII case ignored, by
-/// one pass over its bytes: a word is tried only where its first letter is.
+/// Whether `value` holds one of `words` (lowercase ASCII, each starting with a letter)
+/// anywhere, ASCII case ignored, by one pass over its bytes: a word is tried only where its
+/// first letter is. A byte with its `0x20` bit set is a letter's lowercase form only if it
+/// was that letter in either case, so the first letters are found without a branch on
+/// case.
 fn holds_any(value: &str, words: &[&[u8]]) -> bool {
     let bytes = value.as_bytes();
-    (0..bytes.len()).any(|i| {
-        let first = bytes[i].to_ascii_lowercase();
+    bytes.iter().enumerate().any(|(i, &b)| {
+        let first = b | 0x20;
         words.iter().any(|word| {
             word.first() == Some(&first)
                 && bytes
@@ -1329,6 +1332,26 @@ mod tests {
                 });
             }
             prop_assert_eq!(Sense::of(&value), reference::sense(&value), "{:?}", value);
+        }
+    }
+
+    proptest! {
+        /// Words found eight bytes at a time are those a lowercased copy holds, wherever they
+        /// start or end, whatever surrounds them.
+        #[test]
+        fn held_words_are_those_a_lowercased_copy_holds(
+            pieces in proptest::collection::vec(proptest::sample::select(&[
+                "Title", "HEADLINE", "tit", "le", "head", "line", "user", "AUTHOR", "poster",
+                "Profile", "membe", "r", "t", "h", "é", "日本", "-", " ", "x", "0123456",
+                "\u{7f}", "T\u{301}",
+            ][..]), 0..24)
+        ) {
+            let value = pieces.concat();
+            let lower = value.to_ascii_lowercase();
+            let holds = |word: &str| lower.as_bytes().windows(word.len()).any(|w| w == word.as_bytes());
+            prop_assert_eq!(names_headline(&value), holds("title") || holds("headline"), "{:?}", value);
+            let writer = ["user", "author", "poster", "profile", "member"].iter().any(|w| holds(w));
+            prop_assert_eq!(names_writer(&value), writer, "{:?}", value);
         }
     }
 
