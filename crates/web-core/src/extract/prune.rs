@@ -1736,18 +1736,23 @@ mod tests {
         assert_eq!(dateline(heading).as_deref(), Some("May 3, 2012 by Jane"));
     }
 
-    #[test]
-    fn a_landing_page_s_cards_beside_a_long_menu_are_kept_by_the_pass_that_keeps_cards() {
-        let base = Url::parse("https://example.com/actions/workflows").unwrap();
-        // Lists of links, each of its own kind.
-        let menu: String = (0..4)
+    /// A long menu: four lists of eight links under `path` ("Topic number 00" to "37"), each
+    /// list of its own kind.
+    fn topic_menu(path: &str) -> String {
+        (0..4)
             .map(|l| {
                 let items: String = (0..8)
-                    .map(|i| format!("<li><a href=/actions/{l}/{i}>Topic number {l}{i}</a></li>"))
+                    .map(|i| format!("<li><a href={path}/{l}/{i}>Topic number {l}{i}</a></li>"))
                     .collect();
                 format!("<ul class=topics-{}>{items}</ul>", ["a", "b", "c", "d"][l])
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn a_landing_page_s_cards_beside_a_long_menu_are_kept_by_the_pass_that_keeps_cards() {
+        let base = Url::parse("https://example.com/actions/workflows").unwrap();
+        let menu = topic_menu("/actions");
         let cards: String = (0..4)
             .map(|i| {
                 format!(
@@ -1908,14 +1913,7 @@ mod tests {
             linked_cards(12)
         );
         // Teasers beside a long menu: weighed against what the menu leaves, they are kept.
-        let menu: String = (0..4)
-            .map(|l| {
-                let items: String = (0..8)
-                    .map(|i| format!("<li><a href=/topics/{l}/{i}>Topic number {l}{i}</a></li>"))
-                    .collect();
-                format!("<ul class=topics-{}>{items}</ul>", ["a", "b", "c", "d"][l])
-            })
-            .collect();
+        let menu = topic_menu("/topics");
         let teasers: String = (0..4)
             .map(|i| {
                 format!(
