@@ -337,6 +337,8 @@ pub(crate) fn shape_of(node: &NodeRef<'_>) -> Shape {
     })
 }
 
+/// The greatest element depth under `root` and the number of elements, without recursion:
+/// what the tests compare the page survey's counts with.
 #[cfg(test)]
 pub(crate) fn depth_and_count(root: NodeRef<'_>) -> (usize, usize) {
     let (mut depth, mut max, mut count) = (0usize, 0usize, 0usize);
