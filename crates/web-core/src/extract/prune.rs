@@ -9,6 +9,8 @@
 //! site's footer note or a widget: short legal, contact and share lines, and a heading over
 //! a list of short items only.
 
+use std::hash::BuildHasher as _;
+
 use foldhash::{HashMap, HashMapExt, HashSet};
 
 use ::url::Url;
@@ -878,11 +880,11 @@ pub(crate) struct Memo<'p> {
     /// The page's address.
     page: &'p Url,
     /// The answer for each (trimmed) `href` value resolved so far.
-    leaves: HashMap<Box<str>, bool>,
+    leaves: Keyed<bool>,
     /// What each class or id value read so far says.
-    senses: HashMap<Box<str>, Sense>,
+    senses: Keyed<Sense>,
     /// What each token of those values says alone.
-    tokens: HashMap<Box<str>, Sense>,
+    tokens: Keyed<Sense>,
     /// Whether link blocks within a repeated group's members are the page's cards.
     cards: bool,
     /// The most visible characters of the boilerplate a pass that keeps the page's cards
@@ -908,9 +910,9 @@ impl<'p> Memo<'p> {
     pub(crate) fn new(page: &'p Url) -> Self {
         Self {
             page,
-            leaves: HashMap::new(),
-            senses: HashMap::new(),
-            tokens: HashMap::new(),
+            leaves: Keyed::default(),
+            senses: Keyed::default(),
+            tokens: Keyed::default(),
             cards: false,
             grid_chars: 0,
             product: false,
@@ -1023,23 +1025,14 @@ impl<'p> Memo<'p> {
     /// their tokens (`col-md-4 card`, `col-md-6 card`, `post-17 post`): a value read for the
     /// first time is read a token at a time, each token once per page.
     pub(crate) fn sense(&mut self, value: &str) -> Sense {
-        if let Some(&sense) = self.senses.get(value) {
-            return sense;
-        }
-        let mut sense = Sense::default();
-        for token in value.split_ascii_whitespace() {
-            let said = match self.tokens.get(token) {
-                Some(&said) => said,
-                None => {
-                    let said = Sense::of(token);
-                    self.tokens.insert(token.into(), said);
-                    said
-                }
-            };
-            sense = sense.and(said);
-        }
-        self.senses.insert(value.into(), sense);
-        sense
+        let tokens = &mut self.tokens;
+        self.senses.get_or_insert_with(value, || {
+            value
+                .split_ascii_whitespace()
+                .fold(Sense::default(), |sense, token| {
+                    sense.and(tokens.get_or_insert_with(token, || Sense::of(token)))
+                })
+        })
     }
 
     /// Whether the link `href` goes to another page.
@@ -1048,7 +1041,7 @@ impl<'p> Memo<'p> {
         if stays_without_resolving(href) {
             return false;
         }
-        if let Some(&leaves) = self.leaves.get(href) {
+        if let Some(leaves) = self.leaves.get(href) {
             return leaves;
         }
         let target = self.page.join(href);
@@ -1061,8 +1054,86 @@ impl<'p> Memo<'p> {
     pub(crate) fn resolved(&mut self, href: &str, target: Option<&Url>) -> bool {
         let here = &self.page[..::url::Position::AfterQuery];
         let leaves = target.is_none_or(|target| &target[..::url::Position::AfterQuery] != here);
-        self.leaves.insert(href.into(), leaves);
+        self.leaves.insert(href, leaves);
         leaves
+    }
+}
+
+/// A memo's table from strings to what they say: the strings kept end to end in one buffer,
+/// so that a value read for the first time costs no allocation of its own.
+struct Keyed<V> {
+    /// The strings, end to end.
+    text: String,
+    /// Where each string lies in `text`, and its value.
+    table: hashbrown::HashTable<(usize, usize, V)>,
+    /// The strings' hasher.
+    state: foldhash::fast::RandomState,
+}
+
+impl<V> Default for Keyed<V> {
+    fn default() -> Self {
+        Self {
+            text: String::new(),
+            table: hashbrown::HashTable::new(),
+            state: foldhash::fast::RandomState::default(),
+        }
+    }
+}
+
+impl<V: Copy> Keyed<V> {
+    /// What `key` says, when it was noted.
+    fn get(&self, key: &str) -> Option<V> {
+        let text = &self.text;
+        self.table
+            .find(self.state.hash_one(key), |&(at, len, _)| {
+                text.get(at..at + len) == Some(key)
+            })
+            .map(|&(_, _, v)| v)
+    }
+
+    /// What `key` says: noted before, or `f`'s answer, noted.
+    fn get_or_insert_with(&mut self, key: &str, f: impl FnOnce() -> V) -> V {
+        let hash = self.state.hash_one(key);
+        let text = &self.text;
+        if let Some(&(_, _, v)) = self
+            .table
+            .find(hash, |&(at, len, _)| text.get(at..at + len) == Some(key))
+        {
+            return v;
+        }
+        let v = f();
+        self.add(hash, key, v);
+        v
+    }
+
+    /// Notes what `key` says, in place of what it said before.
+    fn insert(&mut self, key: &str, v: V) {
+        let hash = self.state.hash_one(key);
+        let text = &self.text;
+        match self
+            .table
+            .find_mut(hash, |&(at, len, _)| text.get(at..at + len) == Some(key))
+        {
+            Some((_, _, said)) => *said = v,
+            None => self.add(hash, key, v),
+        }
+    }
+
+    /// Notes `key`, hashed to `hash`.
+    fn add(&mut self, hash: u64, key: &str, v: V) {
+        let at = self.text.len();
+        self.text.push_str(key);
+        let (text, state) = (&self.text, &self.state);
+        self.table
+            .insert_unique(hash, (at, key.len(), v), |&(at, len, _)| {
+                state.hash_one(text.get(at..at + len).unwrap_or_default())
+            });
+    }
+
+    /// How many strings are noted.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.table.len()
     }
 }
 
@@ -1536,6 +1607,41 @@ mod tests {
         let mut l = lines("# Coming soon\n\n## Stay tuned");
         drop_orphan_headings(&mut l);
         assert_eq!(l, lines("# Coming soon\n\n## Stay tuned"));
+    }
+
+    proptest::proptest! {
+        /// The memo's table answers as a map of its own strings would: strings that share
+        /// their bytes end to end in its buffer (`ab` then `c`, `a` then `bc`, the empty
+        /// string, a string and its prefix) stay apart, however many are noted, and a string
+        /// noted again says what it was last told.
+        #[test]
+        fn keyed_strings_answer_as_a_map_of_them_would(
+            keys in proptest::collection::vec(
+                proptest::sample::select(vec!["", "a", "b", "c", "ab", "bc", "abc", "é", "aé"]),
+                1..6,
+            ),
+            steps in proptest::collection::vec((0usize..64, proptest::bool::ANY), 0..300),
+        ) {
+            // Strings made of a few pieces, so that many are prefixes and joins of others.
+            let key = |i: usize| -> String {
+                (0..=i % keys.len()).map(|k| keys[(i / keys.len() + k) % keys.len()]).collect()
+            };
+            let mut keyed: Keyed<usize> = Keyed::default();
+            let mut map: std::collections::HashMap<String, usize> = Default::default();
+            for (n, (i, insert)) in steps.into_iter().enumerate() {
+                let k = key(i);
+                if insert && n % 3 == 0 {
+                    keyed.insert(&k, n);
+                    map.insert(k, n);
+                } else if insert {
+                    let want = *map.entry(k.clone()).or_insert(n);
+                    proptest::prop_assert_eq!(keyed.get_or_insert_with(&k, || n), want);
+                } else {
+                    proptest::prop_assert_eq!(keyed.get(&k), map.get(&k).copied());
+                }
+            }
+            proptest::prop_assert_eq!(keyed.len(), map.len());
+        }
     }
 
     #[test]
