@@ -99,6 +99,7 @@ pub(crate) fn extract_html(
         body,
         max_elements,
         parsed: None,
+        copies: false,
     };
     let first = extract_pass(&mut source, base, max_links, Memo::new(base));
     let (shown, product) = (first.shown, first.product);
@@ -124,6 +125,9 @@ struct Source<'b> {
     max_elements: usize,
     /// The document as parsed, kept unless the page is large.
     parsed: Option<Parsed>,
+    /// Whether two trees of the page fit where one of a page at the cap does (the first
+    /// pass found it within [`COPY_SHARE`]).
+    copies: bool,
 }
 
 impl Source<'_> {
@@ -132,6 +136,16 @@ impl Source<'_> {
         match &self.parsed {
             Some(parsed) => parsed.clone(),
             None => parse_page(self.body, DEPTH_LIMIT, self.max_elements),
+        }
+    }
+
+    /// Keeps the document as parsed for the steps that read the page again after its
+    /// passes, when no pass kept it (a large page) and two trees of the page fit: those
+    /// steps hold one cleaned document at a time, so the page is parsed once for all of
+    /// them rather than once for each.
+    fn keep_for_regions(&mut self) {
+        if self.parsed.is_none() && self.copies {
+            self.parsed = Some(parse_page(self.body, DEPTH_LIMIT, self.max_elements));
         }
     }
 }
@@ -166,6 +180,7 @@ fn answer_of(source: &mut Source<'_>, base: &Url, max_links: usize, first: Pass)
         // product's page is read as one (other products' carousels removed).
         let mut memo = Memo::new(base).with_cards();
         memo.set_product(product);
+        source.keep_for_regions();
         let doc = cleaned_again(source, answer.title.as_deref(), &mut memo);
         if let Some(mut group) = group_region_text(&doc, &mut memo) {
             drop_tail_chrome(&mut group);
@@ -186,6 +201,7 @@ fn answer_of(source: &mut Source<'_>, base: &Url, max_links: usize, first: Pass)
         // Selection and the fallback kept a fragment (a page of many short sections): the
         // prose region of the page, cleaned again, when it holds much more.
         let mut memo = Memo::new(base);
+        source.keep_for_regions();
         let doc = cleaned_again(source, answer.title.as_deref(), &mut memo);
         let region = prose_region_text(&doc, &mut memo);
         take_region(&mut answer, region, region_replaces);
@@ -263,6 +279,7 @@ fn extract_pass(source: &mut Source<'_>, base: &Url, max_links: usize, mut memo:
     // and what reads the page after it make it again when they need it.
     let large = marks.elements > max_elements / LARGE_SHARE;
     let copied = marks.elements <= max_elements / COPY_SHARE;
+    source.copies = copied;
     if !large && source.parsed.is_none() {
         // Nothing has changed the document yet: the later passes start from a copy.
         source.parsed = Some(Parsed {
@@ -576,30 +593,34 @@ mod tests {
         assert!(!text.contains("Month 7 of the archive"), "{text}");
     }
 
-    #[test]
-    fn a_one_line_answer_on_a_page_of_tiles_gives_way_to_the_tiles() {
-        let base = Url::parse("https://example.com/").unwrap();
-        // Tiles of categories, each a link around its picture and name, and the site's
-        // legal line under its links: the one line of prose on the page.
-        let names = [
-            "Watercolor Paint",
-            "Acrylic Paint",
-            "Oil Paint",
-            "Brushes",
-            "Colored Pencils",
-            "Markers",
-            "Fine Writing",
-            "Paper and Boards",
-            "Easels",
-            "Frames",
-            "Ceramics",
-            "Printmaking",
-            "Crafts",
-            "Gifts",
-            "New Products",
-            "Deals",
-        ];
-        let tiles: String = names
+    /// The names of [`tiles_page`]'s tiles.
+    const TILE_NAMES: [&str; 16] = [
+        "Watercolor Paint",
+        "Acrylic Paint",
+        "Oil Paint",
+        "Brushes",
+        "Colored Pencils",
+        "Markers",
+        "Fine Writing",
+        "Paper and Boards",
+        "Easels",
+        "Frames",
+        "Ceramics",
+        "Printmaking",
+        "Crafts",
+        "Gifts",
+        "New Products",
+        "Deals",
+    ];
+
+    /// The site's legal line under [`tiles_page`]'s links.
+    const TILES_LEGAL: &str = "Names of the brands are registered trademarks of the Art Supply \
+                               Company, LLC. Copyright 1999-2026, all rights reserved.";
+
+    /// Tiles of categories, each a link around its picture and name, and the site's legal
+    /// line under its links: the one line of prose on the page.
+    fn tiles_page() -> String {
+        let tiles: String = TILE_NAMES
             .iter()
             .enumerate()
             .map(|(i, name)| {
@@ -612,14 +633,18 @@ mod tests {
         let links: String = (0..12)
             .map(|i| format!("<li><a href=/help/{i}/>Help topic {i}</a></li>"))
             .collect();
-        let legal = "Names of the brands are registered trademarks of the Art Supply Company, \
-                     LLC. Copyright 1999-2026, all rights reserved.";
-        let page = format!(
+        format!(
             "<html><head><title>Art Supplies</title></head><body><section><h2>Browse \
              Featured Categories</h2><a href=/categories/>View All</a><ul>{tiles}</ul>\
-             </section><footer><ul>{links}</ul><p>{legal}</p></footer></body></html>"
-        );
-        let out = extract_html(&page, &base, usize::MAX, usize::MAX);
+             </section><footer><ul>{links}</ul><p>{TILES_LEGAL}</p></footer></body></html>"
+        )
+    }
+
+    #[test]
+    fn a_one_line_answer_on_a_page_of_tiles_gives_way_to_the_tiles() {
+        let base = Url::parse("https://example.com/").unwrap();
+        let (names, legal) = (TILE_NAMES, TILES_LEGAL);
+        let out = extract_html(&tiles_page(), &base, usize::MAX, usize::MAX);
         let text = out.lines.join("\n");
         for name in ["Watercolor Paint", "Printmaking", "Deals"] {
             assert!(text.contains(name), "{text}");
@@ -643,6 +668,33 @@ mod tests {
         // An answer of several lines (a short post) stands.
         let post = vec!["A short post.".to_owned(), String::new(), legal.to_owned()];
         assert!(!cards_replace(&post, &[all, post.clone()].concat()));
+    }
+
+    #[test]
+    fn a_large_page_the_region_steps_read_again_is_parsed_once_for_them() {
+        // A page whose passes keep no prose: the group and the prose region steps both read
+        // it again after its passes.
+        use super::super::parse::PARSES;
+        let base = Url::parse("https://example.com/").unwrap();
+        let page = tiles_page();
+        let elements = page.matches('<').count() - page.matches("</").count();
+        let parses = |cap: usize| {
+            PARSES.with(|n| n.set(0));
+            let out = extract_html(&page, &base, usize::MAX, cap);
+            assert!(!out.flags.elements_cut);
+            (PARSES.with(std::cell::Cell::get), out.lines)
+        };
+        // Not large: the first pass keeps the page as parsed for every later step.
+        let (once, whole) = parses(usize::MAX);
+        assert_eq!(once, 1);
+        // Large (over a quarter of the cap) and within half of it: parsed for the first
+        // pass, then once for both region steps.
+        assert_eq!(parses(elements * 3), (2, whole.clone()));
+        // Over half of the cap: two trees of it do not fit, and every step that reads the
+        // page again parses it (selection's attempts among them).
+        let (each, lines) = parses(elements + 8);
+        assert!(each > 3, "{each}");
+        assert_eq!(lines, whole);
     }
 
     /// A lead of prose over a grid of courses.

@@ -71,12 +71,21 @@ pub(crate) fn parse_page(html: &str, depth: usize, elements: usize) -> Parsed {
         depth,
         elements,
     };
+    #[cfg(test)]
+    PARSES.with(|n| n.set(n.get() + 1));
     let (quiet, left) = tokens::build(html, Quiet::default(), opts, leave);
     Parsed {
         doc: quiet.doc,
         flattened: left.flattened,
         cut: left.cut,
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many pages [`parse_page`] parsed on this thread: for tests of what parses a page
+    /// again.
+    pub(crate) static PARSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Parses `html` as [`parse_page`] does, nesting and elements left as they are: for tests.
