@@ -867,10 +867,15 @@ impl Reader for Markup<'_> {
         Ok(Some(first))
     }
 
+    /// Compared a byte at a time, stopping at the first that differs: html5gum tries the
+    /// named character references that begin with a reference's first letter in turn
+    /// (more than a hundred for `&nbsp;`), and nearly all of them differ from the markup in
+    /// their first byte or two, where a comparison of the whole slices is a call each.
     #[inline(always)]
     fn try_read_string(&mut self, s: &[u8], case_sensitive: bool) -> Result<bool, Infallible> {
+        let same = |(a, b): (&u8, &u8)| a == b || (!case_sensitive && a.eq_ignore_ascii_case(b));
         match self.rest.get(..s.len()) {
-            Some(head) if head == s || (!case_sensitive && head.eq_ignore_ascii_case(s)) => {
+            Some(head) if head.iter().zip(s).all(same) => {
                 self.rest = &self.rest[s.len()..];
                 Ok(true)
             }
