@@ -154,8 +154,7 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) -> usize {
             // Whether a text looks like an address matters only inside a link.
             if let Some((n, address)) = with_text(&node, |t| {
                 let n = visible_len(t);
-                let address =
-                    in_link > 0 && (t.contains("://") || t.contains('@') || t.contains("www."));
+                let address = in_link > 0 && names_address(t);
                 (n, address)
             }) {
                 total += n;
@@ -1137,6 +1136,18 @@ impl<V: Copy> Keyed<V> {
     }
 }
 
+/// Whether a link's text looks like an address: it holds `://`, `@` or `www.`, found in one
+/// pass over its bytes.
+fn names_address(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    (0..bytes.len()).any(|i| match bytes[i] {
+        b'@' => true,
+        b':' => bytes[i + 1..].starts_with(b"//"),
+        b'w' => bytes[i + 1..].starts_with(b"ww."),
+        _ => false,
+    })
+}
+
 /// Whether a (trimmed) link stays on the page whatever it resolves to: a `#fragment`, a
 /// picture, or a script run in place (`javascript:`, an accordion's question).
 fn stays_without_resolving(href: &str) -> bool {
@@ -1641,6 +1652,22 @@ mod tests {
                 }
             }
             proptest::prop_assert_eq!(keyed.len(), map.len());
+        }
+    }
+
+    proptest::proptest! {
+        /// A link's text names an address where it holds `://`, `@` or `www.`, wherever they
+        /// stand, across multibyte characters.
+        #[test]
+        fn a_link_text_names_an_address_where_it_holds_one_of_its_marks(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![":", "/", "//", "@", "w", "ww", "www", ".", "é", "a", " "]),
+                0..12,
+            ),
+        ) {
+            let text: String = pieces.concat();
+            let marked = text.contains("://") || text.contains('@') || text.contains("www.");
+            proptest::prop_assert_eq!(names_address(&text), marked, "{:?}", text);
         }
     }
 
