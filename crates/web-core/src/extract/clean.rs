@@ -6,7 +6,7 @@
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use dom_query::{Document, Element, NodeId, NodeRef};
-use html5ever::local_name;
+use html5ever::{LocalName, local_name};
 
 use super::prune::{Memo, drop_carousels, prune};
 use super::render::collapse;
@@ -257,17 +257,15 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
             let name = with_element(&node, |e| e.name.local.clone());
             // An `a` without `href` is an anchor (`<a name>`), not a link; broken markup can
             // leave one open around whole sections.
-            let link = name.as_ref().is_some_and(|n| &**n == "a")
+            // Element names compared as the interned names they are, without reading them.
+            let named = |want: LocalName| name.as_ref().is_some_and(|n| *n == want);
+            let link = named(local_name!("a"))
                 && with_element(&node, |e| attr(e, "href").is_some()).unwrap_or(false);
-            if name.as_ref().is_some_and(|n| &**n == "script")
-                || with_element(&node, loads_script).unwrap_or(false)
-            {
+            if named(local_name!("script")) || with_element(&node, loads_script).unwrap_or(false) {
                 scripts += 1;
             }
             thread = thread || says_thread(&node);
-            let code = name
-                .as_ref()
-                .is_some_and(|n| matches!(&**n, "pre" | "code"));
+            let code = named(local_name!("pre")) || named(local_name!("code"));
             let v = match verdict(&node, in_main > 0, memo) {
                 // Inside code, class names are highlighting (`token comment`), not chrome.
                 Verdict::Remove => Verdict::Remove,
@@ -280,7 +278,7 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
             }
             let main = matches!(v, Verdict::Main);
             let comments = matches!(v, Verdict::Comments);
-            let paragraph = name.as_ref().is_some_and(|n| &**n == "p");
+            let paragraph = named(local_name!("p"));
             in_comments += usize::from(comments);
             votes = votes || with_element(&node, says_vote).unwrap_or(false);
             in_paragraph += usize::from(paragraph);
@@ -292,10 +290,10 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
                 chars: 0,
                 link_chars: 0,
                 longest_paragraph: 0,
-                paragraph: name.as_ref().is_some_and(|n| &**n == "p"),
+                paragraph,
                 has_main: main,
-                has_h1: name.as_ref().is_some_and(|n| &**n == "h1"),
-                has_article: name.as_ref().is_some_and(|n| &**n == "article"),
+                has_h1: named(local_name!("h1")),
+                has_article: named(local_name!("article")),
                 verdict: v,
                 main,
                 link,
@@ -877,7 +875,7 @@ fn unfold_tab_panels(doc: &Document) {
         let (controls, button) = with_element(&node, |e| {
             (
                 has_attr(e, local_name!("aria-controls")),
-                &*e.name.local == "button",
+                e.name.local == local_name!("button"),
             )
         })
         .unwrap_or((false, false));
