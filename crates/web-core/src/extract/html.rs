@@ -5,6 +5,8 @@
 //! dropped, the JavaScript-shell notice, and the flag of an answer that holds a small part
 //! of the page.
 
+use std::cell::RefCell;
+
 use ::url::Url;
 use dom_query::{Document, NodeId};
 
@@ -12,7 +14,7 @@ use super::clean::{Cleaned, clean_and_prune};
 use super::meta::{PageSurvey, put_declared};
 use super::parse::{DEPTH_LIMIT, Parsed, parse_page};
 use super::prune::{
-    Memo, dateline, drop_comment_section, drop_recommendations, drop_repeated_lines,
+    Memo, Resolved, dateline, drop_comment_section, drop_recommendations, drop_repeated_lines,
     drop_tail_chrome,
 };
 use super::select::{
@@ -100,6 +102,7 @@ pub(crate) fn extract_html(
         max_elements,
         parsed: None,
         copies: false,
+        resolved: RefCell::default(),
     };
     let first = extract_pass(&mut source, base, max_links, Memo::new(base));
     let (shown, product) = (first.shown, first.product);
@@ -128,6 +131,8 @@ struct Source<'b> {
     /// Whether two trees of the page fit where one of a page at the cap does (the first
     /// pass found it within [`COPY_SHARE`]).
     copies: bool,
+    /// Where the page's links go, as the passes so far resolved them.
+    resolved: RefCell<Resolved>,
 }
 
 impl Source<'_> {
@@ -178,7 +183,9 @@ fn answer_of(source: &mut Source<'_>, base: &Url, max_links: usize, first: Pass)
         // A page made of a repeated group (a grid of products, rows of results) whose
         // selection kept a label beside it: the group, when it holds much more. One
         // product's page is read as one (other products' carousels removed).
-        let mut memo = Memo::new(base).with_cards();
+        let mut memo = Memo::new(base)
+            .with_cards()
+            .knowing(source.resolved.borrow().clone());
         memo.set_product(product);
         source.keep_for_regions();
         let doc = cleaned_again(source, answer.title.as_deref(), &mut memo);
@@ -200,7 +207,7 @@ fn answer_of(source: &mut Source<'_>, base: &Url, max_links: usize, first: Pass)
     if prose_chars(&answer.lines) < ANSWER_MIN_PROSE {
         // Selection and the fallback kept a fragment (a page of many short sections): the
         // prose region of the page, cleaned again, when it holds much more.
-        let mut memo = Memo::new(base);
+        let mut memo = Memo::new(base).knowing(source.resolved.borrow().clone());
         source.keep_for_regions();
         let doc = cleaned_again(source, answer.title.as_deref(), &mut memo);
         let region = prose_region_text(&doc, &mut memo);
@@ -264,7 +271,8 @@ fn with_grid(
 /// One pass of the pipeline over an HTML body, its boilerplate filter as `memo` says,
 /// keeping the page's first `max_links` links and reading its first `max_elements`
 /// elements.
-fn extract_pass(source: &mut Source<'_>, base: &Url, max_links: usize, mut memo: Memo<'_>) -> Pass {
+fn extract_pass(source: &mut Source<'_>, base: &Url, max_links: usize, memo: Memo<'_>) -> Pass {
+    let mut memo = memo.knowing(source.resolved.take());
     let Parsed {
         doc,
         flattened,
@@ -384,6 +392,7 @@ fn extract_pass(source: &mut Source<'_>, base: &Url, max_links: usize, mut memo:
             ..Flags::default()
         },
     };
+    source.resolved.replace(memo.take_resolved());
     Pass {
         answer: extracted,
         shown: Shown {

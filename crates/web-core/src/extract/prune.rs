@@ -979,6 +979,19 @@ impl<'p> Memo<'p> {
         self.product = product;
     }
 
+    /// The same, knowing what `links` says of where the page's links go (read by another
+    /// pass over the same page).
+    pub(crate) fn knowing(mut self, links: Resolved) -> Self {
+        self.leaves = links.0;
+        self
+    }
+
+    /// What the memo found of where the page's links go, taken from it for the page's next
+    /// pass.
+    pub(crate) fn take_resolved(&mut self) -> Resolved {
+        Resolved(std::mem::take(&mut self.leaves))
+    }
+
     /// Whether the page is one product's.
     pub(crate) fn product(&self) -> bool {
         self.product
@@ -1058,8 +1071,14 @@ impl<'p> Memo<'p> {
     }
 }
 
+/// Whether each link of a page goes to another page, as one pass over the page resolved
+/// them: handed to the page's next pass, so that a link is resolved once per page.
+#[derive(Clone, Default)]
+pub(crate) struct Resolved(Keyed<bool>);
+
 /// A memo's table from strings to what they say: the strings kept end to end in one buffer,
 /// so that a value read for the first time costs no allocation of its own.
+#[derive(Clone)]
 struct Keyed<V> {
     /// The strings, end to end.
     text: String,
@@ -1669,6 +1688,21 @@ mod tests {
             let marked = text.contains("://") || text.contains('@') || text.contains("www.");
             proptest::prop_assert_eq!(names_address(&text), marked, "{:?}", text);
         }
+    }
+
+    #[test]
+    fn a_memo_knowing_another_pass_s_links_reads_them_back_without_resolving_them() {
+        let page = Url::parse("https://example.com/a/post").unwrap();
+        let mut first = Memo::new(&page);
+        assert!(first.leaves_the_page("/b/"));
+        // A note that resolving `/b/` would not give (it goes to another page): a memo that
+        // reads it back did not resolve the link again.
+        first.resolved("/b/", Some(&page));
+        let mut next = Memo::new(&page).with_cards().knowing(first.take_resolved());
+        assert!(!next.leaves_the_page("/b/"));
+        assert!(next.leaves_the_page("/c/"));
+        // Taken, the notes are no longer the first memo's: it resolves the link again.
+        assert!(first.leaves_the_page("/b/"));
     }
 
     #[test]
