@@ -1082,70 +1082,89 @@ pub(crate) struct Resolved(Keyed<bool>);
 struct Keyed<V> {
     /// The strings, end to end.
     text: String,
-    /// Where each string lies in `text`, and its value.
-    table: hashbrown::HashTable<(usize, usize, V)>,
+    /// Each string's place in `text`, with its hash and its value.
+    table: hashbrown::HashTable<Entry<V>>,
     /// The strings' hasher.
     state: foldhash::fast::RandomState,
 }
+
+/// One string of a [`Keyed`] table. Its hash is kept, so that the table grows without
+/// hashing its strings again.
+#[derive(Clone, Copy)]
+struct Entry<V> {
+    /// Where the string begins in the table's text.
+    at: usize,
+    /// Its length in bytes.
+    len: usize,
+    /// Its hash.
+    hash: u64,
+    /// What it says.
+    value: V,
+}
+
+/// The strings a [`Keyed`] table holds before it first grows: a page's memo reads some
+/// hundreds of class values, tokens and links, and a table grown from nothing would move its
+/// entries five times before this many.
+const KEYED_START: usize = 128;
 
 impl<V> Default for Keyed<V> {
     fn default() -> Self {
         Self {
             text: String::new(),
-            table: hashbrown::HashTable::new(),
+            table: hashbrown::HashTable::with_capacity(KEYED_START),
             state: foldhash::fast::RandomState::default(),
         }
     }
 }
 
 impl<V: Copy> Keyed<V> {
+    /// The entry of `key`, hashed to `hash`, when it was noted.
+    fn entry(&self, hash: u64, key: &str) -> Option<&Entry<V>> {
+        let text = &self.text;
+        self.table.find(hash, |e| {
+            e.hash == hash && text.get(e.at..e.at + e.len) == Some(key)
+        })
+    }
+
     /// What `key` says, when it was noted.
     fn get(&self, key: &str) -> Option<V> {
-        let text = &self.text;
-        self.table
-            .find(self.state.hash_one(key), |&(at, len, _)| {
-                text.get(at..at + len) == Some(key)
-            })
-            .map(|&(_, _, v)| v)
+        self.entry(self.state.hash_one(key), key).map(|e| e.value)
     }
 
     /// What `key` says: noted before, or `f`'s answer, noted.
     fn get_or_insert_with(&mut self, key: &str, f: impl FnOnce() -> V) -> V {
         let hash = self.state.hash_one(key);
-        let text = &self.text;
-        if let Some(&(_, _, v)) = self
-            .table
-            .find(hash, |&(at, len, _)| text.get(at..at + len) == Some(key))
-        {
-            return v;
+        if let Some(e) = self.entry(hash, key) {
+            return e.value;
         }
-        let v = f();
-        self.add(hash, key, v);
-        v
+        let value = f();
+        self.add(hash, key, value);
+        value
     }
 
     /// Notes what `key` says, in place of what it said before.
-    fn insert(&mut self, key: &str, v: V) {
+    fn insert(&mut self, key: &str, value: V) {
         let hash = self.state.hash_one(key);
         let text = &self.text;
-        match self
-            .table
-            .find_mut(hash, |&(at, len, _)| text.get(at..at + len) == Some(key))
-        {
-            Some((_, _, said)) => *said = v,
-            None => self.add(hash, key, v),
+        match self.table.find_mut(hash, |e| {
+            e.hash == hash && text.get(e.at..e.at + e.len) == Some(key)
+        }) {
+            Some(e) => e.value = value,
+            None => self.add(hash, key, value),
         }
     }
 
     /// Notes `key`, hashed to `hash`.
-    fn add(&mut self, hash: u64, key: &str, v: V) {
+    fn add(&mut self, hash: u64, key: &str, value: V) {
         let at = self.text.len();
         self.text.push_str(key);
-        let (text, state) = (&self.text, &self.state);
-        self.table
-            .insert_unique(hash, (at, key.len(), v), |&(at, len, _)| {
-                state.hash_one(text.get(at..at + len).unwrap_or_default())
-            });
+        let entry = Entry {
+            at,
+            len: key.len(),
+            hash,
+            value,
+        };
+        self.table.insert_unique(hash, entry, |e| e.hash);
     }
 
     /// How many strings are noted.
