@@ -8,6 +8,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use dom_query::{Document, Element, NodeId, NodeRef};
 use html5ever::{LocalName, local_name};
 
+use super::keyed::Keyed;
 use super::prune::{Memo, drop_carousels, prune};
 use super::render::collapse;
 use super::tree::{
@@ -534,7 +535,7 @@ fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> (usize, bool
     let mut posts = NumberedPosts::default();
     let mut chars = 0usize;
     // What each class value says, read once: a page repeats its class values.
-    let mut named_by: HashMap<Box<str>, bool> = HashMap::new();
+    let mut named_by = Keyed::default();
     walk(body, |step| match step {
         Step::Enter(n) => {
             if let Some(len) = with_text(&n, visible_len) {
@@ -549,13 +550,8 @@ fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> (usize, bool
             }
             let (named, post) = with_element(&n, |e| {
                 let post = !thread && posts.enter(e, &n);
-                let named = attr(e, "class").is_some_and(|class| match named_by.get(class) {
-                    Some(&named) => named,
-                    None => {
-                        let named = names_post_furniture(class);
-                        named_by.insert(class.into(), named);
-                        named
-                    }
+                let named = attr(e, "class").is_some_and(|class| {
+                    named_by.get_or_insert_with(class, || names_post_furniture(class))
                 });
                 (named, post)
             })

@@ -31,6 +31,7 @@
 
 mod clean;
 mod html;
+mod keyed;
 mod meta;
 mod parse;
 pub mod pdf;
