@@ -131,7 +131,8 @@ struct Source<'b> {
     /// Whether two trees of the page fit where one of a page at the cap does (the first
     /// pass found it within [`COPY_SHARE`]).
     copies: bool,
-    /// Where the page's links go, as the passes so far resolved them.
+    /// Where the page's links go, as the passes and steps so far resolved them: each takes
+    /// it and gives it back with what it resolved, one table for the page.
     resolved: RefCell<Resolved>,
 }
 
@@ -183,9 +184,7 @@ fn answer_of(source: &mut Source<'_>, base: &Url, max_links: usize, first: Pass)
         // A page made of a repeated group (a grid of products, rows of results) whose
         // selection kept a label beside it: the group, when it holds much more. One
         // product's page is read as one (other products' carousels removed).
-        let mut memo = Memo::new(base)
-            .with_cards()
-            .knowing(source.resolved.borrow().clone());
+        let mut memo = Memo::new(base).with_cards().knowing(source.resolved.take());
         memo.set_product(product);
         source.keep_for_regions();
         let doc = cleaned_again(source, answer.title.as_deref(), &mut memo);
@@ -203,11 +202,12 @@ fn answer_of(source: &mut Source<'_>, base: &Url, max_links: usize, first: Pass)
             let region = cards_region_text(&doc, &mut memo);
             take_region(&mut answer, region, cards_replace);
         }
+        source.resolved.replace(memo.take_resolved());
     }
     if prose_chars(&answer.lines) < ANSWER_MIN_PROSE {
         // Selection and the fallback kept a fragment (a page of many short sections): the
         // prose region of the page, cleaned again, when it holds much more.
-        let mut memo = Memo::new(base).knowing(source.resolved.borrow().clone());
+        let mut memo = Memo::new(base).knowing(source.resolved.take());
         source.keep_for_regions();
         let doc = cleaned_again(source, answer.title.as_deref(), &mut memo);
         let region = prose_region_text(&doc, &mut memo);

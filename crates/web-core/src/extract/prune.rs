@@ -978,8 +978,8 @@ impl<'p> Memo<'p> {
         self.product = product;
     }
 
-    /// The same, knowing what `links` says of where the page's links go (read by another
-    /// pass over the same page).
+    /// The same, knowing what `links` says of where the page's links go (read by the passes
+    /// over the same page before this one).
     pub(crate) fn knowing(mut self, links: Resolved) -> Self {
         self.leaves = links.0;
         self
@@ -1070,8 +1070,9 @@ impl<'p> Memo<'p> {
     }
 }
 
-/// Whether each link of a page goes to another page, as one pass over the page resolved
-/// them: handed to the page's next pass, so that a link is resolved once per page.
+/// Whether each link of a page goes to another page, as the passes over the page resolved
+/// them so far: handed from one pass or step over the page to the next, so that a link is
+/// resolved once per page.
 #[derive(Clone, Default)]
 pub(crate) struct Resolved(Keyed<bool>);
 
