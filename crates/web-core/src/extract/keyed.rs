@@ -7,7 +7,6 @@ use std::hash::BuildHasher as _;
 
 /// A table from strings to what they say: the strings kept end to end in one buffer, so
 /// that a value read for the first time costs no allocation of its own.
-#[derive(Clone)]
 pub(crate) struct Keyed<V> {
     /// The strings, end to end.
     text: String,
@@ -31,16 +30,17 @@ struct Entry<V> {
     value: V,
 }
 
-/// The strings a [`Keyed`] table holds before it first grows: a page's memo reads some
-/// hundreds of class values, tokens and links, and a table grown from nothing would move its
-/// entries five times before this many.
+/// The strings a [`Keyed`] table makes room for when it notes its first: a page's memo reads
+/// some hundreds of class values, tokens and links, and a table grown from nothing would
+/// move its entries five times before this many. A table that notes nothing (one handed on
+/// and replaced) allocates nothing.
 const KEYED_START: usize = 128;
 
 impl<V> Default for Keyed<V> {
     fn default() -> Self {
         Self {
             text: String::new(),
-            table: hashbrown::HashTable::with_capacity(KEYED_START),
+            table: hashbrown::HashTable::new(),
             state: foldhash::fast::RandomState::default(),
         }
     }
@@ -87,6 +87,9 @@ impl<V: Copy> Keyed<V> {
     fn add(&mut self, hash: u64, key: &str, value: V) {
         let at = self.text.len();
         self.text.push_str(key);
+        if self.table.capacity() == 0 {
+            self.table.reserve(KEYED_START, |e| e.hash);
+        }
         let entry = Entry {
             at,
             len: key.len(),

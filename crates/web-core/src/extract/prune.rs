@@ -1073,7 +1073,7 @@ impl<'p> Memo<'p> {
 /// Whether each link of a page goes to another page, as the passes over the page resolved
 /// them so far: handed from one pass or step over the page to the next, so that a link is
 /// resolved once per page.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub(crate) struct Resolved(Keyed<bool>);
 
 /// Whether a link's text looks like an address: it holds `://`, `@` or `www.`, found in one
