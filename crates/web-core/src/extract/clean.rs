@@ -406,26 +406,26 @@ fn clean(doc: &Document, memo: &mut Memo<'_>) -> Cleaned {
         }
     }
     for id in remove.iter().chain(removed.iter()) {
-        NodeRef::new(*id, &doc.tree).remove_from_parent();
+        memo.remove(&NodeRef::new(*id, &doc.tree));
     }
     if thread {
         // A thread's posts stay; the comments under each of them (a question's and its
         // answers' remarks) go.
         for (id, chars) in post_comments(doc, &candidates) {
-            NodeRef::new(id, &doc.tree).remove_from_parent();
+            memo.remove(&NodeRef::new(id, &doc.tree));
             removed_chars += chars;
         }
-        removed_chars += drop_post_furniture(doc, cap, true).0;
-        removed_chars += drop_post_previews_and_controls(doc);
+        removed_chars += drop_post_furniture(doc, cap, true, memo).0;
+        removed_chars += drop_post_previews_and_controls(doc, memo);
     } else {
         // Posts that each carry their writer's signature are a thread's, said or not; so are
         // posts that each carry their number, their own address and their writer's pane
         // (forum software marks up every post so), and the thread's rules then apply.
-        let (chars, numbered) = drop_post_furniture(doc, cap, false);
+        let (chars, numbered) = drop_post_furniture(doc, cap, false, memo);
         removed_chars += chars;
         if numbered {
             thread = true;
-            removed_chars += drop_post_previews_and_controls(doc);
+            removed_chars += drop_post_previews_and_controls(doc, memo);
         }
     }
     Cleaned {
@@ -520,7 +520,12 @@ fn post_comments(
 /// characters on average: the signatures of a thread's posts, a line of their writers'
 /// own, not the name-and-date bylines some blogs' comments carry under that class; or when
 /// the same walk finds numbered posts, which make the page a thread's.
-fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> (usize, bool) {
+fn drop_post_furniture(
+    doc: &Document,
+    cap: usize,
+    thread: bool,
+    memo: &mut Memo<'_>,
+) -> (usize, bool) {
     let Some(body) = doc.body() else {
         return (0, false);
     };
@@ -597,7 +602,7 @@ fn drop_post_furniture(doc: &Document, cap: usize, thread: bool) -> (usize, bool
             kept = text_len(&name);
             node.insert_before(&name);
         }
-        node.remove_from_parent();
+        memo.remove(&node);
         chars += len.saturating_sub(kept);
     }
     (chars, numbered)
@@ -740,7 +745,7 @@ fn writer_name<'a>(card: &NodeRef<'a>) -> Option<NodeRef<'a>> {
 /// thread shows whole in its place) and the controls its posts' scripts run (a link without
 /// an address that says it is a button, `role="button"`: "Click to expand...", "Quote", of
 /// at most [`CONTROL_MAX_CHARS`] visible characters); returns the visible characters removed.
-fn drop_post_previews_and_controls(doc: &Document) -> usize {
+fn drop_post_previews_and_controls(doc: &Document, memo: &mut Memo<'_>) -> usize {
     let Some(body) = doc.body() else {
         return 0;
     };
@@ -778,7 +783,7 @@ fn drop_post_previews_and_controls(doc: &Document) -> usize {
         let len = text_len(&node);
         if !control || len <= CONTROL_MAX_CHARS {
             chars += len;
-            node.remove_from_parent();
+            memo.remove(&node);
         }
     }
     chars

@@ -12,12 +12,12 @@
 use foldhash::{HashMap, HashMapExt, HashSet};
 
 use ::url::Url;
-use dom_query::{NodeId, NodeRef};
+use dom_query::{Document, NodeId, NodeRef};
 
 use super::keyed::Keyed;
 use super::render::{collapse, render};
 use super::tree::{
-    Shape, Shapes, Step, alike, attr, inner_shapes, shape_of, text_len, visible_len, walk,
+    Removed, Shape, Shapes, Step, alike, attr, inner_shapes, shape_of, text_len, visible_len, walk,
     with_element, with_text,
 };
 use super::vocab::{
@@ -349,9 +349,9 @@ pub(crate) fn prune(root: NodeRef<'_>, memo: &mut Memo<'_>) -> usize {
             && prev.id != root.id
             && with_element(&prev, |e| is_subheading(&e.name.local)).unwrap_or(false)
         {
-            prev.remove_from_parent();
+            memo.remove(&prev);
         }
-        node.remove_from_parent();
+        memo.remove(&node);
     }
     left
 }
@@ -496,7 +496,7 @@ pub(crate) fn drop_carousels(root: NodeRef<'_>, memo: &mut Memo<'_>) -> usize {
         // A card within a card already removed was counted with it.
         if node.ancestors_it(None).any(|a| a.id == root.id) {
             removed += text_len(&node);
-            node.remove_from_parent();
+            memo.remove(&node);
         }
     }
     removed
@@ -901,6 +901,8 @@ pub(crate) struct Memo<'p> {
     /// Whether every boilerplate filter of the pass so far kept what a pass that keeps cards
     /// would (see [`Memo::alike`]).
     alike: bool,
+    /// The elements the pass's filters removed from its document.
+    removed: Removed,
 }
 
 impl<'p> Memo<'p> {
@@ -917,7 +919,19 @@ impl<'p> Memo<'p> {
             lead: false,
             grid: None,
             alike: true,
+            removed: Removed::default(),
         }
+    }
+
+    /// Removes `node` from the pass's document, noting it (see [`Memo::forget_removed`]).
+    pub(crate) fn remove(&mut self, node: &NodeRef<'_>) {
+        self.removed.remove(node);
+    }
+
+    /// Empties what the pass removed from `doc`, its document, so that no copy of it copies
+    /// that again: once nothing reads the removed elements (see [`Removed::forget`]).
+    pub(crate) fn forget_removed(&mut self, doc: &Document) {
+        self.removed.forget(doc);
     }
 
     /// The same, for a pass that keeps cards because a grid of them lies under a lead of

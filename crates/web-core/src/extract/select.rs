@@ -196,6 +196,9 @@ pub(crate) fn main_text(
         headline_post(&doc, title, memo);
         doc
     };
+    // Nothing reads what the filters removed from here on: emptied, it is not copied with
+    // the page (the spare, each attempt's copy of it).
+    memo.forget_removed(&doc);
     let spare = (selectable && copied).then(|| doc.clone());
     let (selected, mut unselected) = if selectable {
         let input =
