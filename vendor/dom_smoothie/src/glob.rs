@@ -57,8 +57,6 @@ pub(crate) static MATCHER_IMG_PICTURE: Lazy<Matcher> = lazy_matcher!("img, pictu
 pub(crate) static MATCHER_IMG_ONLY_CHILD: Lazy<Matcher> = lazy_matcher!("img:only-child");
 pub(crate) static MATCHER_HAS_IMG_ONLY_CHILD: Lazy<Matcher> =
     lazy_matcher!("*:has( > img:only-child)");
-pub(crate) static MATCHER_DIALOGS: Lazy<Matcher> =
-    lazy_matcher!(r#"dialog,[aria-modal="true"][role="dialog"]"#);
 pub(crate) static MATCHER_BYLINE: Lazy<Matcher> =
     lazy_matcher!(r#"[rel="author"],[itemprop*="author"]"#);
 pub(crate) static MATCHER_SOURCES: Lazy<Matcher> =

@@ -553,14 +553,14 @@ fn collect_elements_to_score<'a>(
             continue;
         }
 
-        if MATCHER_DIALOGS.match_element(&node) {
+        if is_dialog(&node) {
             next_node = next_child_or_sibling(&node, true);
             node.remove_from_parent();
             continue;
         }
 
         if should_remove_title_header
-            && MATCHER_HEADING.match_element(&node)
+            && is_h1_or_h2(&node)
             && text_similarity(&metadata.title, &node.text()) > 0.75
         {
             should_remove_title_header = false;

@@ -214,6 +214,36 @@ pub(crate) fn get_node_matching_string(node: &NodeRef) -> StrTendril {
     buf
 }
 
+/// Whether `MATCHER_DIALOGS` (`dialog,[aria-modal="true"][role="dialog"]`) matches an
+/// element, read as the selector engine reads it (a local name in any namespace, attributes
+/// in no namespace, their values compared exactly) without matching a selector.
+pub(crate) fn is_dialog(node: &NodeRef) -> bool {
+    node.query_or(false, |n| match &n.data {
+        dom_query::NodeData::Element(e) => {
+            let valued = |name: dom_query::LocalName, value: &str| {
+                e.attrs
+                    .iter()
+                    .any(|a| a.name.ns.is_empty() && a.name.local == name && &*a.value == value)
+            };
+            e.name.local == dom_query::local_name!("dialog")
+                || (valued(dom_query::local_name!("aria-modal"), "true")
+                    && valued(dom_query::local_name!("role"), "dialog"))
+        }
+        _ => false,
+    })
+}
+
+/// Whether `MATCHER_HEADING` (`h1,h2`) matches an element, by its local name.
+pub(crate) fn is_h1_or_h2(node: &NodeRef) -> bool {
+    node.query_or(false, |n| match &n.data {
+        dom_query::NodeData::Element(e) => matches!(
+            e.name.local,
+            dom_query::local_name!("h1") | dom_query::local_name!("h2")
+        ),
+        _ => false,
+    })
+}
+
 pub(crate) fn next_child_or_sibling<'a>(
     node: &NodeRef<'a>,
     ignore_child: bool,

@@ -63,6 +63,14 @@ pub fn matches_among<'a>(
     }
 }
 
+/// Whether an element is a dialog and whether it is an `h1` or `h2`, as the patched crate
+/// reads them while it collects the elements to score: for tests against the selectors
+/// `dialog,[aria-modal="true"][role="dialog"]` and `h1,h2`.
+#[doc(hidden)]
+pub fn dialog_and_heading(node: &dom_query::NodeRef) -> (bool, bool) {
+    (helpers::is_dialog(node), helpers::is_h1_or_h2(node))
+}
+
 /// The normalized character count of each of `nodes` as the patched crate counts it one
 /// node at a time: for tests of that count against `NodeRef::normalized_char_count`.
 #[doc(hidden)]

@@ -1886,6 +1886,34 @@ mod tests {
     }
 
     #[test]
+    fn dialogs_and_headings_read_by_name_and_attributes_are_the_selectors_own() {
+        let page = "<html><body><dialog>a</dialog><DIALOG open>b</DIALOG>\
+                    <div aria-modal=true role=dialog>c</div><div aria-modal=TRUE role=dialog>d</div>\
+                    <div aria-modal=true role=Dialog>e</div><div role=dialog>f</div>\
+                    <div aria-modal=true>g</div><div aria-modal='true ' role=dialog>h</div>\
+                    <section role=dialog aria-modal=true><h1>i</h1><H2>j</H2><h3>k</h3></section>\
+                    <svg><a xlink:role=dialog aria-modal=true>n</a><dialog>l</dialog>\
+                    <g aria-modal=true role=dialog></g><h1>m</h1></svg>\
+                    <math><h2>o</h2></math><hgroup>p</hgroup><header>q</header></body></html>";
+        let doc = Document::from(page);
+        let dialogs = dom_query::Matcher::new(r#"dialog,[aria-modal="true"][role="dialog"]"#)
+            .expect("the selector parses");
+        let headings = dom_query::Matcher::new("h1,h2").expect("the selector parses");
+        let (mut found_dialogs, mut found_headings) = (0, 0);
+        for node in doc.root().descendants_it() {
+            let (dialog, heading) = dom_smoothie::dialog_and_heading(&node);
+            assert_eq!(dialog, dialogs.match_element(&node), "{}", node.html());
+            assert_eq!(heading, headings.match_element(&node), "{}", node.html());
+            found_dialogs += usize::from(dialog);
+            found_headings += usize::from(heading);
+        }
+        assert!(
+            found_dialogs >= 5 && found_headings >= 3,
+            "{found_dialogs} {found_headings}"
+        );
+    }
+
+    #[test]
     fn containers_found_by_one_walk_are_the_selectors_own_even_after_a_render_pruned_the_page() {
         let base = Url::parse("https://example.com/post").unwrap();
         let teasers = "<div role='main'><a href='/a'>Another story</a> \
