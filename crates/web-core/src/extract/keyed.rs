@@ -71,6 +71,16 @@ impl<V: Copy> Keyed<V> {
         value
     }
 
+    /// Notes that `key` says `value` unless it was noted before; whether it was new.
+    pub(crate) fn insert_new(&mut self, key: &str, value: V) -> bool {
+        let hash = self.state.hash_one(key);
+        if self.entry(hash, key).is_some() {
+            return false;
+        }
+        self.add(hash, key, value);
+        true
+    }
+
     /// Notes what `key` says, in place of what it said before.
     pub(crate) fn insert(&mut self, key: &str, value: V) {
         let hash = self.state.hash_one(key);
@@ -134,6 +144,10 @@ mod tests {
                 if insert && n % 3 == 0 {
                     keyed.insert(&k, n);
                     map.insert(k, n);
+                } else if insert && n % 3 == 1 {
+                    let new = !map.contains_key(&k);
+                    proptest::prop_assert_eq!(keyed.insert_new(&k, n), new);
+                    map.entry(k).or_insert(n);
                 } else if insert {
                     let want = *map.entry(k.clone()).or_insert(n);
                     proptest::prop_assert_eq!(keyed.get_or_insert_with(&k, || n), want);

@@ -10,6 +10,7 @@ use dom_query::{Document, LocalName, NodeId, NodeRef, local_name};
 use html5ever::ns;
 use serde_json::{Map, Value};
 
+use super::keyed::Keyed;
 use super::render::collapse;
 use super::title::{Headlines, heading_words};
 use super::tree::{Step, attr, has_attr, walk, with_element};
@@ -549,9 +550,10 @@ impl PageSurvey {
             .and_then(|h| base.join(h.trim()).ok());
         let own = declared.is_none();
         let base = declared.unwrap_or_else(|| base.clone());
-        let mut seen = foldhash::HashSet::default();
-        // The values resolved so far: a value met again resolves as it did.
-        let mut read = foldhash::HashSet::default();
+        // The links kept and the values resolved so far (a value met again resolves as it
+        // did), each noted without an allocation of its own.
+        let mut seen = Keyed::default();
+        let mut read = Keyed::default();
         let mut out = Vec::new();
         for id in &self.links {
             if out.len() >= max {
@@ -561,7 +563,7 @@ impl PageSurvey {
                 continue;
             };
             let href = href.trim();
-            if !read.insert(href.to_owned()) {
+            if !read.insert_new(href, ()) {
                 continue;
             }
             let joined = base.join(href);
@@ -575,7 +577,7 @@ impl PageSurvey {
                 continue;
             }
             url.set_fragment(None);
-            if seen.insert(url.as_str().to_owned()) {
+            if seen.insert_new(url.as_str(), ()) {
                 out.push(url);
             }
         }
