@@ -1,3 +1,4 @@
+use dom_query::{LocalName, local_name};
 use std::sync::LazyLock as Lazy;
 
 use dom_query::{mini_selector::MiniSelector, Matcher};
@@ -87,6 +88,72 @@ pub(crate) static MATCHER_EMPTY_DIV_SECTION: Lazy<Matcher> =
 pub(crate) static MATCHER_MEDIA: Lazy<Matcher> = lazy_matcher!("img,picture,figure");
 pub(crate) static MATCHER_H1: Lazy<Matcher> = lazy_matcher!("h1");
 pub(crate) static MATCHER_CLASS_OR_ID: Lazy<Matcher> = lazy_matcher!("*[class],*[id]");
+
+// --- Element names, for `helpers::named` (each the names its matcher's selector requires) ---
+pub(crate) const NAMES_CLEAN: &[LocalName] = &[
+    local_name!("object"),
+    local_name!("embed"),
+    local_name!("footer"),
+    local_name!("link"),
+    local_name!("aside"),
+    local_name!("iframe"),
+    local_name!("input"),
+    local_name!("textarea"),
+    local_name!("select"),
+    local_name!("button"),
+];
+pub(crate) const NAMES_EMBEDS: &[LocalName] = &[
+    local_name!("object"),
+    local_name!("embed"),
+    local_name!("iframe"),
+];
+pub(crate) const NAMES_TR: &[LocalName] = &[
+    local_name!("tr"),
+];
+pub(crate) const NAMES_TD: &[LocalName] = &[
+    local_name!("td"),
+];
+pub(crate) const NAMES_TABLE: &[LocalName] = &[
+    local_name!("table"),
+];
+pub(crate) const NAMES_MEDIA: &[LocalName] = &[
+    local_name!("img"),
+    local_name!("picture"),
+    local_name!("figure"),
+];
+pub(crate) const NAMES_IMG_PICTURE: &[LocalName] = &[
+    local_name!("img"),
+    local_name!("picture"),
+];
+pub(crate) const NAMES_HEADING: &[LocalName] = &[
+    local_name!("h1"),
+    local_name!("h2"),
+];
+pub(crate) const NAMES_H1: &[LocalName] = &[
+    local_name!("h1"),
+];
+pub(crate) const NAMES_P: &[LocalName] = &[
+    local_name!("p"),
+];
+pub(crate) const NAMES_IMG_EMBEDS: &[LocalName] = &[
+    local_name!("img"),
+    local_name!("object"),
+    local_name!("embed"),
+    local_name!("iframe"),
+];
+pub(crate) const NAMES_SCRIPT: &[LocalName] = &[
+    local_name!("script"),
+];
+pub(crate) const NAMES_META: &[LocalName] = &[
+    local_name!("meta"),
+];
+pub(crate) const NAMES_A: &[LocalName] = &[
+    local_name!("a"),
+];
+pub(crate) const NAMES_DIV_SECTION: &[LocalName] = &[
+    local_name!("div"),
+    local_name!("section"),
+];
 
 // --- Mini matchers ---
 

@@ -329,9 +329,14 @@ pub(crate) fn select_among<'a>(
     }
 }
 
-/// Whether an element is named one of `names`: for [`matches_among`].
-pub(crate) fn named<'n>(names: &'n [&'n str]) -> impl Fn(&NodeRef) -> bool + 'n {
-    move |n| names.iter().any(|name| n.has_name(name))
+/// Whether an element is named one of `names`, compared as interned names: for
+/// [`matches_among`].
+pub(crate) fn named<'n>(names: &'n [dom_query::LocalName]) -> impl Fn(&NodeRef) -> bool + 'n {
+    move |n| {
+        n.query_or(false, |t| {
+            matches!(&t.data, dom_query::NodeData::Element(e) if names.contains(&e.name.local))
+        })
+    }
 }
 
 /// Whether an element has one of the attributes `names`: for [`matches_among`].

@@ -59,7 +59,9 @@ pub fn matches_among<'a>(
     if names.is_empty() {
         helpers::matches_among(root, helpers::holding(attrs), &matcher)
     } else {
-        helpers::matches_among(root, helpers::named(names), &matcher)
+        let names: Vec<dom_query::LocalName> =
+            names.iter().map(|n| dom_query::LocalName::from(*n)).collect();
+        helpers::matches_among(root, helpers::named(&names), &matcher)
     }
 }
 

@@ -14,7 +14,7 @@ use crate::matching::*;
 use crate::score::get_class_weight;
 
 fn clean(root_sel: &Selection) {
-    for node in root_sel.select_matcher(&MATCHER_CLEAN).nodes() {
+    for node in select_among(root_sel, named(NAMES_CLEAN), &MATCHER_CLEAN).nodes() {
         // Allow youtube and vimeo videos through as people usually want to see those.
 
         if !node_name_in(node, &EMBED_ELEMENTS) {
@@ -149,7 +149,7 @@ fn should_clean_conditionally_among(node: &NodeRef, flags: &FlagSet<GrabFlags>, 
 
         let mut embed_count = 0;
 
-        let embeds_sel = sel.select_matcher(&MATCHER_EMBEDS);
+        let embeds_sel = select_among(&sel, named(NAMES_EMBEDS), &MATCHER_EMBEDS);
 
         for embed in embeds_sel.nodes() {
             for attr in &embed.attrs() {
@@ -301,14 +301,14 @@ fn set_data_readability_table(n: &NodeRef, is_data_table: bool) {
 fn get_row_and_col_count(table: &Selection) -> (usize, usize) {
     let mut rows = 0usize;
     let mut cols = 0usize;
-    for tr in &table.select_matcher(&MATCHER_TR) {
+    for tr in &select_among(table, named(NAMES_TR), &MATCHER_TR) {
         // No need to adjust row count by the `row span` at all
         rows += 1;
 
         //Now look for column-related info
         let mut columns_in_this_row = 0usize;
 
-        for cell in &tr.select_matcher(&MATCHER_TD) {
+        for cell in &select_among(&tr, named(NAMES_TD), &MATCHER_TD) {
             // HTML clamps colspan to 1000; invalid and zero values count as 1.
             let raw = cell.attr_or("colspan", "1");
             let colspan = match raw.parse::<usize>() {
@@ -326,7 +326,7 @@ fn get_row_and_col_count(table: &Selection) -> (usize, usize) {
 }
 
 fn mark_data_tables(base_sel: &Selection) {
-    for table_node in base_sel.select_matcher(&MATCHER_TABLE).nodes() {
+    for table_node in select_among(base_sel, named(NAMES_TABLE), &MATCHER_TABLE).nodes() {
         if MINI_PRESENTATION.match_node(table_node) {
             set_data_readability_table(table_node, false);
             continue;
@@ -381,7 +381,7 @@ fn is_lazy_image(node: &NodeRef) -> bool {
 }
 
 fn fix_lazy_images(sel: &Selection) {
-    for node in sel.select_matcher(&MATCHER_MEDIA).nodes() {
+    for node in select_among(sel, named(NAMES_MEDIA), &MATCHER_MEDIA).nodes() {
         // In some sites (e.g. Kotaku), they put 1px square image as base64 data uri in the src attribute.
         // So, here we check if the data uri is too short, just might as well remove it.
         if let Some(src) = node.attr("src") {
@@ -438,7 +438,7 @@ fn fix_lazy_images(sel: &Selection) {
                     node.set_attr(copy_to, &attr.value);
                 } else if tag_name.as_ref() == "figure" {
                     let figure_sel = Selection::from(*node);
-                    if !figure_sel.select_matcher(&MATCHER_IMG_PICTURE).exists() {
+                    if !select_among(&figure_sel, named(NAMES_IMG_PICTURE), &MATCHER_IMG_PICTURE).exists() {
                         //if the item is a <figure> that does not contain an image or picture,
                         //create one and place it inside the figure
                         //see the nytimes-3 testcase for an example
@@ -453,7 +453,7 @@ fn fix_lazy_images(sel: &Selection) {
 }
 
 fn clean_headers(sel: &Selection, flags: &FlagSet<GrabFlags>) {
-    for h_node in sel.select_matcher(&MATCHER_HEADING).nodes() {
+    for h_node in select_among(sel, named(NAMES_HEADING), &MATCHER_HEADING).nodes() {
         if get_class_weight(h_node, flags.contains(GrabFlags::WeightClasses)) < 0.0 {
             h_node.remove_from_parent();
         }
@@ -488,7 +488,7 @@ pub(crate) fn prep_article(article_node: &NodeRef, flags: &FlagSet<GrabFlags>, c
     clean_conditionally(&article_sel, &MATCHER_TABLE_UL_DIV, flags);
 
     // replace H1 with H2 as H1 should be only title that is displayed separately
-    article_sel.select_matcher(&MATCHER_H1).rename("h2");
+    select_among(&article_sel, named(NAMES_H1), &MATCHER_H1).rename("h2");
     // remove all presentational attributes
     clean_styles(article_node);
 
@@ -496,9 +496,9 @@ pub(crate) fn prep_article(article_node: &NodeRef, flags: &FlagSet<GrabFlags>, c
 
     // At this point, nasty iframes have been removed; only embedded video
     // ones remain.
-    for p_node in article_sel.select_matcher(&MATCHER_P).nodes() {
+    for p_node in select_among(&article_sel, named(NAMES_P), &MATCHER_P).nodes() {
         let p_sel = Selection::from(*p_node);
-        let content_el_count = p_sel.select_matcher(&MATCHER_IMG_EMBEDS).length();
+        let content_el_count = select_among(&p_sel, named(NAMES_IMG_EMBEDS), &MATCHER_IMG_EMBEDS).length();
         if content_el_count == 0 && normalized_char_count(&p_node) == 0 {
             p_sel.remove();
         }
@@ -517,7 +517,7 @@ pub(crate) fn prep_article(article_node: &NodeRef, flags: &FlagSet<GrabFlags>, c
 
 fn fix_single_cell_tables(sel: &Selection) {
     // Remove single-cell tables
-    for table_node in sel.select_matcher(&MATCHER_TABLE).nodes() {
+    for table_node in select_among(sel, named(NAMES_TABLE), &MATCHER_TABLE).nodes() {
         let tbody = single_child_element(table_node, "tbody").unwrap_or(*table_node);
 
         if let Some(row) = single_child_element(&tbody, "tr") {

@@ -634,7 +634,7 @@ impl Readability {
     /// If no valid JSON-LD block is found, this method returns `None`.
     #[allow(clippy::too_many_lines)]
     pub fn parse_json_ld(&self) -> Option<Metadata> {
-        for script in matches_among(&self.doc.root(), named(&["script"]), &MATCHER_JSONLD) {
+        for script in matches_among(&self.doc.root(), named(NAMES_SCRIPT), &MATCHER_JSONLD) {
             let text = script.text();
             let content = strip_cdata(&text);
 
@@ -845,7 +845,7 @@ impl Readability {
         let mut values: HashMap<String, String> = HashMap::default();
         let mut metadata = json_ld.unwrap_or_default();
 
-        for node in &matches_among(&self.doc.root(), named(&["meta"]), &MATCHER_META) {
+        for node in &matches_among(&self.doc.root(), named(NAMES_META), &MATCHER_META) {
             if let Some(content) = node.attr("content") {
                 let content = content.trim();
                 if content.is_empty() {
@@ -1140,7 +1140,7 @@ fn split_srcset(srcset: &str) -> Vec<(&str, &str)> {
 fn fix_links(root_sel: &Selection) {
     // Handle links with javascript: URIs, since
     // they won't work after scripts have been removed from the page.
-    for a in select_among(root_sel, named(&["a"]), &MATCHER_JS_LINK).nodes() {
+    for a in select_among(root_sel, named(NAMES_A), &MATCHER_JS_LINK).nodes() {
         let children = a.children();
         if children.len() == 1 {
             let child = &children[0];
@@ -1159,7 +1159,7 @@ fn fix_links(root_sel: &Selection) {
     }
 
     // Handle links without href attributes.
-    for a in select_among(root_sel, named(&["a"]), &MATCHER_A_NO_HREF).nodes() {
+    for a in select_among(root_sel, named(NAMES_A), &MATCHER_A_NO_HREF).nodes() {
         if a.children().is_empty() {
             a.remove_from_parent();
         }
@@ -1167,7 +1167,7 @@ fn fix_links(root_sel: &Selection) {
 }
 
 fn simplify_nested_elements(root_sel: &Selection) {
-    for td_node in select_among(root_sel, named(&["td"]), &MATCHER_TD_OUT_OF_ROW).nodes() {
+    for td_node in select_among(root_sel, named(NAMES_TD), &MATCHER_TD_OUT_OF_ROW).nodes() {
         if let Some(parent) = td_node.parent() {
             if let Some(first_child) = td_node.first_child() {
                 parent.append_children(&first_child);
@@ -1201,7 +1201,7 @@ fn simplify_nested_divs(root_sel: &Selection) {
         }
         parent.replace_with(&node.id);
     }
-    select_among(root_sel, named(&["div", "section"]), &MATCHER_EMPTY_DIV_SECTION).remove();
+    select_among(root_sel, named(NAMES_DIV_SECTION), &MATCHER_EMPTY_DIV_SECTION).remove();
 }
 
 fn extract_excerpt(sel: &Selection) -> Option<String> {

@@ -1848,7 +1848,11 @@ mod tests {
                     <table><tr><td>cell</td></tr></table><section><b></b></section>\
                     <DIV></DIV><p class=share id=s>x</p><span ID=one>y</span><i class>z</i>\
                     <b data-readability-score=3>w</b><table data-readability-table=true>\
-                    </table></div></body></html>";
+                    </table></div><figure><picture><img src=a.png></picture><IMG src=b.png>\
+                    </figure><object></object><embed><footer><aside><iframe></iframe></aside>\
+                    </footer><input><textarea></textarea><select></select><button>b</button>\
+                    <h1>one</h1><H2>two</H2><h3>three</h3><p>line <img src=c.png></p>\
+                    <svg><figure><p>svg</p></figure><tr></tr></svg><link rel=x></body></html>";
         let doc = Document::from(page);
         // A cell outside a row, as the parser never makes one.
         if let Some(div) = doc.select("body > div").nodes().first() {
@@ -1869,6 +1873,35 @@ mod tests {
             (&["a"], &[], "a:not([href])", 2),
             (&["td"], &[], "*:not(tr) > td", 1),
             (&["div", "section"], &[], ":is(div, section):empty", 3),
+            (
+                &[
+                    "object", "embed", "footer", "link", "aside", "iframe", "input", "textarea",
+                    "select", "button",
+                ],
+                &[],
+                "object,embed,footer,link,aside,iframe,input,textarea,select,button",
+                10,
+            ),
+            (
+                &["object", "embed", "iframe"],
+                &[],
+                "object,embed,iframe",
+                3,
+            ),
+            (&["tr"], &[], "tr", 1),
+            (&["td"], &[], "td", 2),
+            (&["table"], &[], "table", 2),
+            (&["img", "picture", "figure"], &[], "img,picture,figure", 5),
+            (&["img", "picture"], &[], "img, picture", 4),
+            (&["h1", "h2"], &[], "h1,h2", 2),
+            (&["h1"], &[], "h1", 1),
+            (&["p"], &[], "p", 4),
+            (
+                &["img", "object", "embed", "iframe"],
+                &[],
+                "img,object,embed,iframe",
+                6,
+            ),
             (&[], &["class", "id"], "*[class],*[id]", 3),
             (
                 &[],
