@@ -1,7 +1,7 @@
-//! A page's table of strings read once (class values, tokens, links), each with what it was
-//! found to say: the strings kept end to end in one buffer, so that the extractor's walks,
+//! A page's tables of strings: those read once (class values, tokens, links), each with
+//! what it was found to say, kept end to end in one buffer, so that the extractor's walks,
 //! which meet the same values on many elements, read each value once without an allocation
-//! for each.
+//! for each; and those met for the first time (a page's links), told apart where they are.
 
 use std::hash::BuildHasher as _;
 
@@ -71,16 +71,6 @@ impl<V: Copy> Keyed<V> {
         value
     }
 
-    /// Notes that `key` says `value` unless it was noted before; whether it was new.
-    pub(crate) fn insert_new(&mut self, key: &str, value: V) -> bool {
-        let hash = self.state.hash_one(key);
-        if self.entry(hash, key).is_some() {
-            return false;
-        }
-        self.add(hash, key, value);
-        true
-    }
-
     /// Notes what `key` says, in place of what it said before.
     pub(crate) fn insert(&mut self, key: &str, value: V) {
         let hash = self.state.hash_one(key);
@@ -116,6 +106,34 @@ impl<V: Copy> Keyed<V> {
     }
 }
 
+/// Strings met in turn, each told from those met before by its hash and then by comparing
+/// it with the string an earlier one's index names: which are met for the first time,
+/// without a copy of any of them (a page's links are read where they are).
+#[derive(Default)]
+pub(crate) struct Firsts {
+    /// The strings met, as their hash and their index.
+    table: hashbrown::HashTable<(u64, usize)>,
+    /// The strings' hasher.
+    state: foldhash::fast::RandomState,
+}
+
+impl Firsts {
+    /// Whether `key`, the string of index `at`, is met for the first time (then noted);
+    /// `same(i)` says whether the string of an index met before is `key`.
+    pub(crate) fn first(&mut self, key: &str, at: usize, same: impl Fn(usize) -> bool) -> bool {
+        let hash = self.state.hash_one(key);
+        if self
+            .table
+            .find(hash, |&(h, i)| h == hash && same(i))
+            .is_some()
+        {
+            return false;
+        }
+        self.table.insert_unique(hash, (hash, at), |&(h, _)| h);
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,10 +162,6 @@ mod tests {
                 if insert && n % 3 == 0 {
                     keyed.insert(&k, n);
                     map.insert(k, n);
-                } else if insert && n % 3 == 1 {
-                    let new = !map.contains_key(&k);
-                    proptest::prop_assert_eq!(keyed.insert_new(&k, n), new);
-                    map.entry(k).or_insert(n);
                 } else if insert {
                     let want = *map.entry(k.clone()).or_insert(n);
                     proptest::prop_assert_eq!(keyed.get_or_insert_with(&k, || n), want);
@@ -156,6 +170,23 @@ mod tests {
                 }
             }
             proptest::prop_assert_eq!(keyed.len(), map.len());
+        }
+
+        /// A string is met for the first time exactly when a set of the strings met before
+        /// lacks it, however the strings share their bytes.
+        #[test]
+        fn a_string_is_first_where_a_set_of_those_before_lacks_it(
+            picks in proptest::collection::vec(
+                proptest::sample::select(vec!["", "a", "b", "ab", "ba", "abc", "é", "a "]),
+                0..200,
+            ),
+        ) {
+            let mut firsts = Firsts::default();
+            let mut set = std::collections::HashSet::new();
+            for (at, key) in picks.iter().enumerate() {
+                let first = firsts.first(key, at, |i| picks[i] == *key);
+                proptest::prop_assert_eq!(first, set.insert(*key));
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ use dom_query::{Document, LocalName, NodeId, NodeRef, local_name};
 use html5ever::ns;
 use serde_json::{Map, Value};
 
-use super::keyed::Keyed;
+use super::keyed::Firsts;
 use super::render::collapse;
 use super::title::{Headlines, heading_words};
 use super::tree::{Step, attr, has_attr, walk, with_element};
@@ -550,12 +550,17 @@ impl PageSurvey {
             .and_then(|h| base.join(h.trim()).ok());
         let own = declared.is_none();
         let base = declared.unwrap_or_else(|| base.clone());
-        // The links kept and the values resolved so far (a value met again resolves as it
-        // did), each noted without an allocation of its own.
-        let mut seen = Keyed::default();
-        let mut read = Keyed::default();
-        let mut out = Vec::new();
-        for id in &self.links {
+        // The values resolved so far (a value met again resolves as it did) and the links
+        // kept, told apart where they are, without a copy of each.
+        let mut read = Firsts::default();
+        let mut seen = Firsts::default();
+        let mut out: Vec<Url> = Vec::new();
+        let href_of = |at: usize| {
+            self.links
+                .get(at)
+                .and_then(|id| NodeRef::new(*id, &doc.tree).attr("href"))
+        };
+        for (at, id) in self.links.iter().enumerate() {
             if out.len() >= max {
                 break;
             }
@@ -563,7 +568,7 @@ impl PageSurvey {
                 continue;
             };
             let href = href.trim();
-            if !read.insert_new(href, ()) {
+            if !read.first(href, at, |i| href_of(i).is_some_and(|h| h.trim() == href)) {
                 continue;
             }
             let joined = base.join(href);
@@ -577,7 +582,7 @@ impl PageSurvey {
                 continue;
             }
             url.set_fragment(None);
-            if seen.insert_new(url.as_str(), ()) {
+            if seen.first(url.as_str(), out.len(), |i| out[i].as_str() == url.as_str()) {
                 out.push(url);
             }
         }
