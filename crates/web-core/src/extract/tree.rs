@@ -1,5 +1,5 @@
-//! Iterative walks over a parsed document (no recursion, so any depth is safe), and element
-//! and text helpers.
+//! Iterative walks over a parsed document (no recursion, so any depth is safe), element and
+//! text helpers, and what a pass removed from its document, emptied once nothing reads it.
 
 use dom_query::{Document, Element, LocalName, NodeData, NodeId, NodeRef, local_name};
 use html5ever::ns;
@@ -440,7 +440,8 @@ mod tests {
         // A child moved out before its element went.
         gone.insert_before(&name);
         removed.remove(&gone);
-        let gone_ids: Vec<NodeId> = [subtree(nav), subtree(gone)].concat();
+        // `inner` left `nav` when it was removed in turn: its own subtree.
+        let gone_ids: Vec<NodeId> = [subtree(nav), subtree(inner), subtree(gone)].concat();
         let page = doc.root().text().to_string();
         assert!(page.contains("Put back") && page.contains("Kept name"));
         removed.forget(&doc);
