@@ -36,6 +36,13 @@ struct Entry<V> {
 /// and replaced) allocates nothing.
 const KEYED_START: usize = 128;
 
+impl<V> Entry<V> {
+    /// Whether this entry is `key`, hashed to `hash`, in the table's `text`.
+    fn is(&self, text: &str, hash: u64, key: &str) -> bool {
+        self.hash == hash && text.get(self.at..self.at + self.len) == Some(key)
+    }
+}
+
 impl<V> Default for Keyed<V> {
     fn default() -> Self {
         Self {
@@ -49,10 +56,7 @@ impl<V> Default for Keyed<V> {
 impl<V: Copy> Keyed<V> {
     /// The entry of `key`, hashed to `hash`, when it was noted.
     fn entry(&self, hash: u64, key: &str) -> Option<&Entry<V>> {
-        let text = &self.text;
-        self.table.find(hash, |e| {
-            e.hash == hash && text.get(e.at..e.at + e.len) == Some(key)
-        })
+        self.table.find(hash, |e| e.is(&self.text, hash, key))
     }
 
     /// What `key` says, when it was noted.
@@ -75,9 +79,7 @@ impl<V: Copy> Keyed<V> {
     pub(crate) fn insert(&mut self, key: &str, value: V) {
         let hash = self.state.hash_one(key);
         let text = &self.text;
-        match self.table.find_mut(hash, |e| {
-            e.hash == hash && text.get(e.at..e.at + e.len) == Some(key)
-        }) {
+        match self.table.find_mut(hash, |e| e.is(text, hash, key)) {
             Some(e) => e.value = value,
             None => self.add(hash, key, value),
         }
